@@ -1,0 +1,62 @@
+// The project's one test command (`npm test`). It runs the static checks (typecheck, lint) and then
+// every vitest project, and ends with the plain summary line `N passed, M failed` that CI reads.
+// Static checks count as one test each. Extra arguments go to vitest (e.g. a file filter); when any
+// are given the static checks are skipped so that a single file runs quickly.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const args = process.argv.slice(2);
+const bin = (name: string) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
+let passed = 0;
+let failed = 0;
+
+function check(name: string, cmd: string, cmdArgs: string[]): void {
+  process.stdout.write(`\n▶ ${name}\n`);
+  const r = spawnSync(cmd, cmdArgs, { stdio: "inherit" });
+  if (r.status === 0) passed++;
+  else {
+    failed++;
+    process.stdout.write(`✗ ${name} failed\n`);
+  }
+}
+
+if (args.length === 0) {
+  check("typecheck", bin("tsc"), ["-p", "tsconfig.json"]);
+  check("lint", bin("biome"), ["check", "."]);
+}
+
+const outDir = mkdtempSync(join(tmpdir(), "hco-test-"));
+const report = join(outDir, "report.json");
+process.stdout.write("\n▶ vitest\n");
+const run = spawnSync(
+  bin("vitest"),
+  [
+    "run",
+    "--config",
+    "test/vitest.config.ts",
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...args,
+  ],
+  { stdio: "inherit" },
+);
+try {
+  const r = JSON.parse(readFileSync(report, "utf8")) as {
+    numPassedTests: number;
+    numFailedTests: number;
+    numFailedTestSuites: number;
+  };
+  passed += r.numPassedTests;
+  // A file that fails to load has no tests to count; count it as one failure so it cannot hide.
+  failed += r.numFailedTests + (r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
+} catch {
+  failed++;
+  process.stdout.write("✗ vitest produced no report\n");
+}
+if (run.status !== 0 && failed === 0) failed++;
+rmSync(outDir, { recursive: true, force: true });
+process.stdout.write(`${passed} passed, ${failed} failed\n`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,40 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+// Three projects, split by what a test needs around it:
+// - unit:    pure logic, nothing started.
+// - harbor:  the Harbor client and the emulator; each file starts its own in-process emulator.
+// - cluster: a real kube-apiserver + etcd (+ controller-manager) and a shared emulator, started once
+//            per run by the global setup; each file gets its own namespace.
+export default defineConfig({
+  test: {
+    root,
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+    teardownTimeout: 30_000,
+    projects: [
+      {
+        extends: true,
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: { name: "harbor", include: ["test/integration/harbor/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        test: {
+          name: "cluster",
+          include: ["test/integration/cluster/**/*.test.ts", "test/e2e/**/*.test.ts"],
+          globalSetup: ["test/env/global-setup.ts"],
+          testTimeout: 90_000,
+          maxWorkers: 1,
+        },
+      },
+    ],
+  },
+});
