@@ -1,0 +1,480 @@
+// The one way this project talks HTTP to Harbor. Every call:
+// - authenticates with basic auth and never stores or sends cookies (Harbor's CSRF check fires on
+//   any request that carries its `sid` cookie);
+// - carries a fresh X-Request-Id that also appears in its log line and in any error;
+// - waits for the endpoint's rate limiter and concurrency cap, shared by every client of one Harbor
+//   base URL, and runs under a per-call deadline combined with the caller's AbortSignal;
+// - is retried with exponential backoff and full jitter only where a retry cannot do harm:
+//   idempotent methods on network errors, timeouts, 429 and 5xx; any method on 429 and on a refused
+//   connection, both of which mean Harbor never processed the request. Retry-After is honoured.
+import { randomUUID } from "node:crypto";
+import type { Logger } from "pino";
+import { Pool } from "undici";
+import type { z } from "zod";
+import { HarborError, type HarborErrorKind, kindForStatus, parseErrorEnvelope } from "./errors.ts";
+import { Semaphore, sleep, TokenBucket } from "./limits.ts";
+
+export interface HarborConnectionSettings {
+  /** Harbor's external URL, e.g. https://harbor.example.com (a path prefix is kept). */
+  url: string;
+  username: string;
+  password: string;
+  /** PEM bundle of CAs to trust in addition to nothing else (replaces the system store). */
+  caBundle?: string;
+  /** Skip TLS verification. Explicit, off by default, for test installations only. */
+  insecureSkipTLSVerify?: boolean;
+  /** Shared by every client of the same base URL. Default 20 requests/s, burst 40. */
+  requestsPerSecond?: number;
+  burst?: number;
+  /** Requests in flight per base URL. Default 8. */
+  maxConcurrency?: number;
+  /** Deadline per attempt. Default 30 s. */
+  timeoutMs?: number;
+  /** Retries after the first attempt. Default 3. */
+  maxRetries?: number;
+}
+
+export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
+export type QueryValue = string | number | boolean | readonly (string | number)[];
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export interface HarborRequest extends CallOptions {
+  /** Harbor's operationId; names the call in logs, metrics and errors. */
+  operation: string;
+  method: HttpMethod;
+  /** Path below /api/v2.0, already encoded (see `path`). */
+  path: string;
+  query?: Record<string, QueryValue | undefined>;
+  headers?: Record<string, string>;
+  body?: unknown;
+  /** Overrides the method's default (GET/HEAD/PUT/DELETE are idempotent; POST/PATCH are not). */
+  idempotent?: boolean;
+}
+
+export interface HarborResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+  requestId: string;
+}
+
+/** Reported once per attempt, for metrics. `status` is absent when no response arrived. */
+export interface HarborCallEvent {
+  operation: string;
+  method: HttpMethod;
+  status?: number;
+  kind?: HarborErrorKind;
+  durationMs: number;
+  attempt: number;
+}
+
+export interface TransportOptions extends HarborConnectionSettings {
+  logger?: Logger;
+  onCall?: (event: HarborCallEvent) => void;
+  /** Where the shared per-URL pools live; defaults to the process-wide registry. */
+  endpoints?: EndpointRegistry;
+  /** Jitter source, replaceable in tests. */
+  random?: () => number;
+}
+
+const API_PREFIX = "/api/v2.0";
+const BACKOFF_BASE_MS = 200;
+const BACKOFF_CAP_MS = 10_000;
+/** A Retry-After longer than this is not waited out in-line; the error goes to the caller's requeue. */
+const MAX_INLINE_RETRY_AFTER_MS = 30_000;
+
+/** Encodes each interpolated value as one path segment: path`/projects/${name}/robots`. */
+export function path(strings: TemplateStringsArray, ...values: Array<string | number>): string {
+  return strings.reduce(
+    (acc, s, i) => acc + s + (i < values.length ? encodeURIComponent(String(values[i])) : ""),
+    "",
+  );
+}
+
+interface Endpoint {
+  pool: Pool;
+  bucket: TokenBucket;
+  slots: Semaphore;
+  refs: number;
+}
+
+/**
+ * One connection pool, rate limiter and concurrency cap per Harbor base URL (and TLS settings, since
+ * they belong to the connections). Clients with different credentials for the same Harbor share them.
+ */
+export class EndpointRegistry {
+  readonly #endpoints = new Map<string, Endpoint>();
+
+  acquire(s: HarborConnectionSettings): { endpoint: Endpoint; release: () => Promise<void> } {
+    const key = JSON.stringify([baseUrl(s.url), s.caBundle ?? "", s.insecureSkipTLSVerify === true]);
+    let endpoint = this.#endpoints.get(key);
+    if (!endpoint) {
+      const origin = new URL(s.url).origin;
+      const maxConcurrency = s.maxConcurrency ?? 8;
+      endpoint = {
+        pool: new Pool(origin, {
+          connections: maxConcurrency,
+          keepAliveTimeout: 30_000,
+          connect: {
+            ...(s.caBundle ? { ca: s.caBundle } : {}),
+            rejectUnauthorized: s.insecureSkipTLSVerify !== true,
+          },
+        }),
+        bucket: new TokenBucket(s.requestsPerSecond ?? 20, s.burst ?? 40),
+        slots: new Semaphore(maxConcurrency),
+        refs: 0,
+      };
+      this.#endpoints.set(key, endpoint);
+    }
+    endpoint.refs++;
+    const held = endpoint;
+    let released = false;
+    return {
+      endpoint: held,
+      release: async () => {
+        if (released) return;
+        released = true;
+        held.refs--;
+        if (held.refs === 0) {
+          this.#endpoints.delete(key);
+          await held.pool.close();
+        }
+      },
+    };
+  }
+}
+
+export const defaultEndpoints = new EndpointRegistry();
+
+function baseUrl(url: string): string {
+  const u = new URL(url);
+  if (u.protocol !== "http:" && u.protocol !== "https:") {
+    throw new TypeError(`Harbor URL must be http or https: ${u.protocol}`);
+  }
+  return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
+}
+
+export class HarborTransport {
+  readonly #endpoint: Endpoint;
+  readonly #release: () => Promise<void>;
+  readonly #apiBase: string;
+  readonly #authorization: string;
+  readonly #sensitive: string[];
+  readonly #timeoutMs: number;
+  readonly #maxRetries: number;
+  readonly #logger: Logger | undefined;
+  readonly #onCall: ((e: HarborCallEvent) => void) | undefined;
+  readonly #random: () => number;
+
+  constructor(o: TransportOptions) {
+    const base = baseUrl(o.url);
+    const { endpoint, release } = (o.endpoints ?? defaultEndpoints).acquire(o);
+    this.#endpoint = endpoint;
+    this.#release = release;
+    this.#apiBase = `${new URL(base).pathname.replace(/\/+$/, "")}${API_PREFIX}`;
+    this.#authorization = `Basic ${Buffer.from(`${o.username}:${o.password}`).toString("base64")}`;
+    this.#sensitive = [o.password, this.#authorization].filter((s) => s.length >= 4);
+    this.#timeoutMs = o.timeoutMs ?? 30_000;
+    this.#maxRetries = o.maxRetries ?? 3;
+    this.#logger = o.logger;
+    this.#onCall = o.onCall;
+    this.#random = o.random ?? Math.random;
+  }
+
+  /** Releases this client's share of the endpoint; the pool closes with its last client. */
+  close(): Promise<void> {
+    return this.#release();
+  }
+
+  /** Sends the request, retrying as allowed; resolves for 2xx, throws HarborError otherwise. */
+  async send(req: HarborRequest): Promise<HarborResponse> {
+    const idempotent = req.idempotent ?? (req.method !== "POST" && req.method !== "PATCH");
+    const secrets = [...this.#sensitive, ...sensitiveValues(req.body)];
+    for (let attempt = 1; ; attempt++) {
+      const requestId = randomUUID();
+      let error: HarborError;
+      try {
+        const res = await this.#attempt(req, requestId, attempt, secrets);
+        if (res.status >= 200 && res.status < 300) return res;
+        error = this.#statusError(req, res, secrets);
+      } catch (e) {
+        if (!(e instanceof HarborError)) throw e;
+        error = e;
+      }
+      const retryAllowed =
+        error.retryable &&
+        (idempotent || error.kind === "rateLimited" || refusedConnection(error)) &&
+        attempt <= this.#maxRetries &&
+        (error.retryAfterMs ?? 0) <= MAX_INLINE_RETRY_AFTER_MS &&
+        !req.signal?.aborted;
+      if (!retryAllowed) throw error;
+      const delay = Math.max(error.retryAfterMs ?? 0, this.#backoff(attempt));
+      this.#logger?.warn(
+        {
+          operation: req.operation,
+          requestId,
+          attempt,
+          kind: error.kind,
+          status: error.status,
+          delayMs: Math.round(delay),
+        },
+        "Harbor call failed; retrying",
+      );
+      try {
+        await sleep(delay, req.signal);
+      } catch (e) {
+        throw this.#transportError(req, e, requestId, secrets, "aborted");
+      }
+    }
+  }
+
+  /** GET/PUT/... whose 2xx body is JSON of the given model. */
+  async json<T extends z.ZodType>(req: HarborRequest, schema: T): Promise<z.output<T>> {
+    const res = await this.send(req);
+    return this.#parse(req, res, schema, res.body);
+  }
+
+  /** Like `json`, but an empty 2xx body (Harbor's "nothing here") yields undefined. */
+  async jsonOrEmpty<T extends z.ZodType>(req: HarborRequest, schema: T): Promise<z.output<T> | undefined> {
+    const res = await this.send(req);
+    if (res.body.trim() === "") return undefined;
+    return this.#parse(req, res, schema, res.body);
+  }
+
+  /** text/plain bodies (task and GC logs). */
+  async text(req: HarborRequest): Promise<string> {
+    return (await this.send(req)).body;
+  }
+
+  /** Calls whose success carries no body. */
+  async noContent(req: HarborRequest): Promise<void> {
+    await this.send(req);
+  }
+
+  /** 201 Created: the new resource's id, read from the last segment of the Location path. */
+  async created(req: HarborRequest): Promise<string> {
+    const res = await this.send(req);
+    return this.#locationId(req, res);
+  }
+
+  /** 201 Created with a JSON body (robot creation): the body plus the Location id. */
+  async createdJson<T extends z.ZodType>(
+    req: HarborRequest,
+    schema: T,
+  ): Promise<{ id: string; body: z.output<T> }> {
+    const res = await this.send(req);
+    return { id: this.#locationId(req, res), body: this.#parse(req, res, schema, res.body) };
+  }
+
+  /**
+   * Every item of a paged list, 100 per page. The client counts pages itself and uses Link and
+   * X-Total-Count only to know when to stop: Harbor writes Link with the query un-escaped, so
+   * following it verbatim would mangle `q` values.
+   */
+  async listAll<T extends z.ZodType>(req: HarborRequest, item: T): Promise<Array<z.output<T>>> {
+    const out: Array<z.output<T>> = [];
+    for await (const page of this.pages(req, item)) out.push(...page);
+    return out;
+  }
+
+  async *pages<T extends z.ZodType>(req: HarborRequest, item: T): AsyncGenerator<Array<z.output<T>>> {
+    const pageSize = 100;
+    const list = (item as z.ZodType).array();
+    for (let page = 1; ; page++) {
+      const res = await this.send({ ...req, query: { ...req.query, page, page_size: pageSize } });
+      const items = this.#parse(req, res, list, res.body) as Array<z.output<T>>;
+      yield items;
+      const total = Number(headerValue(res.headers["x-total-count"]));
+      const hasNext = /rel="next"/.test(headerValue(res.headers.link) ?? "");
+      const more = Number.isFinite(total) ? page * pageSize < total : hasNext;
+      if (!more || items.length === 0) return;
+    }
+  }
+
+  async #attempt(
+    req: HarborRequest,
+    requestId: string,
+    attempt: number,
+    secrets: string[],
+  ): Promise<HarborResponse> {
+    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.#timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    const started = performance.now();
+    let status: number | undefined;
+    let kind: HarborErrorKind | undefined;
+    let release = () => {};
+    try {
+      await this.#endpoint.bucket.take(signal);
+      release = await this.#endpoint.slots.acquire(signal);
+      const headers: Record<string, string> = {
+        authorization: this.#authorization,
+        accept: "application/json, text/plain",
+        "x-request-id": requestId,
+        "user-agent": "harbor-config-operator",
+        ...req.headers,
+      };
+      let body: string | undefined;
+      if (req.body !== undefined) {
+        body = JSON.stringify(req.body);
+        headers["content-type"] = "application/json";
+      }
+      const res = await this.#endpoint.pool.request({
+        path: this.#apiBase + req.path + queryString(req.query),
+        method: req.method,
+        headers,
+        ...(body === undefined ? {} : { body }),
+        signal,
+      });
+      status = res.statusCode;
+      const text = await res.body.text();
+      if (status >= 400) kind = kindForStatus(status);
+      return { status, headers: res.headers, body: text, requestId };
+    } catch (e) {
+      kind = req.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "network";
+      throw this.#transportError(req, e, requestId, secrets, kind);
+    } finally {
+      release();
+      const durationMs = performance.now() - started;
+      this.#onCall?.({ operation: req.operation, method: req.method, status, kind, durationMs, attempt });
+      this.#logger?.debug(
+        {
+          operation: req.operation,
+          method: req.method,
+          path: req.path,
+          status,
+          requestId,
+          attempt,
+          durationMs: Math.round(durationMs),
+        },
+        "Harbor call",
+      );
+    }
+  }
+
+  #statusError(req: HarborRequest, res: HarborResponse, secrets: string[]): HarborError {
+    const envelope = parseErrorEnvelope(res.body);
+    const retryAfterMs = parseRetryAfter(headerValue(res.headers["retry-after"]));
+    return new HarborError({
+      operation: req.operation,
+      kind: kindForStatus(res.status),
+      status: res.status,
+      requestId: res.requestId,
+      ...(envelope.code ? { code: envelope.code } : {}),
+      ...(envelope.message ? { harborMessage: scrub(envelope.message, secrets) } : {}),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    });
+  }
+
+  #transportError(
+    req: HarborRequest,
+    e: unknown,
+    requestId: string,
+    secrets: string[],
+    kind: HarborErrorKind,
+  ): HarborError {
+    const code = (e as { code?: unknown })?.code;
+    const detail = e instanceof Error ? scrub(e.message, secrets) : String(e);
+    return new HarborError(
+      { operation: req.operation, kind, requestId, ...(typeof code === "string" ? { code } : {}) },
+      `Harbor ${req.operation} failed: ${kind}${detail ? ` (${detail})` : ""} (request id ${requestId})`,
+    );
+  }
+
+  #parse<T extends z.ZodType>(req: HarborRequest, res: HarborResponse, schema: T, body: string): z.output<T> {
+    let data: unknown;
+    try {
+      data = body.trim() === "" ? undefined : JSON.parse(body);
+    } catch {
+      throw this.#invalidResponse(req, res, "body is not JSON");
+    }
+    const parsed = schema.safeParse(data);
+    if (!parsed.success) {
+      // Only paths and issue codes: the values may be secrets (e.g. a robot's new secret).
+      const where = parsed.error.issues
+        .slice(0, 5)
+        .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.code}`)
+        .join("; ");
+      throw this.#invalidResponse(req, res, where);
+    }
+    return parsed.data;
+  }
+
+  #invalidResponse(req: HarborRequest, res: HarborResponse, detail: string): HarborError {
+    return new HarborError(
+      { operation: req.operation, kind: "invalidResponse", status: res.status, requestId: res.requestId },
+      `Harbor ${req.operation} returned a response that does not fit its model: ${detail} (request id ${res.requestId})`,
+    );
+  }
+
+  #locationId(req: HarborRequest, res: HarborResponse): string {
+    const location = headerValue(res.headers.location) ?? "";
+    const id = decodeURIComponent(location.replace(/\/+$/, "").split("/").pop() ?? "");
+    if (id === "") throw this.#invalidResponse(req, res, "201 without a Location header");
+    return id;
+  }
+
+  #backoff(attempt: number): number {
+    const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
+    return ceiling / 2 + (this.#random() * ceiling) / 2;
+  }
+}
+
+function refusedConnection(e: HarborError): boolean {
+  return e.kind === "network" && e.code === "ECONNREFUSED";
+}
+
+function queryString(query: HarborRequest["query"]): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [k, v] of Object.entries(query)) {
+    if (v === undefined) continue;
+    // Swagger 2's default collection format for query arrays is csv.
+    params.set(k, Array.isArray(v) ? v.join(",") : String(v));
+  }
+  const s = params.toString();
+  return s ? `?${s}` : "";
+}
+
+function headerValue(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
+/** Retry-After is either delay-seconds or an HTTP date. */
+export function parseRetryAfter(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+const SENSITIVE_KEYS = new Set([
+  "password",
+  "secret",
+  "access_secret",
+  "access_credential",
+  "auth_header",
+  "ldap_search_password",
+]);
+
+/** Values of sensitive fields in a request body, to be scrubbed from anything we report. */
+function sensitiveValues(body: unknown, out: string[] = []): string[] {
+  if (Array.isArray(body)) for (const v of body) sensitiveValues(v, out);
+  else if (body && typeof body === "object") {
+    for (const [k, v] of Object.entries(body)) {
+      if (SENSITIVE_KEYS.has(k) && typeof v === "string" && v.length >= 4) out.push(v);
+      else sensitiveValues(v, out);
+    }
+  }
+  return out;
+}
+
+function scrub(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const s of secrets) out = out.split(s).join("***");
+  return out;
+}

@@ -1,0 +1,26 @@
+// Every API area of the emulator, in one list.
+import { area as gc } from "./gc.ts";
+import { area as jobservice } from "./jobservice.ts";
+import { area as labels } from "./labels.ts";
+import { area as ldap } from "./ldap.ts";
+import { area as projects } from "./projects.ts";
+import { area as registries } from "./registries.ts";
+import { area as replication } from "./replication.ts";
+import { area as robots } from "./robots.ts";
+import { area as scanners } from "./scanners.ts";
+import { area as userGroups } from "./usergroups.ts";
+import { area as webhooks } from "./webhooks.ts";
+
+export const areas = {
+  labels,
+  projects,
+  robots,
+  scanners,
+  registries,
+  replication,
+  jobservice,
+  ldap,
+  userGroups,
+  gc,
+  webhooks,
+};

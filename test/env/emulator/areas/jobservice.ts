@@ -1,0 +1,20 @@
+// The job service: worker pools, workers, queues; pause/resume/stop.
+import type { World } from "../world.ts";
+import { defineArea } from "./area.ts";
+
+export class JobServiceStore {
+  readonly #world: World;
+
+  constructor(world: World) {
+    this.#world = world;
+  }
+
+  get world(): World {
+    return this.#world;
+  }
+}
+
+export const area = defineArea({
+  routes: [],
+  control: (_world: World) => ({}),
+});

@@ -1,0 +1,89 @@
+// Harbor's local users: the admin (user id 1) and any users a test adds. LDAP imports add users here
+// too. Passwords are compared in constant time; they never appear in any response.
+import { timingSafeEqual } from "node:crypto";
+import type { World } from "./world.ts";
+
+export interface UserRecord {
+  user_id: number;
+  username: string;
+  password: string;
+  sysadmin: boolean;
+  realname: string;
+  email: string;
+  /** Where the user came from: "local" or "ldap". */
+  source: "local" | "ldap";
+  creation_time: string;
+}
+
+export class Identities {
+  readonly #world: World;
+  readonly #users = new Map<number, UserRecord>();
+
+  constructor(world: World, adminPassword: string) {
+    this.#world = world;
+    // Harbor's user ids: 1 is admin, 2 is the anonymous placeholder; real users start at 3.
+    world.ids.next("user");
+    world.ids.next("user");
+    this.#users.set(1, {
+      user_id: 1,
+      username: "admin",
+      password: adminPassword,
+      sysadmin: true,
+      realname: "system admin",
+      email: "admin@example.com",
+      source: "local",
+      creation_time: world.nowText(),
+    });
+  }
+
+  get admin(): UserRecord {
+    return this.#users.get(1) as UserRecord;
+  }
+
+  add(u: {
+    username: string;
+    password: string;
+    sysadmin?: boolean;
+    realname?: string;
+    email?: string;
+    source?: "local" | "ldap";
+  }): UserRecord {
+    if (this.byName(u.username)) throw new Error(`user ${u.username} already exists`);
+    const id = this.#world.ids.next("user");
+    const rec: UserRecord = {
+      user_id: id,
+      username: u.username,
+      password: u.password,
+      sysadmin: u.sysadmin ?? false,
+      realname: u.realname ?? u.username,
+      email: u.email ?? `${u.username}@example.com`,
+      source: u.source ?? "local",
+      creation_time: this.#world.nowText(),
+    };
+    this.#users.set(id, rec);
+    return rec;
+  }
+
+  byId(id: number): UserRecord | undefined {
+    return this.#users.get(id);
+  }
+
+  byName(username: string): UserRecord | undefined {
+    for (const u of this.#users.values()) if (u.username === username) return u;
+    return undefined;
+  }
+
+  setPassword(username: string, password: string): void {
+    const u = this.byName(username);
+    if (!u) throw new Error(`no user ${username}`);
+    u.password = password;
+  }
+
+  authenticate(username: string, password: string): UserRecord | undefined {
+    const u = this.byName(username);
+    if (!u) return undefined;
+    const a = Buffer.from(u.password);
+    const b = Buffer.from(password);
+    return a.length === b.length && timingSafeEqual(a, b) ? u : undefined;
+  }
+}

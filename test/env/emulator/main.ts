@@ -1,0 +1,49 @@
+// `npm run emulator -- [--port 8080] [--host 127.0.0.1] [--admin-password pw] [--latency-ms 10]`
+// Starts the Harbor emulator standalone. The first line of output carries the URL and credentials;
+// it serves until SIGTERM or SIGINT.
+import { parseArgs } from "node:util";
+import { DEFAULT_ADMIN_PASSWORD, startEmulator } from "./server.ts";
+
+const { values } = parseArgs({
+  options: {
+    port: { type: "string", default: "0" },
+    host: { type: "string", default: "127.0.0.1" },
+    "admin-password": { type: "string", default: DEFAULT_ADMIN_PASSWORD },
+    "latency-ms": { type: "string", default: "0" },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (values.help) {
+  process.stdout.write(
+    "Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS]\n",
+  );
+  process.exit(0);
+}
+
+const port = Number(values.port);
+const latencyMs = Number(values["latency-ms"]);
+if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  process.stderr.write(`--port must be an integer between 0 and 65535, got ${values.port}\n`);
+  process.exit(2);
+}
+if (!Number.isFinite(latencyMs) || latencyMs < 0) {
+  process.stderr.write(`--latency-ms must be a non-negative number, got ${values["latency-ms"]}\n`);
+  process.exit(2);
+}
+
+const emulator = await startEmulator({
+  port,
+  host: values.host,
+  adminPassword: values["admin-password"],
+  latencyMs,
+});
+process.stdout.write(
+  `Harbor emulator ready: url=${emulator.url} username=${emulator.adminUsername} password=${emulator.adminPassword} control=${emulator.url}/_emulator\n`,
+);
+
+for (const signal of ["SIGTERM", "SIGINT"] as const) {
+  process.once(signal, () => {
+    void emulator.close().then(() => process.exit(0));
+  });
+}

@@ -1,0 +1,254 @@
+// The Harbor emulator's HTTP server: Harbor's API under /api/v2.0, the control API under
+// /_emulator. Each request goes through the same steps as in Harbor: routing (404/405), faults
+// (when injected), the CSRF check (only for cookie-carrying requests), identification, go-swagger
+// binding (422), the handler, and the error envelope with 5xx masking.
+import { randomBytes, randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { areas } from "./areas/index.ts";
+import { identify } from "./auth.ts";
+import { buildControl, CONTROL_PREFIX, type Control, callControl } from "./control.ts";
+import { ApiError, BareError, envelope, errorBody } from "./errors.ts";
+import { Counters, Faults } from "./faults.ts";
+import { bind, type Ctx, type Method, type Reply, Router } from "./router.ts";
+import { World } from "./world.ts";
+
+export const API_PREFIX = "/api/v2.0";
+export const DEFAULT_ADMIN_PASSWORD = "Harbor12345";
+
+export interface EmulatorOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  adminPassword?: string;
+  /** Latency added to every API request, in ms. */
+  latencyMs?: number;
+  seed?: number;
+  /** How often executions and runs progress on their own; 0 disables the timer. Default 100 ms. */
+  tickMs?: number;
+}
+
+export interface Emulator {
+  /** Base URL, e.g. http://127.0.0.1:41234 (Harbor's API is under /api/v2.0). */
+  url: string;
+  port: number;
+  adminUsername: string;
+  adminPassword: string;
+  world: World;
+  control: Control;
+  counters: Counters;
+  close(): Promise<void>;
+}
+
+export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> {
+  const adminPassword = o.adminPassword ?? DEFAULT_ADMIN_PASSWORD;
+  const world = new World({ adminPassword, ...(o.seed === undefined ? {} : { seed: o.seed }) });
+  const faults = new Faults(world.random, o.latencyMs ?? 0);
+  const counters = new Counters();
+  const control = buildControl(world, faults, counters);
+  const api = new Router();
+  const root = new Router();
+  for (const a of Object.values(areas)) {
+    api.add(...a.routes);
+    root.add(...(a.rootRoutes ?? []));
+  }
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((e: unknown) => {
+      process.stderr.write(`emulator: unhandled error: ${(e as Error).stack ?? String(e)}\n`);
+      if (!res.headersSent) res.writeHead(500).end(envelope("UNKNOWN", "internal server error"));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const requestId = headerText(req.headers["x-request-id"]) ?? randomUUID();
+    const url = new URL(req.url ?? "/", "http://emulator");
+    const method = (req.method ?? "GET").toUpperCase();
+    const body = await readBody(req);
+
+    if (url.pathname.startsWith(`${CONTROL_PREFIX}/`)) {
+      await serveControl(url, method, body, res);
+      return;
+    }
+    const inApi = url.pathname === API_PREFIX || url.pathname.startsWith(`${API_PREFIX}/`);
+    const routePath = inApi ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
+    const match = (inApi ? api : root).match(method, routePath);
+    const op = match.kind === "found" ? match.route.op : "unknown";
+    const fault = faults.decide(op, method);
+    if (fault.latencyMs > 0) await delay(fault.latencyMs);
+
+    const send = (status: number, reply: { body?: string; headers?: Record<string, string> }) => {
+      counters.add(op, method, status);
+      respond(res, status, requestId, reply, fault.slowBodyMs);
+    };
+    const drop = () => {
+      counters.add(op, method, 0);
+      req.socket.destroy();
+    };
+
+    if (fault.failure && !fault.failure.afterHandler) {
+      if (fault.failure.drop) return drop();
+      return send(...failureReply(fault.failure));
+    }
+
+    let status: number;
+    let reply: { body?: string; headers?: Record<string, string> };
+    try {
+      if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", `path ${url.pathname} was not found`);
+      if (match.kind === "method") {
+        throw new ApiError(
+          405,
+          "METHOD_NOT_ALLOWED",
+          `method ${method} is not allowed, but [${match.allowed.join(",")}] are`,
+        );
+      }
+      // Harbor's CSRF middleware skips API paths unless the request carries a session cookie.
+      if (/(?:^|;\s*)sid=/.test(req.headers.cookie ?? "") && !["GET", "HEAD", "OPTIONS"].includes(method)) {
+        throw new ApiError(403, "FORBIDDEN", "CSRF token invalid");
+      }
+      const bound = bind(match.route, {
+        params: match.params,
+        query: url.searchParams,
+        headers: req.headers,
+        body,
+      });
+      const ctx: Ctx = {
+        world,
+        caller: identify(world, req.headers),
+        op,
+        method: method as Method,
+        url,
+        requestId,
+        rawQuery: url.searchParams,
+        headers: req.headers,
+        ...bound,
+      };
+      const r: Reply = await match.route.handle(ctx);
+      status = r.status;
+      reply = render(r);
+    } catch (e) {
+      if (e instanceof ApiError) {
+        const eb = errorBody(e);
+        status = eb.status;
+        reply = { body: eb.body, headers: { "content-type": "application/json; charset=utf-8" } };
+      } else if (e instanceof BareError) {
+        status = e.status;
+        reply = {};
+      } else {
+        process.stderr.write(`emulator: ${op} failed: ${(e as Error).stack ?? String(e)}\n`);
+        status = 500;
+        reply = {
+          body: envelope("UNKNOWN", "internal server error"),
+          headers: { "content-type": "application/json; charset=utf-8" },
+        };
+      }
+    }
+    if (fault.failure?.afterHandler) {
+      if (fault.failure.drop) return drop();
+      return send(...failureReply(fault.failure));
+    }
+    send(status, reply);
+  }
+
+  async function serveControl(url: URL, method: string, body: Buffer, res: ServerResponse): Promise<void> {
+    const [area, name] = url.pathname.slice(CONTROL_PREFIX.length + 1).split("/");
+    res.setHeader("content-type", "application/json");
+    if (method !== "POST" || !area || !name) {
+      res.writeHead(404).end(JSON.stringify({ error: "use POST /_emulator/<area>/<method>" }));
+      return;
+    }
+    try {
+      const args = body.length ? (JSON.parse(body.toString("utf8")) as unknown[]) : [];
+      const result = await callControl(control, area, name, Array.isArray(args) ? args : [args]);
+      res.writeHead(200).end(JSON.stringify({ result: result ?? null }));
+    } catch (e) {
+      res.writeHead(400).end(JSON.stringify({ error: (e as Error).message }));
+    }
+  }
+
+  const ticker = (o.tickMs ?? 100) > 0 ? setInterval(() => world.clock.tick(), o.tickMs ?? 100) : undefined;
+  ticker?.unref();
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(o.port ?? 0, o.host ?? "127.0.0.1", () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const host = o.host && o.host !== "0.0.0.0" ? o.host : "127.0.0.1";
+  return {
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${port}`,
+    port,
+    adminUsername: "admin",
+    adminPassword,
+    world,
+    control,
+    counters,
+    close: () => closeServer(server, ticker),
+  };
+}
+
+function failureReply(f: {
+  status?: number;
+  retryAfterSeconds?: number;
+}): [number, { body: string; headers: Record<string, string> }] {
+  const status = f.status ?? 500;
+  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8" };
+  if (status === 429) {
+    headers["retry-after"] = String(f.retryAfterSeconds ?? 1);
+    return [status, { body: envelope("TOO_MANY_REQUEST", "too many requests"), headers }];
+  }
+  return [status, { body: errorBody(new ApiError(status, "UNKNOWN", "injected fault")).body, headers }];
+}
+
+function render(r: Reply): { body?: string; headers?: Record<string, string> } {
+  const headers = { ...r.headers };
+  if (r.text !== undefined) return { body: r.text, headers };
+  if (r.json !== undefined) {
+    headers["content-type"] ??= "application/json";
+    return { body: JSON.stringify(r.json), headers };
+  }
+  return { headers };
+}
+
+function respond(
+  res: ServerResponse,
+  status: number,
+  requestId: string,
+  reply: { body?: string; headers?: Record<string, string> },
+  slowBodyMs: number,
+): void {
+  res.setHeader("x-request-id", requestId);
+  // Harbor hands out a session cookie on API calls; a client that sends it back trips CSRF.
+  res.setHeader("set-cookie", `sid=${randomBytes(16).toString("hex")}; Path=/; HttpOnly`);
+  for (const [k, v] of Object.entries(reply.headers ?? {})) res.setHeader(k, v);
+  res.writeHead(status);
+  if (slowBodyMs > 0) {
+    res.flushHeaders();
+    setTimeout(() => res.end(reply.body), slowBodyMs);
+  } else res.end(reply.body);
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => resolve(Buffer.concat(chunks)));
+    req.on("error", reject);
+  });
+}
+
+function headerText(h: string | string[] | undefined): string | undefined {
+  return Array.isArray(h) ? h[0] : h;
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((r) => setTimeout(r, ms));
+}
+
+function closeServer(server: Server, ticker: NodeJS.Timeout | undefined): Promise<void> {
+  if (ticker) clearInterval(ticker);
+  return new Promise((resolve) => {
+    server.close(() => resolve());
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,129 @@
+// The emulator's one consistent state. Each API area owns a store (its records and the rules that
+// keep them consistent); stores reach each other only through the World, so that for example a
+// project deletion removes that project's robots and webhook policies, and a registry referenced by
+// a replication policy or a proxy-cache project cannot be deleted.
+
+import { GcStore } from "./areas/gc.ts";
+import { JobServiceStore } from "./areas/jobservice.ts";
+import { LabelStore } from "./areas/labels.ts";
+import { LdapStore } from "./areas/ldap.ts";
+import { ProjectStore } from "./areas/projects.ts";
+import { RegistryStore } from "./areas/registries.ts";
+import { ReplicationStore } from "./areas/replication.ts";
+import { RobotStore } from "./areas/robots.ts";
+import { ScannerStore } from "./areas/scanners.ts";
+import { UserGroupStore } from "./areas/usergroups.ts";
+import { WebhookStore } from "./areas/webhooks.ts";
+import { AuditLog } from "./audit.ts";
+import { Identities } from "./identities.ts";
+
+/** Harbor's time format: RFC 3339, milliseconds, UTC. */
+export function harborTime(ms: number): string {
+  return new Date(ms).toISOString();
+}
+/** How Harbor prints a time that was never set (e.g. end_time while running). */
+export const ZERO_TIME = "0001-01-01T00:00:00.000Z";
+
+/**
+ * Wall-clock time plus an offset that tests can advance. Stores that make progress over time
+ * (replication executions, GC runs) register a tick function; ticks run on every advance and on a
+ * short real-time interval, so progress is both controllable and automatic.
+ */
+export class Clock {
+  #offsetMs = 0;
+  readonly #tickers: Array<() => void> = [];
+
+  now(): number {
+    return Date.now() + this.#offsetMs;
+  }
+
+  advance(ms: number): void {
+    this.#offsetMs += ms;
+    this.tick();
+  }
+
+  onTick(fn: () => void): void {
+    this.#tickers.push(fn);
+  }
+
+  tick(): void {
+    for (const fn of this.#tickers) fn();
+  }
+}
+
+/** Ids only grow, per resource kind, and are never reused. */
+export class IdSource {
+  readonly #next = new Map<string, number>();
+
+  constructor(start: Record<string, number> = {}) {
+    for (const [k, v] of Object.entries(start)) this.#next.set(k, v);
+  }
+
+  next(kind: string): number {
+    const id = this.#next.get(kind) ?? 1;
+    this.#next.set(kind, id + 1);
+    return id;
+  }
+}
+
+export interface WorldOptions {
+  adminPassword: string;
+  /** Seed for every random choice the emulator makes (fault rates, generated secrets stay random). */
+  seed?: number;
+}
+
+export class World {
+  readonly clock = new Clock();
+  readonly ids = new IdSource();
+  readonly random: () => number;
+  readonly audit: AuditLog;
+  readonly identities: Identities;
+  readonly projects: ProjectStore;
+  readonly labels: LabelStore;
+  readonly robots: RobotStore;
+  readonly scanners: ScannerStore;
+  readonly registries: RegistryStore;
+  readonly replication: ReplicationStore;
+  readonly jobservice: JobServiceStore;
+  readonly ldap: LdapStore;
+  readonly userGroups: UserGroupStore;
+  readonly gc: GcStore;
+  readonly webhooks: WebhookStore;
+
+  constructor(o: WorldOptions) {
+    this.random = mulberry32(o.seed ?? 42);
+    this.audit = new AuditLog(this);
+    this.identities = new Identities(this, o.adminPassword);
+    this.projects = new ProjectStore(this);
+    this.labels = new LabelStore(this);
+    this.robots = new RobotStore(this);
+    this.scanners = new ScannerStore(this);
+    this.registries = new RegistryStore(this);
+    this.replication = new ReplicationStore(this);
+    this.jobservice = new JobServiceStore(this);
+    this.ldap = new LdapStore(this);
+    this.userGroups = new UserGroupStore(this);
+    this.gc = new GcStore(this);
+    this.webhooks = new WebhookStore(this);
+  }
+
+  now(): number {
+    return this.clock.now();
+  }
+
+  nowText(): string {
+    return harborTime(this.clock.now());
+  }
+}
+
+/** A small seeded PRNG so fault injection is repeatable. */
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
