@@ -1,17 +1,50 @@
 // HarborClient: one typed method per Harbor operation, grouped by API area. It owns nothing but a
 // transport; the transport shares connection pool, rate limiter and concurrency cap per base URL.
+import { GcApi } from "./gc.ts";
+import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
+import { LdapApi } from "./ldap.ts";
+import { ProjectsApi } from "./projects.ts";
+import { RegistriesApi } from "./registries.ts";
+import { ReplicationApi } from "./replication.ts";
+import { RobotsApi, RobotsV1Api } from "./robots.ts";
+import { ScannersApi } from "./scanners.ts";
 import { HarborTransport, type TransportOptions } from "./transport.ts";
+import { UserGroupsApi } from "./usergroups.ts";
+import { WebhooksApi } from "./webhooks.ts";
 
 export type HarborClientOptions = TransportOptions;
 
 export class HarborClient {
   readonly transport: HarborTransport;
   readonly labels: LabelsApi;
+  readonly projects: ProjectsApi;
+  readonly robots: RobotsApi;
+  readonly robotsV1: RobotsV1Api;
+  readonly scanners: ScannersApi;
+  readonly registries: RegistriesApi;
+  readonly replication: ReplicationApi;
+  readonly jobService: JobServiceApi;
+  readonly ldap: LdapApi;
+  readonly userGroups: UserGroupsApi;
+  readonly gc: GcApi;
+  readonly webhooks: WebhooksApi;
 
   constructor(options: HarborClientOptions) {
-    this.transport = new HarborTransport(options);
-    this.labels = new LabelsApi(this.transport);
+    const t = new HarborTransport(options);
+    this.transport = t;
+    this.labels = new LabelsApi(t);
+    this.projects = new ProjectsApi(t);
+    this.robots = new RobotsApi(t);
+    this.robotsV1 = new RobotsV1Api(t);
+    this.scanners = new ScannersApi(t);
+    this.registries = new RegistriesApi(t);
+    this.replication = new ReplicationApi(t);
+    this.jobService = new JobServiceApi(t);
+    this.ldap = new LdapApi(t);
+    this.userGroups = new UserGroupsApi(t);
+    this.gc = new GcApi(t);
+    this.webhooks = new WebhooksApi(t);
   }
 
   close(): Promise<void> {
