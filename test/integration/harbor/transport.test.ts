@@ -1,0 +1,196 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterEach, describe, expect, test } from "vitest";
+import { HarborClient } from "../../../src/harbor/client.ts";
+import { HarborError } from "../../../src/harbor/errors.ts";
+import { useEmulator } from "../../env/harbor.ts";
+
+const h = useEmulator();
+
+afterEach(() => {
+  h.emulator.control.faults.clear();
+});
+
+function calls(op: string): number {
+  return h.emulator.counters.total({ op });
+}
+
+describe("every call", () => {
+  test("carries a fresh X-Request-Id that Harbor echoes and errors keep", async () => {
+    const err = (await h.admin.labels.get(999_999).catch((e: unknown) => e)) as HarborError;
+    expect(err).toBeInstanceOf(HarborError);
+    expect(err.requestId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(err.message).toContain(err.requestId);
+    expect(err.message).toContain("GetLabelByID");
+    const again = (await h.admin.labels.get(999_999).catch((e: unknown) => e)) as HarborError;
+    expect(again.requestId).not.toBe(err.requestId);
+  });
+
+  test("sends basic auth and never a cookie, so writes pass Harbor's CSRF check", async () => {
+    // Every emulator response sets a session cookie, and a write that sends it back is refused
+    // with 403 "CSRF token invalid". Reads and writes in a row must therefore all succeed.
+    await h.admin.labels.list({ scope: "g" });
+    const id = await h.admin.labels.create({ name: "csrf-check", scope: "g" });
+    await h.admin.labels.update(id, { name: "csrf-check-2" });
+    await h.admin.labels.delete(id);
+
+    const cookieRes = await fetch(`${h.emulator.url}/api/v2.0/labels`, {
+      method: "POST",
+      headers: {
+        authorization: `Basic ${Buffer.from("admin:Harbor12345").toString("base64")}`,
+        "content-type": "application/json",
+        cookie: "sid=abc",
+      },
+      body: JSON.stringify({ name: "with-cookie", scope: "g" }),
+    });
+    expect(cookieRes.status).toBe(403);
+  });
+
+  test("wrong credentials are an unauthorized error", async () => {
+    const c = h.client({ password: "wrong-password" });
+    await expect(c.labels.create({ name: "x", scope: "g" })).rejects.toMatchObject({
+      kind: "unauthorized",
+      status: 401,
+      code: "UNAUTHORIZED",
+      retryable: false,
+    });
+  });
+});
+
+describe("error classes", () => {
+  test("404, 409, 400 and 422 map to notFound, conflict and invalid", async () => {
+    await expect(h.admin.labels.delete(424_242)).rejects.toMatchObject({
+      kind: "notFound",
+      code: "NOT_FOUND",
+    });
+    await h.admin.labels.create({ name: "cls", scope: "g" });
+    await expect(h.admin.labels.create({ name: "cls", scope: "g" })).rejects.toMatchObject({
+      kind: "conflict",
+    });
+    await expect(h.admin.labels.list({ scope: "p" })).rejects.toMatchObject({ kind: "invalid", status: 400 });
+    // A label id that is not an int64 never reaches the handler: go-swagger answers 422.
+    await expect(
+      h.admin.transport.send({ operation: "GetLabelByID", method: "GET", path: "/labels/not-a-number" }),
+    ).rejects.toMatchObject({ kind: "invalid", status: 422, code: "UNPROCESSABLE_ENTITY" });
+  });
+
+  test("a 2xx body that does not fit the model is an error naming the operation", async () => {
+    const server = await serve((_req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ id: "not-a-number", name: 42 }));
+    });
+    const c = new HarborClient({ url: server.url, username: "u", password: "p" });
+    try {
+      const err = (await c.labels.get(1).catch((e: unknown) => e)) as HarborError;
+      expect(err).toMatchObject({ kind: "invalidResponse", operation: "GetLabelByID" });
+      expect(err.message).toContain("GetLabelByID");
+      expect(err.message).toContain("id: invalid_type");
+      expect(err.message).not.toContain("not-a-number"); // values may be secrets; only paths are named
+    } finally {
+      await c.close();
+      await server.close();
+    }
+  });
+});
+
+describe("retries", () => {
+  test("idempotent calls are retried through 5xx and dropped connections", async () => {
+    h.emulator.control.faults.add({ op: "ListLabels", status: 503, times: 2 });
+    const before = calls("ListLabels");
+    await h.admin.labels.list({ scope: "g" });
+    expect(calls("ListLabels") - before).toBe(3);
+
+    h.emulator.control.faults.add({ op: "GetLabelByID", drop: true, times: 1 });
+    const id = await h.admin.labels.create({ name: "retry-drop", scope: "g" });
+    await expect(h.admin.labels.get(id)).resolves.toMatchObject({ name: "retry-drop" });
+  });
+
+  test("retries stop after maxRetries and surface the last error as retryable", async () => {
+    h.emulator.control.faults.add({ op: "ListLabels", status: 500 });
+    const c = h.client({ maxRetries: 2 });
+    const before = calls("ListLabels");
+    const err = (await c.labels.list({ scope: "g" }).catch((e: unknown) => e)) as HarborError;
+    expect(err).toMatchObject({
+      kind: "server",
+      status: 500,
+      code: "UNKNOWN",
+      harborMessage: "internal server error",
+    });
+    expect(err.retryable).toBe(true);
+    expect(calls("ListLabels") - before).toBe(3);
+  });
+
+  test("a non-idempotent POST is never retried after Harbor may have processed it", async () => {
+    // The handler runs, then the response is lost: a retry would create the label twice.
+    h.emulator.control.faults.add({ op: "CreateLabel", status: 500, afterHandler: true, times: 1 });
+    const before = calls("CreateLabel");
+    await expect(h.admin.labels.create({ name: "once", scope: "g" })).rejects.toMatchObject({
+      kind: "server",
+    });
+    expect(calls("CreateLabel") - before).toBe(1);
+    expect(h.emulator.control.labels.list().filter((l) => l.name === "once")).toHaveLength(1);
+
+    h.emulator.control.faults.add({ op: "CreateLabel", drop: true, afterHandler: true, times: 1 });
+    await expect(h.admin.labels.create({ name: "once-dropped", scope: "g" })).rejects.toMatchObject({
+      kind: "network",
+    });
+    expect(h.emulator.control.labels.list().filter((l) => l.name === "once-dropped")).toHaveLength(1);
+  });
+
+  test("429 is retried for any method after Retry-After, because Harbor did not process it", async () => {
+    h.emulator.control.faults.add({ op: "CreateLabel", status: 429, retryAfterSeconds: 1, times: 1 });
+    const before = calls("CreateLabel");
+    const started = performance.now();
+    await h.admin.labels.create({ name: "after-429", scope: "g" });
+    expect(performance.now() - started).toBeGreaterThanOrEqual(950);
+    expect(calls("CreateLabel") - before).toBe(2);
+    expect(h.emulator.control.labels.list().filter((l) => l.name === "after-429")).toHaveLength(1);
+  });
+
+  test("a Retry-After beyond the in-line limit is handed to the caller with retryAfterMs", async () => {
+    h.emulator.control.faults.add({ op: "ListLabels", status: 429, retryAfterSeconds: 120, times: 1 });
+    const before = calls("ListLabels");
+    const err = (await h.admin.labels.list({ scope: "g" }).catch((e: unknown) => e)) as HarborError;
+    expect(err).toMatchObject({ kind: "rateLimited", status: 429, retryAfterMs: 120_000 });
+    expect(calls("ListLabels") - before).toBe(1);
+  });
+});
+
+describe("deadlines and cancellation", () => {
+  test("a call that exceeds its timeout fails as a timeout", async () => {
+    h.emulator.control.faults.add({ op: "ListLabels", latencyMs: 500 });
+    const c = h.client({ maxRetries: 0 });
+    await expect(c.labels.list({ scope: "g" }, { timeoutMs: 100 })).rejects.toMatchObject({
+      kind: "timeout",
+      retryable: true,
+    });
+  });
+
+  test("the caller's AbortSignal stops the call and any retries", async () => {
+    h.emulator.control.faults.add({ op: "ListLabels", status: 503 });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 150);
+    const before = calls("ListLabels");
+    await expect(h.admin.labels.list({ scope: "g" }, { signal: controller.signal })).rejects.toMatchObject({
+      kind: "aborted",
+    });
+    // Backoff starts at 100-200 ms, so at most a couple of attempts fit before the abort.
+    expect(calls("ListLabels") - before).toBeLessThanOrEqual(2);
+  });
+});
+
+async function serve(
+  handler: Parameters<typeof createServer>[1],
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const server: Server = createServer(handler);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
+  };
+}

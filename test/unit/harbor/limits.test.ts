@@ -1,0 +1,78 @@
+import { describe, expect, test } from "vitest";
+import { Semaphore, TokenBucket } from "../../../src/harbor/limits.ts";
+import { EndpointRegistry } from "../../../src/harbor/transport.ts";
+
+describe("Semaphore", () => {
+  test("caps holders and hands slots over in arrival order", async () => {
+    const s = new Semaphore(2);
+    const order: number[] = [];
+    const r1 = await s.acquire();
+    const r2 = await s.acquire();
+    const waiting = [3, 4].map((n) => s.acquire().then((release) => (order.push(n), release)));
+    expect(s.active).toBe(2);
+    r1();
+    r1(); // releasing twice is harmless
+    const r3 = await waiting[0];
+    r2();
+    const r4 = await waiting[1];
+    expect(order).toEqual([3, 4]);
+    expect(s.active).toBe(2);
+    r3?.();
+    r4?.();
+    expect(s.active).toBe(0);
+  });
+
+  test("an aborted waiter leaves the line without taking a slot", async () => {
+    const s = new Semaphore(1);
+    const held = await s.acquire();
+    const controller = new AbortController();
+    const aborted = s.acquire(controller.signal);
+    controller.abort(new Error("gone"));
+    await expect(aborted).rejects.toThrow("gone");
+    held();
+    expect(s.active).toBe(0);
+    const again = await s.acquire();
+    expect(s.active).toBe(1);
+    again();
+  });
+});
+
+describe("TokenBucket", () => {
+  test("allows the burst at once, then paces at the rate", async () => {
+    const bucket = new TokenBucket(20, 2);
+    const started = performance.now();
+    await bucket.take();
+    await bucket.take();
+    expect(performance.now() - started).toBeLessThan(40);
+    await bucket.take();
+    await bucket.take();
+    // Two tokens beyond the burst at 20/s need about 100 ms.
+    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+  });
+
+  test("an aborted take rejects", async () => {
+    const bucket = new TokenBucket(1, 1);
+    await bucket.take();
+    const controller = new AbortController();
+    const p = bucket.take(controller.signal);
+    controller.abort(new Error("stop"));
+    await expect(p).rejects.toThrow("stop");
+  });
+});
+
+describe("EndpointRegistry", () => {
+  test("clients of one base URL share pool and limits; the pool closes with the last client", async () => {
+    const reg = new EndpointRegistry();
+    const settings = { url: "https://harbor.example.com/", username: "a", password: "b" };
+    const a = reg.acquire(settings);
+    const b = reg.acquire({ ...settings, username: "other", url: "https://harbor.example.com" });
+    const c = reg.acquire({ ...settings, insecureSkipTLSVerify: true });
+    expect(a.endpoint).toBe(b.endpoint);
+    expect(c.endpoint).not.toBe(a.endpoint);
+    await a.release();
+    expect(a.endpoint.pool.closed).toBe(false);
+    await b.release();
+    expect(a.endpoint.pool.closed).toBe(true);
+    await c.release();
+  });
+});
