@@ -1,5 +1,32 @@
 // Projects: the records every other area hangs off, name-or-id resolution, repositories (the
-// simulated content that blocks deletion) and members with their roles.
+// simulated content that blocks deletion and fills the quota), members with their roles, and the
+// project API of Harbor v2.12 (create, head, list, get, update, delete, _deletable, summary, logs),
+// plus the registry's token service, through which tests prove that credentials can pull.
+import {
+  createHash,
+  generateKeyPairSync,
+  type KeyObject,
+  randomBytes,
+  randomInt,
+  sign,
+  verify,
+} from "node:crypto";
+import { z } from "zod";
+import { type AuditEntry, auditWrite } from "../audit.ts";
+import {
+  type Caller,
+  callerName,
+  canProject,
+  canSystem,
+  isSysAdmin,
+  projectAccess,
+  ROLES,
+  requireAuthenticated,
+} from "../auth.ts";
+import { badRequest, conflict, forbidden, internal, notFound, precondition } from "../errors.ts";
+import { omitEmpty } from "../json.ts";
+import { type Fields, listReply, page } from "../listing.ts";
+import { type Ctx, ok, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 
@@ -7,6 +34,8 @@ export interface RepositoryRecord {
   name: string;
   artifact_count: number;
   pull_count: number;
+  /** Bytes the repository's artifacts take; counts towards the project's quota. */
+  size?: number;
   creation_time: string;
   update_time: string;
 }
@@ -40,6 +69,37 @@ export interface ProjectRecord {
 }
 
 export const PROJECT_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+const NAME_MAX = 255;
+/** The system's storage_per_project default: unlimited. */
+export const DEFAULT_STORAGE_LIMIT = -1;
+/** Harbor's upper bound for a storage quota: 1024 TB. */
+const MAX_STORAGE_LIMIT = 1024 * 1024 ** 4;
+/** Registry types Harbor accepts as a proxy-cache upstream (its default permitted list). */
+export const PROXY_CACHE_TYPES = [
+  "docker-hub",
+  "harbor",
+  "azure-acr",
+  "ali-acr",
+  "aws-ecr",
+  "google-gcr",
+  "quay",
+  "docker-registry",
+  "github-ghcr",
+  "jfrog-artifactory",
+];
+/** The keys of ProjectMetadata; anything else in a request is dropped, as go-swagger does. */
+const METADATA_KEYS = [
+  "public",
+  "enable_content_trust",
+  "enable_content_trust_cosign",
+  "prevent_vul",
+  "severity",
+  "auto_scan",
+  "auto_sbom_generation",
+  "reuse_sys_cve_allowlist",
+  "retention_id",
+  "proxy_speed_kb",
+] as const;
 
 export class ProjectStore {
   readonly #world: World;
@@ -82,11 +142,31 @@ export class ProjectStore {
         update_time: now,
       },
       storage_limit: p.storageLimit,
-      members: new Map([[p.ownerId, 1]]),
+      members: new Map([[p.ownerId, ROLES.projectAdmin]]),
       repositories: new Map(),
     };
     this.#projects.set(id, rec);
     return rec;
+  }
+
+  /** Creates a project under Harbor's name rules: length, pattern, global uniqueness. */
+  create(p: {
+    name: string;
+    ownerId: number;
+    metadata: Record<string, string>;
+    storageLimit: number;
+    registryId?: number;
+  }): ProjectRecord {
+    if (p.name.length < 1 || p.name.length > NAME_MAX) {
+      throw badRequest(
+        `Project name ${p.name} is illegal in length. (greater than ${NAME_MAX} or less than 1)`,
+      );
+    }
+    if (!PROJECT_NAME.test(p.name)) {
+      throw badRequest("project name is not in lower case or contains illegal characters");
+    }
+    if (this.byName(p.name)) throw conflict(`The project named ${p.name} already exists`);
+    return this.insert(p);
   }
 
   /**
@@ -111,33 +191,745 @@ export class ProjectStore {
     return [...this.#projects.values()];
   }
 
+  /** PUT: metadata keys merged in; the CVE allowlist replaced when given. */
+  update(
+    project: ProjectRecord,
+    change: {
+      metadata: Record<string, string>;
+      allowlist?: { items: Array<{ cve_id: string }>; expires_at?: number };
+    },
+  ): void {
+    const now = this.#world.nowText();
+    Object.assign(project.metadata, change.metadata);
+    if (change.allowlist) {
+      const { id, creation_time } = project.cve_allowlist;
+      project.cve_allowlist = {
+        id,
+        project_id: project.project_id,
+        items: change.allowlist.items,
+        ...(change.allowlist.expires_at === undefined ? {} : { expires_at: change.allowlist.expires_at }),
+        creation_time,
+        update_time: now,
+      };
+    }
+    project.update_time = now;
+  }
+
+  /** Why the project cannot be deleted, or undefined when it can. */
+  undeletableReason(project: ProjectRecord): string | undefined {
+    return project.repositories.size > 0
+      ? "the project contains repositories, can not be deleted"
+      : undefined;
+  }
+
+  /** DELETE: refused while repositories exist; otherwise removes the project and what hangs off it. */
+  delete(project: ProjectRecord): void {
+    const reason = this.undeletableReason(project);
+    if (reason) throw precondition(`precondition failed: ${reason}`);
+    this.remove(project);
+  }
+
+  /** Bytes used: the sum of the repositories' sizes. */
+  storageUsed(project: ProjectRecord): number {
+    let used = 0;
+    for (const r of project.repositories.values()) used += r.size ?? 0;
+    return used;
+  }
+
   /** Deletes the project and what Harbor deletes with it: robots, webhook policies, project labels. */
   remove(project: ProjectRecord): void {
-    this.#projects.delete(project.project_id);
+    // Cascade first: the other stores may still look the project up while cleaning up.
     this.#world.robots.deleteByProject(project.project_id);
     this.#world.webhooks.deleteByProject(project.project_id);
     this.#world.labels.deleteByProject(project.project_id);
+    this.#projects.delete(project.project_id);
   }
 }
 
-export const area = defineArea({
-  routes: [],
-  control: (world: World) => ({
-    /** Adds a repository (with artifacts) to a project, making it non-deletable. */
-    addRepository(project: string, repository: string, artifacts = 1): void {
-      const p = world.projects.byName(project);
-      if (!p) throw new Error(`no project ${project}`);
-      const now = world.nowText();
-      p.repositories.set(repository, {
-        name: `${project}/${repository}`,
-        artifact_count: artifacts,
-        pull_count: 0,
-        creation_time: now,
-        update_time: now,
+// ---------------------------------------------------------------------------------------------
+// Wire models (swagger-level constraints only)
+
+const MetadataBody = z.object(Object.fromEntries(METADATA_KEYS.map((k) => [k, z.string().nullish()])));
+const AllowlistBody = z.object({
+  id: z.number().int().nullish(),
+  project_id: z.number().int().nullish(),
+  expires_at: z.number().int().nullish(),
+  items: z.array(z.object({ cve_id: z.string().nullish() })).nullish(),
+  creation_time: z.string().nullish(),
+  update_time: z.string().nullish(),
+});
+const ProjectReqBody = z.object({
+  project_name: z
+    .string()
+    .max(NAME_MAX, { message: `should be at most ${NAME_MAX} chars long` })
+    .nullish(),
+  public: z.boolean().nullish(),
+  metadata: MetadataBody.nullish(),
+  cve_allowlist: AllowlistBody.nullish(),
+  storage_limit: z.number().int().nullish(),
+  registry_id: z.number().int().nullish(),
+});
+type ProjectReq = z.output<typeof ProjectReqBody>;
+
+/**
+ * The metadata a request sets, as Harbor copies it: `public` only when non-empty (it is a plain
+ * string with omitempty), every other key whenever it is present (they are pointers).
+ */
+function requestedMetadata(body: ProjectReq["metadata"]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of METADATA_KEYS) {
+    const v = body?.[key];
+    if (v === undefined || v === null || (key === "public" && v === "")) continue;
+    out[key] = v;
+  }
+  return out;
+}
+
+/** strconv.ParseInt(s, 10, 32), for metadata.proxy_speed_kb. */
+function checkInt32(s: string): void {
+  const syntax = !/^[+-]?\d+$/.test(s);
+  const range = !syntax && (Number(s) > 2 ** 31 - 1 || Number(s) < -(2 ** 31));
+  if (syntax || range) {
+    throw badRequest(
+      `metadata.proxy_speed_kb should by an int32, but got: '${s}', err: strconv.ParseInt: parsing "${s}": ${syntax ? "invalid syntax" : "value out of range"}`,
+    );
+  }
+}
+
+function callerRoles(c: Caller, p: ProjectRecord): number[] {
+  if (c.kind !== "user") return [];
+  const role = p.members.get(c.user.user_id);
+  return role === undefined ? [] : [role];
+}
+
+function renderMetadata(md: Record<string, string>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const key of METADATA_KEYS) {
+    const v = md[key];
+    if (v === undefined || (key === "public" && v === "")) continue;
+    out[key] = key === "severity" ? v.toLowerCase() : v;
+  }
+  return out;
+}
+
+function renderProject(p: ProjectRecord, caller: Caller, detail = true) {
+  const roles = callerRoles(caller, p);
+  const a = p.cve_allowlist;
+  return omitEmpty(
+    {
+      project_id: p.project_id,
+      owner_id: p.owner_id,
+      name: p.name,
+      registry_id: p.registry_id,
+      creation_time: p.creation_time,
+      update_time: p.update_time,
+      owner_name: p.owner_name,
+      current_user_role_id: roles[0] ?? 0,
+      current_user_role_ids: roles,
+      repo_count: p.repositories.size,
+      metadata: detail ? renderMetadata(p.metadata) : undefined,
+      // Harbor always sends the allowlist, its times and items (date-times are never left out).
+      cve_allowlist: {
+        id: a.id,
+        project_id: a.project_id,
+        ...(a.expires_at === undefined ? {} : { expires_at: a.expires_at }),
+        items: a.items,
+        creation_time: a.creation_time,
+        update_time: a.update_time,
+      },
+    },
+    ["repo_count"],
+  );
+}
+
+const projectFields: Fields<ProjectRecord> = {
+  project_id: (p) => p.project_id,
+  name: (p) => p.name,
+  owner_id: (p) => p.owner_id,
+  registry_id: (p) => p.registry_id,
+  creation_time: (p) => p.creation_time,
+  update_time: (p) => p.update_time,
+  public: (p) => p.metadata.public,
+  owner: (p) => p.owner_name,
+};
+
+const auditFields: Fields<AuditEntry> = {
+  id: (e) => e.id,
+  username: (e) => e.username,
+  resource: (e) => e.resource,
+  resource_type: (e) => e.resource_type,
+  operation: (e) => e.operation,
+  op_time: (e) => e.op_time,
+};
+
+const byName = (a: ProjectRecord, b: ProjectRecord) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+const newestFirst = (a: AuditEntry, b: AuditEntry) =>
+  a.op_time < b.op_time ? 1 : a.op_time > b.op_time ? -1 : b.id - a.id;
+
+function pathRef(ctx: Ctx): string {
+  return ctx.params.project_name_or_id as string;
+}
+
+function audit(ctx: Ctx, p: ProjectRecord, operation: "create" | "update" | "delete"): void {
+  auditWrite(ctx, { project_id: p.project_id, resource: p.name, resource_type: "project", operation });
+}
+
+/**
+ * Which projects a caller may see in a list: admins (and system robots holding project:list) all of
+ * them, users their member projects, robots the projects they hold permissions for ("*": all),
+ * everybody the public ones.
+ */
+function visibleTo(c: Caller): (p: ProjectRecord) => boolean {
+  const isPublic = (p: ProjectRecord) => p.metadata.public === "true";
+  if (c.kind === "anonymous") return isPublic;
+  if (canSystem(c, "project", "list")) return () => true;
+  if (c.kind === "robot") {
+    if (c.robot.permissions.some((p) => p.kind === "project" && p.namespace === "*")) return () => true;
+    const names = new Set(c.robot.permissions.map((p) => p.namespace));
+    return (p) => names.has(p.name) || isPublic(p);
+  }
+  const userId = c.user.user_id;
+  return (p) => p.members.has(userId) || isPublic(p);
+}
+
+function registrySummary(world: World, id: number): Record<string, unknown> | undefined {
+  const r = world.registries.get(id);
+  if (!r) return undefined;
+  // The registry as the API shows it, without its credential.
+  return omitEmpty(
+    {
+      id: r.id,
+      url: r.url,
+      name: r.name,
+      type: r.type,
+      insecure: r.insecure,
+      description: r.description,
+      status: r.status,
+      creation_time: r.creation_time,
+      update_time: r.update_time,
+    },
+    ["id"],
+  );
+}
+
+const projectRef = { project_name_or_id: "string" } as const;
+const isResourceName = { "X-Is-Resource-Name": { type: "bool", default: false } } as const;
+
+const routes: RouteSpec[] = [
+  {
+    op: "createProject",
+    method: "POST",
+    path: "/projects",
+    headers: { "X-Resource-Name-In-Location": { type: "bool", default: false } },
+    body: { name: "project", schema: ProjectReqBody },
+    handle(ctx) {
+      requireAuthenticated(ctx);
+      const c = ctx.caller;
+      if (c.kind === "robot" && c.robot.level !== "system") {
+        throw forbidden("Only system level robot can create project");
+      }
+      const b = ctx.body as ProjectReq;
+      // Harbor's "sys admin" here is whoever holds system project:create (admins, system robots).
+      const admin = canSystem(c, "project", "create");
+      const registryId = b.registry_id ?? undefined;
+      if (registryId !== undefined && !admin) {
+        throw forbidden("Only system admin can create proxy cache project");
+      }
+      let storageLimit = b.storage_limit ?? 0;
+      if (storageLimit === 0 || !admin) storageLimit = DEFAULT_STORAGE_LIMIT;
+
+      const metadata = requestedMetadata(b.metadata);
+      // The deprecated top-level `public` counts only when metadata.public is not given.
+      if (b.public !== undefined && b.public !== null && !metadata.public) metadata.public = String(b.public);
+      metadata.public ??= "false";
+      if (metadata.public !== "true" && metadata.public !== "false") {
+        throw badRequest(`metadata.public should only be 'true' or 'false', but got: '${metadata.public}'`);
+      }
+      if (registryId === undefined) delete metadata.proxy_speed_kb;
+      else delete metadata.enable_content_trust;
+      if (metadata.retention_id) {
+        throw badRequest(
+          "bad request: the retention_id in the request's payload when creating a project should be omitted, alternatively passing an empty string",
+        );
+      }
+      delete metadata.retention_id;
+      if (registryId !== undefined) {
+        if (registryId <= 0) {
+          throw badRequest(
+            `bad request: ${registryId} is invalid value of registry_id, it should be geater than 0`,
+          );
+        }
+        const registry = ctx.world.registries.get(registryId);
+        // Harbor wraps the lookup failure in a plain error: a (masked) 500, not a 404.
+        if (!registry) throw internal(`failed to get the registry ${registryId}`);
+        if (!PROXY_CACHE_TYPES.includes(registry.type)) {
+          throw badRequest(`bad request: unsupported registry type ${registry.type}`);
+        }
+        if (metadata.proxy_speed_kb !== undefined) checkInt32(metadata.proxy_speed_kb);
+      }
+      if ((storageLimit <= 0 && storageLimit !== -1) || storageLimit > MAX_STORAGE_LIMIT) {
+        throw badRequest("bad request: invalid value for resource storage");
+      }
+      // Robots cannot own projects: the first system admin does.
+      const ownerId = c.kind === "user" ? c.user.user_id : ctx.world.identities.admin.user_id;
+      const project = ctx.world.projects.create({
+        name: b.project_name ?? "",
+        ownerId,
+        metadata,
+        storageLimit,
+        ...(registryId === undefined ? {} : { registryId }),
+      });
+      // A proxy cache gets a retention policy (keep what was pulled in the last 7 days).
+      if (registryId !== undefined) project.metadata.retention_id = String(ctx.world.ids.next("retention"));
+      audit(ctx, project, "create");
+      const tail = ctx.query["X-Resource-Name-In-Location"] === true ? project.name : project.project_id;
+      return { status: 201, headers: { location: `${ctx.url.pathname.replace(/\/+$/, "")}/${tail}` } };
+    },
+  },
+  {
+    op: "headProject",
+    method: "HEAD",
+    path: "/projects",
+    query: { project_name: { type: "string", required: true } },
+    handle(ctx) {
+      requireAuthenticated(ctx);
+      const name = ctx.query.project_name as string;
+      if (!ctx.world.projects.byName(name)) throw notFound(`project ${name} not found`);
+      return ok();
+    },
+  },
+  {
+    op: "listProjects",
+    method: "GET",
+    path: "/projects",
+    paged: true,
+    query: {
+      q: { type: "string" },
+      sort: { type: "string" },
+      name: { type: "string" },
+      public: { type: "bool" },
+      owner: { type: "string" },
+      with_detail: { type: "bool", default: true },
+    },
+    handle(ctx) {
+      const publicParam = ctx.query.public as boolean | undefined;
+      // Anonymous callers asking for private projects get an empty answer straight away.
+      if (ctx.caller.kind === "anonymous" && publicParam === false)
+        return page(ctx, [], { noLinkWhenEmpty: true });
+      const name = ctx.query.name as string | undefined;
+      const owner = ctx.query.owner as string | undefined;
+      const visible = visibleTo(ctx.caller);
+      const items = ctx.world.projects.all().filter((p) => {
+        if (!visible(p)) return false;
+        if (name && !p.name.toUpperCase().includes(name.toUpperCase())) return false;
+        if (owner && p.owner_name !== owner) return false;
+        if (publicParam !== undefined && (p.metadata.public === "true") !== publicParam) return false;
+        return true;
+      });
+      const detail = ctx.query.with_detail !== false;
+      return listReply(ctx, items, projectFields, {
+        defaultOrder: byName,
+        noLinkWhenEmpty: true,
+        render: (p) => renderProject(p, ctx.caller, detail),
       });
     },
-    removeRepository(project: string, repository: string): void {
-      world.projects.byName(project)?.repositories.delete(repository);
+  },
+  {
+    op: "getProject",
+    method: "GET",
+    path: "/projects/{project_name_or_id}",
+    params: projectRef,
+    headers: isResourceName,
+    handle(ctx) {
+      const project = projectAccess(ctx, pathRef(ctx), "project", "read");
+      return ok(renderProject(project, ctx.caller));
     },
-  }),
+  },
+  {
+    op: "updateProject",
+    method: "PUT",
+    path: "/projects/{project_name_or_id}",
+    params: projectRef,
+    headers: isResourceName,
+    body: { name: "project", schema: ProjectReqBody },
+    handle(ctx) {
+      const project = projectAccess(ctx, pathRef(ctx), "project", "update");
+      const b = ctx.body as ProjectReq;
+      let allowlist: { items: Array<{ cve_id: string }>; expires_at?: number } | undefined;
+      if (b.cve_allowlist) {
+        const pid = b.cve_allowlist.project_id ?? 0;
+        if (pid !== 0 && pid !== project.project_id) {
+          throw badRequest(`project_id in cve_allowlist must be ${project.project_id} but it's ${pid}`);
+        }
+        const expires = b.cve_allowlist.expires_at;
+        allowlist = {
+          items: (b.cve_allowlist.items ?? []).map((i) => ({ cve_id: i.cve_id ?? "" })),
+          ...(expires === undefined || expires === null ? {} : { expires_at: expires }),
+        };
+      }
+      // name, storage_limit and registry_id in the body are ignored on update.
+      const metadata = requestedMetadata(b.metadata);
+      if (project.registry_id === 0) delete metadata.proxy_speed_kb;
+      else delete metadata.enable_content_trust;
+      if (metadata.retention_id !== undefined && metadata.retention_id !== project.metadata.retention_id) {
+        throw badRequest(
+          "the retention_id in the request's payload when updating a project should be omitted, alternatively passing the one that has already been associated to this project",
+        );
+      }
+      ctx.world.projects.update(project, { metadata, ...(allowlist ? { allowlist } : {}) });
+      audit(ctx, project, "update");
+      return ok();
+    },
+  },
+  {
+    op: "deleteProject",
+    method: "DELETE",
+    path: "/projects/{project_name_or_id}",
+    params: projectRef,
+    headers: isResourceName,
+    handle(ctx) {
+      const project = projectAccess(ctx, pathRef(ctx), "project", "delete");
+      ctx.world.projects.delete(project);
+      audit(ctx, project, "delete");
+      return ok();
+    },
+  },
+  {
+    op: "getProjectDeletable",
+    method: "GET",
+    path: "/projects/{project_name_or_id}/_deletable",
+    params: projectRef,
+    headers: isResourceName,
+    handle(ctx) {
+      const project = projectAccess(ctx, pathRef(ctx), "project", "delete");
+      const reason = ctx.world.projects.undeletableReason(project);
+      // `deletable` is omitempty: a false value is left out.
+      return ok(omitEmpty({ deletable: reason === undefined, message: reason }));
+    },
+  },
+  {
+    op: "getProjectSummary",
+    method: "GET",
+    path: "/projects/{project_name_or_id}/summary",
+    params: projectRef,
+    headers: isResourceName,
+    handle(ctx) {
+      const project = projectAccess(ctx, pathRef(ctx), "project", "read");
+      const c = ctx.caller;
+      const count = (role: number) => [...project.members.values()].filter((r) => r === role).length;
+      const members = canProject(c, project, "member", "list")
+        ? {
+            project_admin_count: count(ROLES.projectAdmin),
+            maintainer_count: count(ROLES.maintainer),
+            developer_count: count(ROLES.developer),
+            guest_count: count(ROLES.guest),
+            limited_guest_count: count(ROLES.limitedGuest),
+          }
+        : {};
+      const quota = canProject(c, project, "quota", "read")
+        ? {
+            quota: {
+              hard: { storage: project.storage_limit },
+              used: { storage: ctx.world.projects.storageUsed(project) },
+            },
+          }
+        : {};
+      const registry = project.registry_id > 0 ? registrySummary(ctx.world, project.registry_id) : undefined;
+      return ok(
+        omitEmpty({ repo_count: project.repositories.size, ...members, ...quota, registry }, ["repo_count"]),
+      );
+    },
+  },
+  {
+    op: "getLogs",
+    method: "GET",
+    path: "/projects/{project_name}/logs",
+    paged: true,
+    query: { q: { type: "string" }, sort: { type: "string" } },
+    handle(ctx) {
+      // Only a name is accepted here, also when it looks like a number.
+      const project = projectAccess(
+        { ...ctx, query: { ...ctx.query, "X-Is-Resource-Name": true } },
+        ctx.params.project_name as string,
+        "log",
+        "list",
+      );
+      return listReply(ctx, ctx.world.audit.forProject(project.project_id), auditFields, {
+        defaultOrder: newestFirst,
+        render: (e) => omitEmpty({ ...e, project_id: undefined }),
+      });
+    },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// The registry's token service (/service/token) and the registry's ping (/v2/): enough of Harbor's
+// Docker registry auth for a test to prove that credentials, e.g. a delivered pull secret, work.
+//
+// As in Harbor: the token lists, per requested repository, every action the caller may perform
+// there (pull, push, delete, scanner-pull, and "*" when it has the first three), whatever actions
+// were asked for; wrong basic-auth credentials make the caller anonymous (a token with public
+// access only), and only an anonymous request without any scope (what `docker login` sends) is
+// refused with 401.
+
+const REGISTRY_SERVICE = "harbor-registry";
+const TOKEN_ISSUER = "harbor-token-issuer";
+/** Harbor's token_expiration default: 30 minutes. */
+const TOKEN_SECONDS = 30 * 60;
+const REPOSITORY_ACTIONS = ["pull", "push", "delete", "scanner-pull"];
+
+interface SigningKey {
+  privateKey: KeyObject;
+  publicKey: KeyObject;
+  kid: string;
+}
+let signingKey: SigningKey | undefined;
+
+/** One RSA key per process, made on first use; the key id in libtrust's format. */
+function tokenKey(): SigningKey {
+  if (!signingKey) {
+    const { privateKey, publicKey } = generateKeyPairSync("rsa", { modulusLength: 2048 });
+    const digest = createHash("sha256")
+      .update(publicKey.export({ type: "spki", format: "der" }))
+      .digest();
+    const b32 = base32(digest.subarray(0, 30));
+    signingKey = { privateKey, publicKey, kid: b32.match(/.{4}/g)?.join(":") ?? b32 };
+  }
+  return signingKey;
+}
+
+function base32(bytes: Buffer): string {
+  const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+  let bits = 0;
+  let value = 0;
+  let out = "";
+  for (const b of bytes) {
+    value = (value << 8) | b;
+    bits += 8;
+    while (bits >= 5) {
+      out += alphabet[(value >>> (bits - 5)) & 31];
+      bits -= 5;
+    }
+  }
+  return out;
+}
+
+const b64url = (data: string | Buffer) => Buffer.from(data).toString("base64url");
+
+interface ResourceActions {
+  type: string;
+  name: string;
+  actions: string[];
+}
+
+/** "repository:proj/repo:pull,push" → type, name (may hold ":"), requested actions. */
+function parseScope(scope: string): ResourceActions {
+  const items = scope.split(":");
+  if (items.length === 1) return { type: items[0] as string, name: "", actions: [] };
+  if (items.length === 2) return { type: items[0] as string, name: items[1] as string, actions: [] };
+  const last = items[items.length - 1] as string;
+  return {
+    type: items[0] as string,
+    name: items.slice(1, -1).join(":"),
+    actions: last ? last.split(",") : [],
+  };
+}
+
+/** What the caller may do on the resource; undefined when Harbor could not handle the name (500). */
+function grantedActions(world: World, caller: Caller, a: ResourceActions): string[] | undefined {
+  if (a.type === "registry") {
+    if (a.name !== "catalog") return undefined;
+    return isSysAdmin(caller) ? a.actions : [];
+  }
+  if (a.type !== "repository") return [];
+  const slash = a.name.indexOf("/");
+  if (slash < 0) return undefined;
+  const project = world.projects.byName(a.name.slice(0, slash));
+  if (!project) return [];
+  const granted = REPOSITORY_ACTIONS.filter((act) => canProject(caller, project, "repository", act));
+  if (["pull", "push", "delete"].every((act) => granted.includes(act))) granted.push("*");
+  return granted;
+}
+
+function issueToken(world: World, caller: Caller, access: ResourceActions[]) {
+  const key = tokenKey();
+  const now = Math.floor(world.now() / 1000);
+  const jti = Array.from(
+    { length: 16 },
+    () => "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"[randomInt(62)],
+  ).join("");
+  const header = b64url(JSON.stringify({ typ: "JWT", alg: "RS256", kid: key.kid }));
+  const claims = b64url(
+    JSON.stringify({
+      iss: TOKEN_ISSUER,
+      sub: caller.kind === "anonymous" ? "" : callerName(caller),
+      aud: REGISTRY_SERVICE,
+      exp: now + TOKEN_SECONDS,
+      nbf: now,
+      iat: now,
+      jti,
+      access,
+    }),
+  );
+  const signature = b64url(sign("sha256", Buffer.from(`${header}.${claims}`), key.privateKey));
+  return {
+    token: `${header}.${claims}.${signature}`,
+    expires_in: TOKEN_SECONDS,
+    issued_at: new Date(now * 1000).toISOString().replace(/\.\d{3}Z$/, "Z"),
+  };
+}
+
+/** Whether a bearer token is one this emulator issued and it has not expired. */
+function validBearer(world: World, authorization: string | undefined): boolean {
+  const m = /^Bearer\s+([\w-]+)\.([\w-]+)\.([\w-]+)$/.exec(authorization ?? "");
+  if (!m || !signingKey) return false;
+  const [, header, claims, signature] = m as unknown as [string, string, string, string];
+  if (
+    !verify(
+      "sha256",
+      Buffer.from(`${header}.${claims}`),
+      signingKey.publicKey,
+      Buffer.from(signature, "base64url"),
+    )
+  ) {
+    return false;
+  }
+  const { exp } = JSON.parse(Buffer.from(claims, "base64url").toString("utf8")) as { exp?: number };
+  return typeof exp === "number" && exp > world.now() / 1000;
+}
+
+const rootRoutes: RouteSpec[] = [
+  {
+    op: "registryToken",
+    method: "GET",
+    path: "/service/token",
+    query: { service: { type: "string" } },
+    handle(ctx) {
+      const service = (ctx.query.service as string | undefined) ?? "";
+      if (service !== REGISTRY_SERVICE) return textReply400(`Unable to handle service: ${service}`);
+      const scopes = ctx.rawQuery
+        .getAll("scope")
+        .flatMap((s) => s.split(" "))
+        .filter(Boolean);
+      if (ctx.caller.kind === "anonymous" && scopes.length === 0) return { status: 401 };
+      const access: ResourceActions[] = [];
+      for (const requested of scopes.map(parseScope)) {
+        const actions = grantedActions(ctx.world, ctx.caller, requested);
+        if (actions === undefined) return { status: 500 };
+        access.push({ ...requested, actions });
+      }
+      return ok(issueToken(ctx.world, ctx.caller, access));
+    },
+  },
+  {
+    op: "registryPing",
+    method: "GET",
+    path: "/v2",
+    handle(ctx) {
+      if (ctx.caller.kind !== "anonymous" || validBearer(ctx.world, ctx.headers.authorization)) return ok({});
+      const host = ctx.headers.host ?? ctx.url.host;
+      return {
+        status: 401,
+        json: { errors: [{ code: "UNAUTHORIZED", message: "authentication required", detail: null }] },
+        headers: {
+          "www-authenticate": `Bearer realm="http://${host}/service/token",service="${REGISTRY_SERVICE}"`,
+        },
+      };
+    },
+  },
+];
+
+function textReply400(message: string) {
+  return { status: 400, text: message, headers: { "content-type": "text/plain; charset=utf-8" } };
+}
+
+export const area = defineArea({
+  routes,
+  rootRoutes,
+  control: (world: World) => {
+    const project = (name: string): ProjectRecord => {
+      const p = world.projects.byName(name);
+      if (!p) throw new Error(`no project ${name}`);
+      return p;
+    };
+    return {
+      /** Every project as an admin's GET shows it. */
+      list: () =>
+        world.projects.all().map((p) => renderProject(p, { kind: "user", user: world.identities.admin })),
+      /** Adds a repository (with artifacts and a size in bytes) to a project, making it non-deletable. */
+      addRepository(projectName: string, repository: string, artifacts = 1, sizeBytes = 0): void {
+        const now = world.nowText();
+        project(projectName).repositories.set(repository, {
+          name: `${projectName}/${repository}`,
+          artifact_count: artifacts,
+          pull_count: 0,
+          size: sizeBytes,
+          creation_time: now,
+          update_time: now,
+        });
+      },
+      removeRepository(projectName: string, repository: string): void {
+        world.projects.byName(projectName)?.repositories.delete(repository);
+      },
+      /** Sets how many bytes a repository takes (the project summary's used storage). */
+      setRepositorySize(projectName: string, repository: string, sizeBytes: number): void {
+        const repo = project(projectName).repositories.get(repository);
+        if (!repo) throw new Error(`no repository ${projectName}/${repository}`);
+        repo.size = sizeBytes;
+        repo.update_time = world.nowText();
+      },
+      /**
+       * Simulates `docker push`: adds the artifact (creating the repository if needed), records a push
+       * in the audit log and notifies the project's webhooks with a PUSH_ARTIFACT event.
+       */
+      pushArtifact(
+        projectName: string,
+        repository: string,
+        options: { tag?: string; sizeBytes?: number; username?: string } = {},
+      ): { digest: string } {
+        const p = project(projectName);
+        const tag = options.tag ?? "latest";
+        const digest = `sha256:${randomBytes(32).toString("hex")}`;
+        const nowMs = world.now();
+        const now = world.nowText();
+        const repo = p.repositories.get(repository) ?? {
+          name: `${projectName}/${repository}`,
+          artifact_count: 0,
+          pull_count: 0,
+          size: 0,
+          creation_time: now,
+          update_time: now,
+        };
+        repo.artifact_count += 1;
+        repo.size = (repo.size ?? 0) + (options.sizeBytes ?? 0);
+        repo.update_time = now;
+        p.repositories.set(repository, repo);
+        const username = options.username ?? world.identities.admin.username;
+        world.audit.record({
+          project_id: p.project_id,
+          username,
+          resource: `${projectName}/${repository}:${tag}`,
+          resource_type: "artifact",
+          operation: "push",
+        });
+        world.webhooks.notify({
+          projectId: p.project_id,
+          eventType: "PUSH_ARTIFACT",
+          data: {
+            resources: [{ digest, tag, resource_url: `${projectName}/${repository}:${tag}` }],
+            repository: {
+              date_created: Math.floor(Date.parse(repo.creation_time) / 1000),
+              name: repository,
+              namespace: projectName,
+              repo_full_name: `${projectName}/${repository}`,
+              repo_type: p.metadata.public === "true" ? "public" : "private",
+            },
+            operator: username,
+            occur_at: Math.floor(nowMs / 1000),
+          },
+        });
+        return { digest };
+      },
+    };
+  },
 });
