@@ -1,0 +1,139 @@
+// HarborConnection (namespaced) and ClusterHarborConnection (cluster-scoped): where a Harbor is and
+// how to log in. Every managed resource picks one through spec.connectionRef.
+import { z } from "zod";
+import { ConditionSchema, type KindDefinition, k8sName } from "./common.ts";
+
+const connectionSpecFields = {
+  url: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/)
+    .describe("Harbor's external URL, e.g. https://harbor.example.com. The API is under /api/v2.0."),
+  caBundle: z
+    .string()
+    .max(65536)
+    .optional()
+    .describe("PEM certificates to trust for Harbor's TLS certificate (instead of the system store)."),
+  insecureSkipTLSVerify: z
+    .boolean()
+    .default(false)
+    .describe("Skip TLS verification. Only for test installations."),
+  registryHost: z
+    .string()
+    .max(253)
+    .regex(/^[a-zA-Z0-9.-]+(:\d+)?$/)
+    .optional()
+    .describe("The registry host in image references and pull secrets. Defaults to the URL's host."),
+  rateLimit: z
+    .object({
+      requestsPerSecond: z.number().int().min(1).max(10000).default(20),
+      burst: z.number().int().min(1).max(10000).default(40),
+    })
+    .default({ requestsPerSecond: 20, burst: 40 })
+    .describe("Client-side request rate towards this Harbor, shared by all resources using it."),
+  maxConcurrency: z
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(8)
+    .describe("Requests in flight towards this Harbor."),
+  checks: z
+    .object({
+      ldap: z.boolean().default(false).describe("Report Harbor's LDAP ping result in the status."),
+      jobService: z
+        .boolean()
+        .default(false)
+        .describe("Report job-service pools, workers and queues in the status."),
+    })
+    .default({ ldap: false, jobService: false }),
+};
+
+const credentialsRef = {
+  name: k8sName.describe("Secret holding the Harbor credentials."),
+  usernameKey: z.string().max(253).default("username"),
+  passwordKey: z.string().max(253).default("password"),
+};
+
+export const HarborConnectionSpec = z.object({
+  ...connectionSpecFields,
+  credentialsSecretRef: z
+    .object(credentialsRef)
+    .describe("A Secret in this namespace with username and password."),
+});
+export type HarborConnectionSpec = z.output<typeof HarborConnectionSpec>;
+
+export const ClusterHarborConnectionSpec = z.object({
+  ...connectionSpecFields,
+  credentialsSecretRef: z
+    .object({ ...credentialsRef, namespace: k8sName.describe("Namespace of the Secret.") })
+    .describe("A Secret with username and password."),
+  allowedNamespaces: z
+    .array(
+      z
+        .string()
+        .min(1)
+        .max(253)
+        .regex(/^[a-z0-9*]([-a-z0-9.*]*[a-z0-9*])?$/),
+    )
+    .min(1)
+    .max(256)
+    .describe(
+      'Namespaces whose resources may use this connection: names, or patterns with "*" (e.g. "team-*", "*").',
+    ),
+});
+export type ClusterHarborConnectionSpec = z.output<typeof ClusterHarborConnectionSpec>;
+
+export const ConnectionStatus = z.object({
+  observedGeneration: z.number().int().optional(),
+  conditions: z.array(ConditionSchema).optional(),
+  harborVersion: z.string().optional().describe("The version Harbor reports."),
+  authenticatedAs: z.string().optional().describe("The user the credentials log in as."),
+  lastCheckTime: z.string().optional(),
+  ldap: z.object({ success: z.boolean(), message: z.string().optional() }).optional(),
+  jobService: z
+    .object({
+      pools: z.number().int(),
+      workers: z.number().int(),
+      busyWorkers: z.number().int(),
+      queues: z.array(
+        z.object({
+          jobType: z.string(),
+          count: z.number().int(),
+          latency: z.number().int(),
+          paused: z.boolean(),
+        }),
+      ),
+    })
+    .optional(),
+});
+export type ConnectionStatus = z.output<typeof ConnectionStatus>;
+
+const columns: KindDefinition["columns"] = [
+  { name: "URL", type: "string", jsonPath: ".spec.url" },
+  { name: "Version", type: "string", jsonPath: ".status.harborVersion" },
+];
+
+export const harborConnection: KindDefinition = {
+  kind: "HarborConnection",
+  plural: "harborconnections",
+  singular: "harborconnection",
+  shortNames: ["hconn"],
+  scope: "Namespaced",
+  spec: HarborConnectionSpec,
+  status: ConnectionStatus,
+  columns,
+  description: "A Harbor instance and the credentials to manage it, for resources in this namespace.",
+};
+
+export const clusterHarborConnection: KindDefinition = {
+  kind: "ClusterHarborConnection",
+  plural: "clusterharborconnections",
+  singular: "clusterharborconnection",
+  shortNames: ["chconn"],
+  scope: "Cluster",
+  spec: ClusterHarborConnectionSpec,
+  status: ConnectionStatus,
+  columns,
+  description: "A Harbor instance and the credentials to manage it, for resources in the allowed namespaces.",
+};

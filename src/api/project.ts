@@ -1,0 +1,101 @@
+// HarborProject: a Harbor project and its settings.
+import { z } from "zod";
+import {
+  HARBOR_NAME_PATTERN,
+  immutableName,
+  type KindDefinition,
+  LocalObjectReference,
+  managedSpec,
+  managedStatus,
+  optionalImmutable,
+} from "./common.ts";
+
+/** A Kubernetes quantity of bytes ("10Gi", "500M", "1073741824") or "unlimited" / "-1". */
+export const STORAGE_QUANTITY_PATTERN = "^(unlimited|-1|[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?)$";
+
+export const Severity = z.enum(["none", "low", "medium", "high", "critical"]);
+
+export const HarborProjectSpec = z.object({
+  ...managedSpec,
+  name: immutableName(HARBOR_NAME_PATTERN, 255, "project").optional(),
+  public: z.boolean().default(false).describe("Anyone may pull from a public project."),
+  autoScan: z.boolean().optional().describe("Scan images on push. Unset: left as Harbor has it."),
+  severity: Severity.optional().describe("With preventVulnerable: the lowest severity that blocks pulls."),
+  preventVulnerable: z
+    .boolean()
+    .optional()
+    .describe("Block pulls of images with vulnerabilities of `severity` or higher."),
+  contentTrust: z.boolean().optional().describe("Allow only signed images (Notary) to be pulled."),
+  contentTrustCosign: z.boolean().optional().describe("Allow only images signed with cosign to be pulled."),
+  autoSbomGeneration: z.boolean().optional().describe("Generate an SBOM on push (Harbor 2.11 and later)."),
+  reuseSystemCveAllowlist: z
+    .boolean()
+    .optional()
+    .describe("Use the system CVE allowlist instead of the project's own cveAllowlist."),
+  cveAllowlist: z
+    .object({
+      items: z
+        .array(z.string().max(64).regex(/^\S+$/))
+        .max(1024)
+        .default([])
+        .describe("CVE ids, e.g. CVE-2024-1234."),
+      expiresAt: z.iso.datetime().optional().describe("When the allowlist stops applying (RFC 3339)."),
+    })
+    .optional()
+    .describe("The project's own CVE allowlist. Unset: left as Harbor has it."),
+  storageLimit: z
+    .string()
+    .regex(new RegExp(STORAGE_QUANTITY_PATTERN))
+    .optional()
+    .describe('Storage quota as a quantity ("10Gi"), or "unlimited". Applied when the project is created.'),
+  proxyCache: z
+    .object({
+      registryRef: LocalObjectReference.describe("The HarborRegistry to cache."),
+      speedKbps: z
+        .number()
+        .int()
+        .min(-1)
+        .optional()
+        .describe("Bandwidth limit for pulls from upstream; -1 unlimited."),
+    })
+    .optional()
+    .describe("Make the project a pull-through cache of a registry. Set at creation only."),
+});
+export type HarborProjectSpec = z.output<typeof HarborProjectSpec>;
+
+export const HarborProjectStatus = z.object({
+  ...managedStatus,
+  owner: z.string().optional().describe("The Harbor user that owns the project."),
+  repositoryCount: z.number().int().optional(),
+  quota: z
+    .object({
+      hard: z.string().optional().describe('Storage limit as a quantity, or "unlimited".'),
+      used: z.string().optional().describe("Storage used, as a quantity."),
+    })
+    .optional(),
+  deletable: z.boolean().optional().describe("Whether Harbor would delete the project now."),
+});
+export type HarborProjectStatus = z.output<typeof HarborProjectStatus>;
+
+export const harborProject: KindDefinition = {
+  kind: "HarborProject",
+  plural: "harborprojects",
+  singular: "harborproject",
+  shortNames: ["hproj"],
+  scope: "Namespaced",
+  spec: HarborProjectSpec,
+  status: HarborProjectStatus,
+  specValidations: [
+    optionalImmutable("name"),
+    optionalImmutable("proxyCache"),
+    {
+      rule: "!has(self.preventVulnerable) || !self.preventVulnerable || has(self.severity)",
+      message: "preventVulnerable needs a severity",
+    },
+  ],
+  columns: [
+    { name: "Project", type: "string", jsonPath: ".spec.name", priority: 1 },
+    { name: "Repos", type: "integer", jsonPath: ".status.repositoryCount", priority: 1 },
+  ],
+  description: "A Harbor project.",
+};

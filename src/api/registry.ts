@@ -1,0 +1,70 @@
+// HarborRegistry: a remote registry endpoint that replication policies and proxy-cache projects use.
+import { z } from "zod";
+import {
+  immutableName,
+  type KindDefinition,
+  k8sName,
+  managedSpec,
+  managedStatus,
+  optionalImmutable,
+} from "./common.ts";
+
+export const HarborRegistrySpec = z.object({
+  ...managedSpec,
+  name: immutableName("^\\S(.*\\S)?$", 64, "registry").optional(),
+  type: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-zA-Z0-9-]+$/)
+    .describe(
+      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr (checked against Harbor's list).",
+    ),
+  url: z
+    .string()
+    .max(2048)
+    .regex(/^https?:\/\/\S+$/)
+    .describe("The registry's URL."),
+  description: z.string().max(1024).optional(),
+  insecure: z.boolean().default(false).describe("Skip TLS verification of the remote registry."),
+  credential: z
+    .object({
+      type: z.enum(["basic", "oauth"]).default("basic"),
+      secretRef: z
+        .object({
+          name: k8sName,
+          accessKeyKey: z.string().max(253).default("accessKey"),
+          accessSecretKey: z.string().max(253).default("accessSecret"),
+        })
+        .describe("A Secret in this namespace with the access key and secret."),
+    })
+    .optional()
+    .describe("Credentials for the remote registry; none for anonymous access."),
+});
+export type HarborRegistrySpec = z.output<typeof HarborRegistrySpec>;
+
+export const HarborRegistryStatus = z.object({
+  ...managedStatus,
+  health: z.string().optional().describe("healthy or unhealthy, as Harbor last saw it."),
+  credentialsVersion: z
+    .string()
+    .optional()
+    .describe("resourceVersion of the credentials Secret last pushed to Harbor."),
+});
+export type HarborRegistryStatus = z.output<typeof HarborRegistryStatus>;
+
+export const harborRegistry: KindDefinition = {
+  kind: "HarborRegistry",
+  plural: "harborregistries",
+  singular: "harborregistry",
+  shortNames: ["hreg"],
+  scope: "Namespaced",
+  spec: HarborRegistrySpec,
+  status: HarborRegistryStatus,
+  specValidations: [optionalImmutable("name")],
+  columns: [
+    { name: "Type", type: "string", jsonPath: ".spec.type" },
+    { name: "Health", type: "string", jsonPath: ".status.health" },
+  ],
+  description: "A remote registry known to Harbor, for replication and proxy caching.",
+};

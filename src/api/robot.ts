@@ -1,0 +1,245 @@
+// HarborRobot: a robot account and the Kubernetes Secret(s) that deliver its credentials.
+import { z } from "zod";
+import {
+  HARBOR_NAME_PATTERN,
+  immutableName,
+  type KindDefinition,
+  k8sName,
+  LocalObjectReference,
+  managedSpec,
+  managedStatus,
+  optionalImmutable,
+} from "./common.ts";
+
+/**
+ * The (resource, action) pairs Harbor 2.12 accepts in robot permissions, per scope (its policy map
+ * plus the robot, member, user and SBOM permissions added in 2.12).
+ * The CRD checks permissions against these lists, so a typo fails at `kubectl apply`.
+ */
+export const ROBOT_PERMISSIONS: Record<"system" | "project", Record<string, readonly string[]>> = {
+  system: {
+    "audit-log": ["list"],
+    "preheat-instance": ["read", "create", "delete", "list", "update"],
+    project: ["list", "create"],
+    "replication-policy": ["read", "create", "delete", "list", "update"],
+    replication: ["read", "create", "list"],
+    "replication-adapter": ["list"],
+    registry: ["read", "create", "delete", "list", "update"],
+    "scan-all": ["read", "update", "stop", "create"],
+    "system-volumes": ["read"],
+    "garbage-collection": ["read", "create", "list", "update", "stop"],
+    "purge-audit": ["read", "create", "list", "update", "stop"],
+    "jobservice-monitor": ["list", "stop"],
+    scanner: ["read", "create", "delete", "list", "update"],
+    label: ["read", "create", "delete", "update"],
+    "security-hub": ["read", "list"],
+    catalog: ["read"],
+    quota: ["read", "list", "update"],
+    robot: ["create", "read", "delete", "list"],
+    user: ["create", "read", "update", "delete", "list"],
+    "user-group": ["create", "read", "update", "delete", "list"],
+    "ldap-user": ["create", "list"],
+    "export-cve": ["create", "read"],
+  },
+  project: {
+    log: ["list"],
+    project: ["read", "delete", "update"],
+    metadata: ["read", "create", "delete", "list", "update"],
+    repository: ["read", "update", "delete", "list", "pull", "push"],
+    artifact: ["read", "create", "list", "delete"],
+    scan: ["create", "read", "stop"],
+    sbom: ["create", "read", "stop"],
+    tag: ["create", "list", "delete"],
+    accessory: ["list"],
+    "artifact-addition": ["read"],
+    "artifact-label": ["create", "delete"],
+    scanner: ["create", "read"],
+    "preheat-policy": ["read", "create", "delete", "list", "update"],
+    "immutable-tag": ["create", "delete", "list", "update"],
+    "notification-policy": ["read", "create", "delete", "list", "update"],
+    "tag-retention": ["read", "create", "delete", "list", "update"],
+    label: ["read", "create", "delete", "list", "update"],
+    quota: ["read"],
+    robot: ["create", "read", "delete", "list"],
+    member: ["create", "read", "update", "delete", "list"],
+  },
+};
+
+function celPairs(scope: "system" | "project"): string {
+  const pairs = Object.entries(ROBOT_PERMISSIONS[scope]).flatMap(([r, actions]) =>
+    actions.map((a) => `'${r}:${a}'`),
+  );
+  return `[${pairs.join(", ")}]`;
+}
+
+const Access = z.object({
+  resource: z
+    .string()
+    .min(1)
+    .max(64)
+    .regex(/^[a-z-]+$/)
+    .describe("e.g. repository, artifact, tag, scan."),
+  action: z
+    .string()
+    .min(1)
+    .max(32)
+    .regex(/^[a-z-]+$/)
+    .describe("e.g. pull, push, read, list, create."),
+  effect: z.enum(["allow", "deny"]).default("allow"),
+});
+
+const Permission = z
+  .object({
+    kind: z.enum(["project", "system"]).default("project"),
+    namespace: z
+      .string()
+      .min(1)
+      .max(255)
+      .optional()
+      .describe(
+        'For kind project: a project name or "*" (all projects); omit for project-level robots. For kind system: "/".',
+      ),
+    access: z.array(Access).min(1).max(64),
+  })
+  .meta({
+    "x-kubernetes-validations": [
+      {
+        rule: `self.kind != 'system' || self.access.all(a, (a.resource + ':' + a.action) in ${celPairs("system")})`,
+        message: "a system permission names a resource/action pair Harbor does not allow for robots",
+      },
+      {
+        rule: `self.kind != 'project' || self.access.all(a, (a.resource + ':' + a.action) in ${celPairs("project")})`,
+        message: "a project permission names a resource/action pair Harbor does not allow for robots",
+      },
+      {
+        rule: "self.kind != 'system' || !has(self.namespace) || self.namespace == '/'",
+        message: 'the namespace of a system permission is "/"',
+      },
+    ],
+  });
+
+const LabelSelector = z.object({
+  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchExpressions: z
+    .array(
+      z.object({
+        key: z.string().min(1).max(317),
+        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
+        values: z.array(z.string().max(63)).max(64).optional(),
+      }),
+    )
+    .max(16)
+    .optional(),
+});
+export type LabelSelector = z.output<typeof LabelSelector>;
+
+export const HarborRobotSpec = z.object({
+  ...managedSpec,
+  name: immutableName(HARBOR_NAME_PATTERN, 255, "robot").optional(),
+  level: z
+    .enum(["project", "system"])
+    .default("project")
+    .describe("A project robot or a system robot. Immutable."),
+  projectRef: LocalObjectReference.optional().describe(
+    "The HarborProject of a project-level robot. Immutable.",
+  ),
+  description: z.string().max(1024).optional(),
+  durationDays: z
+    .number()
+    .int()
+    .min(-1)
+    .max(2147483647)
+    .default(30)
+    .describe("Lifetime in days from creation; -1 never expires. Rotation renews it."),
+  disabled: z.boolean().default(false),
+  permissions: z.array(Permission).min(1).max(32),
+  secret: z
+    .object({
+      name: k8sName.optional().describe("The Secret to write. Defaults to metadata.name."),
+      type: z
+        .enum(["kubernetes.io/dockerconfigjson", "Opaque"])
+        .default("kubernetes.io/dockerconfigjson")
+        .describe(
+          "dockerconfigjson (an image pull secret) or Opaque; both also carry username and password keys.",
+        ),
+      extraRegistryHosts: z
+        .array(
+          z
+            .string()
+            .max(253)
+            .regex(/^[a-zA-Z0-9.-]+(:\d+)?$/),
+        )
+        .max(16)
+        .default([])
+        .describe("More registry hosts to put in the pull secret besides the connection's."),
+      copies: z
+        .object({
+          namespaceSelector: LabelSelector.describe("Namespaces that get a copy of the Secret."),
+          serviceAccounts: z
+            .array(k8sName)
+            .max(16)
+            .default([])
+            .describe("ServiceAccounts in those namespaces whose imagePullSecrets list the copy."),
+        })
+        .optional(),
+    })
+    .default({ type: "kubernetes.io/dockerconfigjson", extraRegistryHosts: [] }),
+  rotation: z
+    .object({
+      intervalDays: z.number().int().min(1).optional().describe("Refresh the secret this often."),
+      beforeExpiryDays: z
+        .number()
+        .int()
+        .min(0)
+        .default(7)
+        .describe("Refresh the secret and renew the expiry this many days before the robot expires."),
+    })
+    .default({ beforeExpiryDays: 7 }),
+});
+export type HarborRobotSpec = z.output<typeof HarborRobotSpec>;
+
+export const HarborRobotStatus = z.object({
+  ...managedStatus,
+  fullName: z
+    .string()
+    .optional()
+    .describe("The name Harbor gives the robot, with its prefix; the pull username."),
+  expiresAt: z.string().optional().describe('When the robot expires (RFC 3339), or "never".'),
+  lastRotation: z.string().optional().describe("When the secret was last issued."),
+  secretName: z.string().optional(),
+  copiedTo: z.array(z.string()).optional().describe("Namespaces holding a copy of the Secret."),
+});
+export type HarborRobotStatus = z.output<typeof HarborRobotStatus>;
+
+export const harborRobot: KindDefinition = {
+  kind: "HarborRobot",
+  plural: "harborrobots",
+  singular: "harborrobot",
+  shortNames: ["hrobot"],
+  scope: "Namespaced",
+  spec: HarborRobotSpec,
+  status: HarborRobotStatus,
+  specValidations: [
+    optionalImmutable("name"),
+    optionalImmutable("projectRef"),
+    { rule: "self.level == oldSelf.level", message: "level is immutable" },
+    {
+      rule: "self.level != 'project' || has(self.projectRef)",
+      message: "a project-level robot needs projectRef",
+    },
+    {
+      rule: "self.level != 'system' || !has(self.projectRef)",
+      message: "a system-level robot has no projectRef",
+    },
+    {
+      rule: "self.level != 'project' || (size(self.permissions) == 1 && self.permissions[0].kind == 'project' && !has(self.permissions[0].namespace))",
+      message: "a project-level robot has exactly one permission, of kind project, without namespace",
+    },
+  ],
+  columns: [
+    { name: "Robot", type: "string", jsonPath: ".status.fullName" },
+    { name: "Expires", type: "string", jsonPath: ".status.expiresAt", priority: 1 },
+    { name: "Secret", type: "string", jsonPath: ".status.secretName", priority: 1 },
+  ],
+  description: "A Harbor robot account whose credentials are delivered as Kubernetes Secrets.",
+};

@@ -1,0 +1,159 @@
+// HarborProject ⇄ Harbor project, as pure functions. Harbor keeps every metadata value as a string
+// ("true"/"false" for flags, a lower-cased severity); the spec uses booleans and enums. Fields the
+// spec leaves unset are not managed: they are neither sent nor compared.
+import type { HarborProjectSpec } from "../../api/project.ts";
+import type { Project, ProjectCreate, ProjectSummary, ProjectUpdate } from "../../harbor/projects.ts";
+
+type FlagField =
+  | "public"
+  | "autoScan"
+  | "preventVulnerable"
+  | "contentTrust"
+  | "contentTrustCosign"
+  | "autoSbomGeneration"
+  | "reuseSystemCveAllowlist";
+
+/** Spec flag → Harbor metadata key. */
+const FLAGS: ReadonlyArray<[FlagField, string]> = [
+  ["public", "public"],
+  ["autoScan", "auto_scan"],
+  ["preventVulnerable", "prevent_vul"],
+  ["contentTrust", "enable_content_trust"],
+  ["contentTrustCosign", "enable_content_trust_cosign"],
+  ["autoSbomGeneration", "auto_sbom_generation"],
+  ["reuseSystemCveAllowlist", "reuse_sys_cve_allowlist"],
+];
+
+const UNITS: Record<string, number> = {
+  "": 1,
+  k: 1e3,
+  M: 1e6,
+  G: 1e9,
+  T: 1e12,
+  P: 1e15,
+  Ki: 2 ** 10,
+  Mi: 2 ** 20,
+  Gi: 2 ** 30,
+  Ti: 2 ** 40,
+  Pi: 2 ** 50,
+};
+
+/** Harbor's ceiling for a project quota: 1024 TB. */
+export const MAX_STORAGE_BYTES = 1024 * 2 ** 40;
+
+/** "10Gi" → bytes; "unlimited" and "-1" → -1. Throws on anything else. */
+export function parseStorageQuantity(text: string): number {
+  if (text === "unlimited" || text === "-1") return -1;
+  const m = /^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(text);
+  if (!m) throw new Error(`not a storage quantity: ${text}`);
+  const bytes = Math.round(Number(m[1]) * (UNITS[m[2] ?? ""] as number));
+  if (bytes < 1) throw new Error(`storage limit must be at least 1 byte: ${text}`);
+  return bytes;
+}
+
+/** Bytes → the shortest exact binary quantity ("10Gi"), or "unlimited" for -1. */
+export function formatStorage(bytes: number): string {
+  if (bytes < 0) return "unlimited";
+  for (const unit of ["Pi", "Ti", "Gi", "Mi", "Ki"]) {
+    const size = UNITS[unit] as number;
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
+/** The metadata the spec manages, as Harbor stores it. */
+export function desiredMetadata(spec: HarborProjectSpec): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [field, key] of FLAGS) {
+    const v = spec[field];
+    if (v !== undefined) out[key] = v ? "true" : "false";
+  }
+  if (spec.severity !== undefined) out.severity = spec.severity;
+  if (spec.proxyCache?.speedKbps !== undefined) out.proxy_speed_kb = String(spec.proxyCache.speedKbps);
+  return out;
+}
+
+export function createRequest(
+  spec: HarborProjectSpec,
+  name: string,
+  registryId: number | undefined,
+): ProjectCreate {
+  return {
+    project_name: name,
+    metadata: desiredMetadata(spec),
+    ...(spec.storageLimit === undefined ? {} : { storage_limit: parseStorageQuantity(spec.storageLimit) }),
+    ...(registryId === undefined ? {} : { registry_id: registryId }),
+  };
+}
+
+/** PUT body: the managed metadata keys (Harbor merges them) and the allowlist when managed. */
+export function updateRequest(spec: HarborProjectSpec, projectId: number): ProjectUpdate {
+  return {
+    metadata: desiredMetadata(spec),
+    ...(spec.cveAllowlist
+      ? {
+          cve_allowlist: {
+            project_id: projectId,
+            items: spec.cveAllowlist.items.map((cve_id) => ({ cve_id })),
+            expires_at: spec.cveAllowlist.expiresAt
+              ? Math.floor(Date.parse(spec.cveAllowlist.expiresAt) / 1000)
+              : null,
+          },
+        }
+      : {}),
+  };
+}
+
+/** Harbor's value for a metadata key, normalised the way Harbor compares it. */
+function observedMeta(project: Project, key: string): string {
+  const v = (project.metadata as Record<string, string | null | undefined> | undefined)?.[key];
+  if (v === undefined || v === null || v === "") return key === "severity" ? "" : "false";
+  return key === "severity" ? v.toLowerCase() : v;
+}
+
+/** The spec fields whose Harbor value differs. */
+export function diff(spec: HarborProjectSpec, project: Project): string[] {
+  const out: string[] = [];
+  for (const [field, key] of FLAGS) {
+    const v = spec[field];
+    if (v !== undefined && observedMeta(project, key) !== String(v)) out.push(field);
+  }
+  if (spec.severity !== undefined && observedMeta(project, "severity") !== spec.severity)
+    out.push("severity");
+  if (
+    spec.proxyCache?.speedKbps !== undefined &&
+    observedMeta(project, "proxy_speed_kb") !== String(spec.proxyCache.speedKbps)
+  ) {
+    out.push("proxyCache.speedKbps");
+  }
+  if (spec.cveAllowlist) {
+    const want = [...new Set(spec.cveAllowlist.items)].sort();
+    const have = [...new Set((project.cve_allowlist?.items ?? []).map((i) => i.cve_id ?? ""))].sort();
+    const wantExpiry = spec.cveAllowlist.expiresAt
+      ? Math.floor(Date.parse(spec.cveAllowlist.expiresAt) / 1000)
+      : 0;
+    const haveExpiry = project.cve_allowlist?.expires_at ?? 0;
+    if (want.join(",") !== have.join(",") || wantExpiry !== haveExpiry) out.push("cveAllowlist");
+  }
+  return out;
+}
+
+/** Status fields from the project (and its summary, when read). */
+export function status(project: Project, summary: ProjectSummary | undefined): Record<string, unknown> {
+  const repos = project.repo_count ?? 0;
+  const hard = summary?.quota?.hard?.storage;
+  const used = summary?.quota?.used?.storage;
+  return {
+    ...(project.owner_name ? { owner: project.owner_name } : {}),
+    repositoryCount: repos,
+    deletable: repos === 0,
+    ...(summary?.quota
+      ? {
+          quota: {
+            ...(hard === undefined ? {} : { hard: formatStorage(hard) }),
+            ...(used === undefined ? {} : { used: formatStorage(used) }),
+          },
+        }
+      : {}),
+  };
+}

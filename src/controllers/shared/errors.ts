@@ -1,0 +1,60 @@
+// How failures become conditions, the same for every kind. Harbor's own message reaches the
+// condition (it never carries a credential: the transport scrubs them); what a retry cannot fix
+// (Harbor rejecting the request as invalid) stalls the resource until its spec changes.
+import { HarborError } from "../../harbor/errors.ts";
+import { KubeError } from "../../kube/errors.ts";
+import { SecretConflictError } from "../../kube/secrets.ts";
+import type { ErrorClassifier } from "../../runtime/managed.ts";
+
+export const harborErrors: ErrorClassifier = {
+  classify(e) {
+    if (e instanceof HarborError) {
+      const said = e.harborMessage ? `: ${e.harborMessage}` : "";
+      switch (e.kind) {
+        case "invalid":
+          return {
+            reason: "HarborRejected",
+            message: `Harbor rejected the request (${e.operation})${said}`,
+            terminal: true,
+          };
+        case "unauthorized":
+          return {
+            reason: "HarborUnauthorized",
+            message: `Harbor did not accept the connection's credentials (${e.operation})`,
+            terminal: false,
+          };
+        case "forbidden":
+          return {
+            reason: "HarborForbidden",
+            message: `the connection's user may not do this in Harbor (${e.operation})${said}`,
+            terminal: false,
+          };
+        case "conflict":
+        case "precondition":
+        case "notFound":
+          return {
+            reason: "HarborConflict",
+            message: `Harbor refused ${e.operation}${said}`,
+            terminal: false,
+          };
+        default:
+          return {
+            reason: "HarborUnavailable",
+            message: `Harbor is unavailable (${e.operation}: ${e.kind}${e.status ? ` ${e.status}` : ""}); retrying`,
+            terminal: false,
+            ...(e.retryAfterMs === undefined ? {} : { retryAfterMs: e.retryAfterMs }),
+          };
+      }
+    }
+    if (e instanceof SecretConflictError)
+      return { reason: "SecretConflict", message: e.message, terminal: false };
+    if (e instanceof KubeError) {
+      return {
+        reason: e.kind === "forbidden" ? "KubernetesForbidden" : "KubernetesError",
+        message: e.message,
+        terminal: false,
+      };
+    }
+    return undefined;
+  },
+};

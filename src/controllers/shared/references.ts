@@ -1,0 +1,45 @@
+// References from one resource to another of our kinds (a robot's project, a policy's registry):
+// the target must exist in the same namespace, be Ready, use the same connection, and have a
+// Harbor id. Until then the referencing resource waits with reason DependencyNotReady.
+import { FINALIZER } from "../../api/common.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { type ManagedObject, NotReady, Stalled } from "../../runtime/managed.ts";
+
+export interface Referenced {
+  object: ManagedObject;
+  harborId: number;
+  /** The target's Harbor name (spec.name or metadata.name). */
+  harborName: string;
+}
+
+export function resolveReference(
+  informer: Informer<ManagedObject>,
+  from: ManagedObject,
+  ref: { name: string },
+  connectionRef: { kind: string; name: string },
+): Referenced {
+  const kind = informer.type.kind;
+  const ns = from.metadata.namespace ?? "";
+  const target = informer.get(`${ns}/${ref.name}`);
+  if (!target) throw new NotReady("DependencyNotReady", `${kind} ${ref.name} does not exist`);
+  if (target.metadata.deletionTimestamp)
+    throw new NotReady("DependencyNotReady", `${kind} ${ref.name} is being deleted`);
+  const spec = (target.spec ?? {}) as { connectionRef?: { kind?: string; name?: string }; name?: string };
+  const targetConn = { kind: spec.connectionRef?.kind ?? "HarborConnection", name: spec.connectionRef?.name };
+  if (targetConn.kind !== connectionRef.kind || targetConn.name !== connectionRef.name) {
+    throw new Stalled("InvalidReference", `${kind} ${ref.name} uses another Harbor connection`);
+  }
+  const ready = target.status?.conditions?.find((c) => c.type === "Ready");
+  const harborId = target.status?.harborId;
+  if (
+    ready?.status !== "True" ||
+    harborId === undefined ||
+    !target.metadata.finalizers?.includes(FINALIZER)
+  ) {
+    throw new NotReady(
+      "DependencyNotReady",
+      `${kind} ${ref.name} is not Ready${ready?.message ? `: ${ready.message}` : ""}`,
+    );
+  }
+  return { object: target, harborId, harborName: spec.name ?? target.metadata.name };
+}

@@ -1,0 +1,140 @@
+// Writes Secrets the operator owns. A Secret is written only when its content differs, carries
+// the operator's label and its owner's identity, and an existing Secret that belongs to someone
+// else is never overwritten: that is an error the caller reports, not something to fix silently.
+// Values are handled as bytes and never logged or put into errors.
+import type { KubeClient } from "./client.ts";
+import { KubeError } from "./errors.ts";
+import { type KubeObject, type OwnerReference, type SecretObject, Secrets } from "./types.ts";
+
+export const OWNER_ANNOTATION = "harborconfig.io/owner";
+
+export interface DesiredSecret {
+  namespace: string;
+  name: string;
+  type: string;
+  /** Plain values; encoded here. */
+  data: Record<string, string>;
+  labels: Record<string, string>;
+}
+
+export type SecretWrite = "created" | "updated" | "unchanged";
+
+/** The Secret exists and belongs to someone else. */
+export class SecretConflictError extends Error {
+  override readonly name = "SecretConflictError";
+}
+
+/** Identifies the owning resource: kind/namespace/name/uid. */
+export function ownerIdentity(owner: KubeObject): string {
+  return `${owner.kind}/${owner.metadata.namespace ?? ""}/${owner.metadata.name}/${owner.metadata.uid}`;
+}
+
+export class SecretWriter {
+  readonly #kube: KubeClient;
+
+  constructor(kube: KubeClient) {
+    this.#kube = kube;
+  }
+
+  /**
+   * Makes the Secret hold exactly `desired`. In the owner's namespace the Secret gets an
+   * ownerReference (Kubernetes deletes it with the owner); copies elsewhere are identified by the
+   * owner annotation and removed by the caller.
+   */
+  async apply(owner: KubeObject, desired: DesiredSecret): Promise<SecretWrite> {
+    const identity = ownerIdentity(owner);
+    const sameNamespace = owner.metadata.namespace === desired.namespace;
+    const ownerRefs: OwnerReference[] = sameNamespace
+      ? [
+          {
+            apiVersion: owner.apiVersion ?? "",
+            kind: owner.kind ?? "",
+            name: owner.metadata.name,
+            uid: owner.metadata.uid ?? "",
+            controller: true,
+            blockOwnerDeletion: true,
+          },
+        ]
+      : [];
+    const data = encode(desired.data);
+    const existing = await this.#kube.find<SecretObject>(Secrets, desired.namespace, desired.name);
+    if (!existing) {
+      await this.#kube.create<SecretObject>(Secrets, {
+        metadata: {
+          name: desired.name,
+          namespace: desired.namespace,
+          labels: desired.labels,
+          annotations: { [OWNER_ANNOTATION]: identity },
+          ...(ownerRefs.length ? { ownerReferences: ownerRefs } : {}),
+        },
+        type: desired.type,
+        data,
+      });
+      return "created";
+    }
+    if (existing.metadata.annotations?.[OWNER_ANNOTATION] !== identity) {
+      throw new SecretConflictError(
+        `Secret ${desired.namespace}/${desired.name} exists and is not managed by this resource; rename the secret or remove it`,
+      );
+    }
+    if (existing.type !== desired.type) {
+      // A Secret's type cannot change: replace it.
+      await this.#kube.delete(Secrets, desired.namespace, desired.name, existing.metadata.uid);
+      return this.apply(owner, desired);
+    }
+    const labelsMatch = Object.entries(desired.labels).every(([k, v]) => existing.metadata.labels?.[k] === v);
+    if (sameData(existing.data ?? {}, data) && labelsMatch) return "unchanged";
+    try {
+      await this.#kube.replace<SecretObject>(Secrets, {
+        ...existing,
+        metadata: { ...existing.metadata, labels: { ...existing.metadata.labels, ...desired.labels } },
+        data,
+      });
+    } catch (e) {
+      // A concurrent edit: the next reconcile reads it again.
+      if (e instanceof KubeError && e.kind === "conflict")
+        throw new KubeError(
+          "conflict",
+          `Secret ${desired.namespace}/${desired.name} changed while writing; retrying`,
+          409,
+        );
+      throw e;
+    }
+    return "updated";
+  }
+
+  /** Reads a Secret's plain values, or undefined when it does not exist. */
+  async read(
+    namespace: string,
+    name: string,
+  ): Promise<{ object: SecretObject; values: Record<string, string> } | undefined> {
+    const s = await this.#kube.find<SecretObject>(Secrets, namespace, name);
+    if (!s) return undefined;
+    return { object: s, values: decode(s.data ?? {}) };
+  }
+
+  /** Deletes the Secret if this owner wrote it. */
+  async deleteOwned(owner: KubeObject, namespace: string, name: string): Promise<boolean> {
+    const existing = await this.#kube.find<SecretObject>(Secrets, namespace, name);
+    if (!existing || existing.metadata.annotations?.[OWNER_ANNOTATION] !== ownerIdentity(owner)) return false;
+    await this.#kube.delete(Secrets, namespace, name, existing.metadata.uid);
+    return true;
+  }
+}
+
+function encode(values: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(values).map(([k, v]) => [k, Buffer.from(v, "utf8").toString("base64")]),
+  );
+}
+
+function decode(data: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(data).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]),
+  );
+}
+
+function sameData(a: Record<string, string>, b: Record<string, string>): boolean {
+  const ak = Object.keys(a);
+  return ak.length === Object.keys(b).length && ak.every((k) => a[k] === b[k]);
+}

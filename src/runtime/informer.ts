@@ -1,0 +1,232 @@
+// An informer: a local cache of one resource type kept current by list + watch, with handlers
+// called on every change. Its guarantees:
+// - it lists in pages, then watches from the list's resourceVersion with bookmarks and a server
+//   timeout; a clean close resumes from the last resourceVersion seen (bookmarks included);
+// - a 410 Gone relists, and the relist is diffed against the cache so deletions missed while
+//   disconnected are still reported;
+// - any other failure backs off (exponential, jittered, capped) and retries forever;
+// - a watch that stays silent longer than the idle limit is restarted;
+// - a handler that throws is logged and never stops the informer.
+import type { Logger } from "pino";
+import type { KubeClient } from "../kube/client.ts";
+import { isKubeError } from "../kube/errors.ts";
+import { type KubeObject, objectKey, type ResourceType } from "../kube/types.ts";
+
+export interface InformerHandlers<T> {
+  add?(obj: T): void;
+  update?(oldObj: T, newObj: T): void;
+  delete?(obj: T): void;
+}
+
+export interface InformerOptions {
+  client: KubeClient;
+  type: ResourceType;
+  logger: Logger;
+  /** Watch one namespace only; default all. */
+  namespace?: string;
+  labelSelector?: string;
+  /** Server-side watch timeout; each watch gets ±10 % jitter. Default 300 s. */
+  watchTimeoutSeconds?: number;
+  /** Restart a watch that delivered nothing for this long. Default 2× the watch timeout. */
+  idleTimeoutMs?: number;
+  /** Backoff after failures. Defaults 500 ms doubling to 30 s. */
+  backoffBaseMs?: number;
+  backoffMaxMs?: number;
+}
+
+export class Informer<T extends KubeObject> {
+  readonly #o: Required<Omit<InformerOptions, "namespace" | "labelSelector">> &
+    Pick<InformerOptions, "namespace" | "labelSelector">;
+  readonly #cache = new Map<string, T>();
+  readonly #handlers: InformerHandlers<T>[] = [];
+  readonly #syncWaiters: Array<() => void> = [];
+  #resourceVersion = "";
+  #synced = false;
+  #running: Promise<void> | undefined;
+  #abort: AbortController | undefined;
+  #failures = 0;
+
+  constructor(o: InformerOptions) {
+    const watchTimeoutSeconds = o.watchTimeoutSeconds ?? 300;
+    this.#o = {
+      ...o,
+      watchTimeoutSeconds,
+      idleTimeoutMs: o.idleTimeoutMs ?? watchTimeoutSeconds * 2000,
+      backoffBaseMs: o.backoffBaseMs ?? 500,
+      backoffMaxMs: o.backoffMaxMs ?? 30_000,
+    };
+  }
+
+  get type(): ResourceType {
+    return this.#o.type;
+  }
+
+  /** True once the first list has filled the cache. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  get resourceVersion(): string {
+    return this.#resourceVersion;
+  }
+
+  on(handlers: InformerHandlers<T>): void {
+    this.#handlers.push(handlers);
+  }
+
+  get(key: string): T | undefined {
+    return this.#cache.get(key);
+  }
+
+  list(): T[] {
+    return [...this.#cache.values()];
+  }
+
+  keys(): string[] {
+    return [...this.#cache.keys()];
+  }
+
+  get size(): number {
+    return this.#cache.size;
+  }
+
+  start(): void {
+    if (this.#running) return;
+    this.#abort = new AbortController();
+    this.#running = this.#run(this.#abort.signal);
+  }
+
+  async stop(): Promise<void> {
+    this.#abort?.abort();
+    await this.#running;
+    this.#running = undefined;
+  }
+
+  waitForSync(signal?: AbortSignal): Promise<void> {
+    if (this.#synced) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.#syncWaiters.push(resolve);
+      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+    });
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const log = this.#o.logger.child({ informer: this.#o.type.plural });
+    let needList = true;
+    while (!signal.aborted) {
+      try {
+        if (needList) {
+          await this.#relist(signal);
+          needList = false;
+        }
+        const jitter = 0.9 + Math.random() * 0.2;
+        const end = await this.#o.client.watch<T>(
+          this.#o.type,
+          {
+            resourceVersion: this.#resourceVersion,
+            timeoutSeconds: Math.round(this.#o.watchTimeoutSeconds * jitter),
+            idleTimeoutMs: this.#o.idleTimeoutMs,
+            signal,
+            ...(this.#o.namespace ? { namespace: this.#o.namespace } : {}),
+            ...(this.#o.labelSelector ? { labelSelector: this.#o.labelSelector } : {}),
+          },
+          (e) => this.#onEvent(e.type, e.object),
+        );
+        if (end === "idle")
+          log.warn({ resourceVersion: this.#resourceVersion }, "watch was silent too long; restarting it");
+        else log.debug({ end, resourceVersion: this.#resourceVersion }, "watch ended; resuming");
+        this.#failures = 0;
+      } catch (e) {
+        if (signal.aborted) break;
+        if (isKubeError(e, "gone")) {
+          log.info({ resourceVersion: this.#resourceVersion }, "resourceVersion too old; listing again");
+          needList = true;
+          continue;
+        }
+        this.#failures++;
+        const delay = Math.min(this.#o.backoffMaxMs, this.#o.backoffBaseMs * 2 ** (this.#failures - 1));
+        const wait = Math.round(delay * (0.8 + Math.random() * 0.4));
+        log.warn(
+          { err: errText(e), attempt: this.#failures, retryInMs: wait },
+          "list/watch failed; retrying",
+        );
+        await sleep(wait, signal);
+      }
+    }
+  }
+
+  async #relist(signal: AbortSignal): Promise<void> {
+    const result = await this.#o.client.list<T>(
+      this.#o.type,
+      {
+        ...(this.#o.namespace ? { namespace: this.#o.namespace } : {}),
+        ...(this.#o.labelSelector ? { labelSelector: this.#o.labelSelector } : {}),
+      },
+      signal,
+    );
+    const seen = new Set<string>();
+    for (const obj of result.items) {
+      const key = objectKey(obj);
+      seen.add(key);
+      this.#upsert(key, obj);
+    }
+    for (const [key, old] of [...this.#cache]) {
+      if (seen.has(key)) continue;
+      this.#cache.delete(key);
+      this.#notify((h) => h.delete?.(old));
+    }
+    this.#resourceVersion = result.resourceVersion;
+    if (!this.#synced) {
+      this.#synced = true;
+      for (const resolve of this.#syncWaiters.splice(0)) resolve();
+    }
+  }
+
+  #onEvent(type: string, obj: T): void {
+    const rv = obj.metadata.resourceVersion;
+    if (rv) this.#resourceVersion = rv;
+    if (type === "BOOKMARK") return;
+    const key = objectKey(obj);
+    if (type === "DELETED") {
+      const old = this.#cache.get(key) ?? obj;
+      this.#cache.delete(key);
+      this.#notify((h) => h.delete?.(old));
+      return;
+    }
+    this.#upsert(key, obj);
+  }
+
+  #upsert(key: string, obj: T): void {
+    const old = this.#cache.get(key);
+    if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
+    this.#cache.set(key, obj);
+    if (old) this.#notify((h) => h.update?.(old, obj));
+    else this.#notify((h) => h.add?.(obj));
+  }
+
+  #notify(call: (h: InformerHandlers<T>) => void): void {
+    for (const h of this.#handlers) {
+      try {
+        call(h);
+      } catch (e) {
+        this.#o.logger.error({ err: errText(e), informer: this.#o.type.plural }, "informer handler failed");
+      }
+    }
+  }
+}
+
+function errText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const t = setTimeout(done, ms);
+    function done() {
+      clearTimeout(t);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
+}

@@ -1,0 +1,128 @@
+// Wires one managed kind: its informer, its ManagedReconciler, a Controller with N workers, which
+// changes queue a reconcile, and the periodic drift sweep. The same few lines for every kind.
+import type { Logger } from "pino";
+import type { KubeClient } from "../kube/client.ts";
+import type { KubeObject, ResourceType } from "../kube/types.ts";
+import { Controller } from "./controller.ts";
+import { Informer } from "./informer.ts";
+import {
+  type ManagedObject,
+  ManagedReconciler,
+  type ManagedReconcilerOptions,
+  type ManagedSpec,
+} from "./managed.ts";
+import type { Metrics } from "./metrics.ts";
+
+export interface ManagedKindOptions<S extends ManagedSpec, O, C, X>
+  extends Omit<ManagedReconcilerOptions<S, O, C, X>, "informer"> {
+  logger: Logger;
+  metrics?: Metrics;
+  workers: number;
+  reconcileTimeoutMs?: number;
+  /** How often the drift sweep reads Harbor; each run is jittered by ±10 %. */
+  driftIntervalMs: number;
+  namespace?: string;
+  labelSelector?: string;
+  /** For tests: the informer to use instead of a new one. */
+  informer?: Informer<ManagedObject>;
+}
+
+/** Queue a reconcile for what the user or another controller changed, not for our own writes. */
+export function needsReconcile(oldObj: KubeObject, newObj: KubeObject): boolean {
+  const a = oldObj.metadata;
+  const b = newObj.metadata;
+  return (
+    a.generation !== b.generation ||
+    a.deletionTimestamp !== b.deletionTimestamp ||
+    JSON.stringify(a.annotations ?? {}) !== JSON.stringify(b.annotations ?? {})
+  );
+}
+
+export class ManagedKind<S extends ManagedSpec, O, C, X> {
+  readonly type: ResourceType;
+  readonly informer: Informer<ManagedObject>;
+  readonly reconciler: ManagedReconciler<S, O, C, X>;
+  readonly controller: Controller;
+  readonly #o: ManagedKindOptions<S, O, C, X>;
+  #sweepTimer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<void> | undefined;
+  readonly #stop = new AbortController();
+
+  constructor(kube: KubeClient, o: ManagedKindOptions<S, O, C, X>) {
+    this.#o = o;
+    this.type = o.type;
+    this.informer =
+      o.informer ??
+      new Informer<ManagedObject>({
+        client: kube,
+        type: o.type,
+        logger: o.logger,
+        ...(o.namespace ? { namespace: o.namespace } : {}),
+        ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
+      });
+    this.reconciler = new ManagedReconciler({ ...o, informer: this.informer });
+    const name = o.type.kind.toLowerCase();
+    this.controller = new Controller({
+      name,
+      reconciler: this.reconciler,
+      logger: o.logger,
+      workers: o.workers,
+      ...(o.metrics ? { metrics: o.metrics } : {}),
+      ...(o.reconcileTimeoutMs ? { reconcileTimeoutMs: o.reconcileTimeoutMs } : {}),
+    });
+    this.reconciler.enqueue = (key) => this.controller.enqueue(key);
+    const enqueue = (obj: KubeObject) => this.controller.enqueue(keyOf(obj));
+    this.informer.on({
+      add: enqueue,
+      update: (oldObj, newObj) => {
+        if (needsReconcile(oldObj, newObj)) enqueue(newObj);
+      },
+    });
+  }
+
+  /** Queues every resource matching the predicate (e.g. those referencing a changed object). */
+  enqueueWhere(predicate: (obj: ManagedObject) => boolean): void {
+    for (const obj of this.informer.list()) if (predicate(obj)) this.controller.enqueue(keyOf(obj));
+  }
+
+  start(): void {
+    this.informer.start();
+    this.controller.start();
+    this.#scheduleSweep();
+  }
+
+  async stop(): Promise<void> {
+    this.#stop.abort();
+    if (this.#sweepTimer) clearTimeout(this.#sweepTimer);
+    await this.controller.stop();
+    await this.#sweeping;
+    await this.informer.stop();
+  }
+
+  /** Runs one drift sweep now (tests and the benchmark use it; normally it runs on a timer). */
+  async sweepNow(): Promise<number> {
+    return this.reconciler.sweep(this.#o.logger.child({ sweep: this.type.kind }), this.#stop.signal);
+  }
+
+  #scheduleSweep(): void {
+    const interval = this.#o.driftIntervalMs * (0.9 + Math.random() * 0.2);
+    this.#sweepTimer = setTimeout(() => {
+      this.#sweeping = this.sweepNow()
+        .then((queued) => {
+          if (queued) this.#o.logger.info({ kind: this.type.kind, queued }, "drift sweep queued resources");
+        })
+        .catch((e: unknown) =>
+          this.#o.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "drift sweep failed"),
+        )
+        .finally(() => {
+          this.#sweeping = undefined;
+          if (!this.#stop.signal.aborted) this.#scheduleSweep();
+        });
+    }, interval);
+    this.#sweepTimer.unref?.();
+  }
+}
+
+function keyOf(o: KubeObject): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}

@@ -1,0 +1,651 @@
+// The one lifecycle every Harbor-backed kind goes through. A kind supplies an ExternalClient (how to
+// observe, create, update and delete its Harbor object, plus pure diff/status mappings); this
+// reconciler supplies everything else, the same way for every kind:
+// - the pause annotation, the connection, and references to other resources (which wait with
+//   reason DependencyNotReady until their target is Ready);
+// - one owner per Harbor object: a second resource claiming the same object gets Ready=False,
+//   reason Conflict, and never touches Harbor;
+// - creationPolicy: Create refuses an object that already exists, Adopt only manages existing
+//   objects, CreateOrAdopt does either;
+// - the finalizer, added before the first create. A resource that carries it but has no recorded
+//   Harbor id is mid-create: if the object turns up in Harbor, this resource created it before a
+//   crash, so it is taken over instead of refused or duplicated;
+// - drift: what differs from the spec is written back and the fields are named in status and in an
+//   Event; a periodic batched sweep finds drift without one read per object;
+// - deletionPolicy Delete / Orphan, with a blocked deletion (e.g. a project that still holds
+//   repositories) reported on the resource until it can proceed;
+// - conditions Ready/Synced/Stalled with observedGeneration, status written only when it changed,
+//   and Events on transitions.
+import type { Logger } from "pino";
+import type { z } from "zod";
+import { FINALIZER, PAUSED_ANNOTATION } from "../api/common.ts";
+import type { KubeClient } from "../kube/client.ts";
+import { isKubeError } from "../kube/errors.ts";
+import type { EventRecorder } from "../kube/events.ts";
+import type { Condition, KubeObject, ResourceType } from "../kube/types.ts";
+import { jsonEqual, setCondition } from "./conditions.ts";
+import { type ReconcileContext, type Reconciler, type Result, TerminalError } from "./controller.ts";
+import type { Informer } from "./informer.ts";
+
+export interface ManagedSpec {
+  connectionRef: { kind: "HarborConnection" | "ClusterHarborConnection"; name: string };
+  creationPolicy: "Create" | "Adopt" | "CreateOrAdopt";
+  deletionPolicy: "Delete" | "Orphan";
+  name?: string;
+}
+
+export interface ManagedStatus {
+  observedGeneration?: number;
+  conditions?: Condition[];
+  harborId?: number;
+  lastDriftCorrection?: { time: string; fields: string[] };
+  [field: string]: unknown;
+}
+
+export interface ManagedObject extends KubeObject {
+  spec?: unknown;
+  status?: ManagedStatus;
+}
+
+/** Everything a kind's external client gets for one resource. */
+export interface Input<S, C, X> {
+  resource: ManagedObject;
+  spec: S;
+  /** The object's name in Harbor (spec.name, defaulting to metadata.name). */
+  harborName: string;
+  /** The Harbor id recorded in status, if any. */
+  knownId: number | undefined;
+  conn: C;
+  /** What `prepare` resolved (referenced objects, credentials). */
+  extra: X;
+  logger: Logger;
+  signal: AbortSignal;
+}
+
+/** A wait on something outside this resource: reported as Ready=False with the reason, retried. */
+export class NotReady extends Error {
+  override readonly name = "NotReady";
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** Something only a change of the resource can fix: Stalled=True, no retry until the next change. */
+export class Stalled extends Error {
+  override readonly name = "Stalled";
+  readonly reason: string;
+  constructor(reason: string, message: string) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+/** Harbor refuses the deletion for now (e.g. the project holds repositories). */
+export class DeletionBlocked extends Error {
+  override readonly name = "DeletionBlocked";
+}
+
+export interface AfterSync {
+  requeueAfterMs?: number;
+  /** Kind-specific status fields that come from outside Harbor's object (e.g. Secrets). */
+  status?: Record<string, unknown>;
+}
+
+export interface ExternalClient<S, O, C, X> {
+  /** Resolves references and credentials; throw NotReady to wait or Stalled for a spec error. */
+  prepare(input: Omit<Input<S, C, X>, "extra">): Promise<X>;
+  /** The Harbor object: by knownId when set, else by name. Never writes. */
+  observe(input: Input<S, C, X>): Promise<O | undefined>;
+  create(input: Input<S, C, X>): Promise<O>;
+  update(input: Input<S, C, X>, current: O, drift: string[]): Promise<O>;
+  /** Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now. */
+  delete(input: Input<S, C, X>, current: O): Promise<void>;
+  /** Pure: the spec fields whose Harbor value differs. Empty means up to date. */
+  diff(input: Input<S, C, X>, observed: O): string[];
+  id(observed: O): number;
+  /** Pure: the kind's own status fields for what Harbor has. */
+  status(input: Input<S, C, X>, observed: O): Record<string, unknown>;
+  /** Runs after Harbor matches the spec (robots deliver and rotate secrets here). */
+  afterSync?(input: Input<S, C, X>, observed: O, created: boolean): Promise<AfterSync>;
+  /** Runs when the resource goes away, after Harbor was handled (removes Secret copies). */
+  finalize?(input: Omit<Input<S, C, X>, "extra" | "conn"> & { conn?: C }): Promise<void>;
+  /**
+   * Batched reads for the drift sweep: Harbor's current objects for these resources, by id, in as
+   * few calls as the API allows (one list, or one per project).
+   */
+  observeMany?(conn: C, inputs: Input<S, C, X>[]): Promise<Map<number, O>>;
+  /** Identity of the Harbor object within its connection, e.g. "project:team-a". */
+  claim(spec: S, harborName: string): string;
+}
+
+/** How the composition root reaches a connection; the runtime knows nothing about Harbor. */
+export interface ConnectionResolver<C> {
+  /** Throws NotReady when the connection is missing, not Ready, or not allowed for the namespace. */
+  resolve(namespace: string, ref: ManagedSpec["connectionRef"]): Promise<C>;
+  /** A stable identity of the referenced connection (claims are unique per connection). */
+  key(namespace: string, ref: ManagedSpec["connectionRef"]): string;
+}
+
+/** How errors of the external system become conditions. */
+export interface ErrorClassifier {
+  classify(
+    e: unknown,
+  ): { reason: string; message: string; terminal: boolean; retryAfterMs?: number } | undefined;
+}
+
+export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
+  type: ResourceType;
+  /** Parses the spec with defaults, as the CRD schema would. */
+  specSchema: z.ZodType<S>;
+  informer: Informer<ManagedObject>;
+  external: ExternalClient<S, O, C, X>;
+  connections: ConnectionResolver<C>;
+  errors: ErrorClassifier;
+  kube: KubeClient;
+  events: EventRecorder;
+  /** Wait before retrying a dependency wait. Default 15 s. */
+  dependencyRetryMs?: number;
+  /** Wait before retrying a blocked deletion. Default 60 s. */
+  deletionRetryMs?: number;
+  now?: () => Date;
+}
+
+type Ready = { status: Condition["status"]; reason: string; message: string };
+
+export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconciler {
+  readonly #o: ManagedReconcilerOptions<S, O, C, X>;
+  /** claim key → resource keys claiming it; the earliest-created resource owns the claim. */
+  readonly #claims = new Map<string, Set<string>>();
+  readonly #claimOf = new Map<string, string>();
+  /** Observations from the drift sweep, reused by the reconcile they trigger. */
+  readonly #hints = new Map<string, { observed: O; at: number }>();
+  /** Called with resource keys to reconcile (set by the controller wiring). */
+  enqueue: (key: string) => void = () => {};
+
+  constructor(o: ManagedReconcilerOptions<S, O, C, X>) {
+    this.#o = o;
+    o.informer.on({
+      add: (obj) => this.#index(obj),
+      update: (_old, obj) => this.#index(obj),
+      delete: (obj) => this.#unindex(obj),
+    });
+  }
+
+  get kind(): string {
+    return this.#o.type.kind;
+  }
+
+  async reconcile(ctx: ReconcileContext): Promise<Result> {
+    const resource = this.#o.informer.get(ctx.key);
+    if (!resource) return {}; // gone: the finalizer already let it go
+    const log = ctx.logger;
+    const parsed = this.#o.specSchema.safeParse(resource.spec ?? {});
+    if (!parsed.success) {
+      const message = `spec is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`;
+      if (resource.metadata.deletionTimestamp) return this.#releaseFinalizer(resource, log, "spec invalid");
+      await this.#writeStatus(
+        resource,
+        { status: "False", reason: "InvalidSpec", message },
+        { stalled: true },
+      );
+      throw new TerminalError(message);
+    }
+    const spec = parsed.data;
+    const harborName = spec.name ?? resource.metadata.name;
+    const base = {
+      resource,
+      spec,
+      harborName,
+      knownId: resource.status?.harborId,
+      logger: log,
+      signal: ctx.signal,
+    };
+
+    if (resource.metadata.annotations?.[PAUSED_ANNOTATION] === "true") {
+      await this.#writeStatus(
+        resource,
+        {
+          status: resource.status?.conditions?.find((c) => c.type === "Ready")?.status ?? "Unknown",
+          reason: "Paused",
+          message: `reconciliation is paused by the ${PAUSED_ANNOTATION} annotation`,
+        },
+        { synced: false },
+      );
+      return {};
+    }
+
+    try {
+      if (resource.metadata.deletionTimestamp) return await this.#delete(resource, spec, base);
+
+      const owner = this.#claimOwner(resource, spec, harborName);
+      if (owner !== undefined) {
+        await this.#writeStatus(resource, {
+          status: "False",
+          reason: "Conflict",
+          message: `${this.#o.type.kind} ${owner} already manages this Harbor object; only one resource may own it`,
+        });
+        return {};
+      }
+
+      const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
+      const extra = await this.#o.external.prepare({ ...base, conn });
+      const input: Input<S, C, X> = { ...base, conn, extra };
+      return await this.#sync(resource, input);
+    } catch (e) {
+      return this.#failed(resource, e, log);
+    }
+  }
+
+  async #sync(resource: ManagedObject, input: Input<S, C, X>): Promise<Result> {
+    const ext = this.#o.external;
+    const hint = this.#takeHint(resource);
+    let observed = hint ?? (await ext.observe(input));
+    let created = false;
+    const hasFinalizer = resource.metadata.finalizers?.includes(FINALIZER) === true;
+    const policy = input.spec.creationPolicy;
+
+    if (!observed) {
+      if (policy === "Adopt") {
+        throw new NotReady(
+          "NotFound",
+          `${this.#what(input)} does not exist in Harbor; creationPolicy Adopt never creates it`,
+        );
+      }
+      if (input.knownId !== undefined)
+        input.logger.info({ harborId: input.knownId }, "Harbor object disappeared; creating it again");
+      resource = await this.#ensureFinalizer(resource);
+      input.resource = resource;
+      observed = await ext.create({ ...input, resource });
+      created = true;
+      this.#o.events.record(
+        resource,
+        "Normal",
+        "Created",
+        `Created ${this.#what(input)} (id ${ext.id(observed)})`,
+      );
+    } else if (input.knownId === undefined) {
+      // First sight of an existing object: ours after a crash mid-create, or someone else's.
+      const ours = hasFinalizer;
+      if (!ours && policy === "Create") {
+        throw new Stalled(
+          "AlreadyExists",
+          `${this.#what(input)} already exists in Harbor (id ${ext.id(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
+        );
+      }
+      resource = await this.#ensureFinalizer(resource);
+      input.resource = resource;
+      if (!ours)
+        this.#o.events.record(
+          resource,
+          "Normal",
+          "Adopted",
+          `Adopted ${this.#what(input)} (id ${ext.id(observed)})`,
+        );
+    }
+
+    let drift: string[] = [];
+    if (!created) {
+      drift = ext.diff(input, observed);
+      if (drift.length) {
+        observed = await ext.update(input, observed, drift);
+        const specChanged = resource.metadata.generation !== resource.status?.observedGeneration;
+        this.#o.events.record(
+          resource,
+          "Normal",
+          specChanged ? "Updated" : "DriftCorrected",
+          `${specChanged ? "Updated" : "Reverted changes made in Harbor to"} ${drift.join(", ")}`,
+        );
+      }
+    }
+    const after = ext.afterSync ? await ext.afterSync({ ...input, resource }, observed, created) : {};
+    const specChanged = resource.metadata.generation !== resource.status?.observedGeneration;
+    const fields: Record<string, unknown> = {
+      harborId: ext.id(observed),
+      ...ext.status(input, observed),
+      ...after.status,
+    };
+    if (drift.length && !specChanged) fields.lastDriftCorrection = { time: this.#now(), fields: drift };
+    const wasReady = resource.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
+    await this.#writeStatus(
+      resource,
+      { status: "True", reason: "Synced", message: `${this.#what(input)} matches the spec` },
+      { fields },
+    );
+    if (!wasReady && !created)
+      this.#o.events.record(resource, "Normal", "Ready", `${this.#what(input)} is in sync`);
+    return after.requeueAfterMs === undefined ? {} : { requeueAfterMs: after.requeueAfterMs };
+  }
+
+  async #delete(
+    resource: ManagedObject,
+    spec: S,
+    base: Omit<Input<S, C, X>, "conn" | "extra">,
+  ): Promise<Result> {
+    if (!resource.metadata.finalizers?.includes(FINALIZER)) return {};
+    const ext = this.#o.external;
+    if (spec.deletionPolicy === "Orphan" || this.#claimOwner(resource, spec, base.harborName) !== undefined) {
+      await ext.finalize?.(base);
+      this.#o.events.record(
+        resource,
+        "Normal",
+        "Orphaned",
+        `Left ${this.#what(base)} in Harbor (deletionPolicy Orphan)`,
+      );
+      return this.#releaseFinalizer(resource, base.logger, "orphaned");
+    }
+    const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
+    let extra: X;
+    try {
+      extra = await ext.prepare({ ...base, conn });
+    } catch (e) {
+      // A reference that is gone (e.g. the project was deleted first) means the object went with it.
+      if (e instanceof NotReady && base.knownId === undefined) {
+        await ext.finalize?.({ ...base, conn });
+        return this.#releaseFinalizer(resource, base.logger, "nothing to delete");
+      }
+      throw e;
+    }
+    const input: Input<S, C, X> = { ...base, conn, extra };
+    const observed =
+      base.knownId === undefined && !resource.metadata.finalizers ? undefined : await ext.observe(input);
+    if (observed) {
+      try {
+        await ext.delete(input, observed);
+      } catch (e) {
+        if (e instanceof DeletionBlocked) {
+          await this.#writeStatus(resource, {
+            status: "False",
+            reason: "DeletionBlocked",
+            message: e.message,
+          });
+          this.#o.events.record(resource, "Warning", "DeletionBlocked", e.message);
+          return { requeueAfterMs: this.#o.deletionRetryMs ?? 60_000 };
+        }
+        throw e;
+      }
+      this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}`);
+    }
+    await ext.finalize?.(input);
+    return this.#releaseFinalizer(resource, base.logger, "deleted");
+  }
+
+  async #failed(resource: ManagedObject, e: unknown, log: Logger): Promise<Result> {
+    if (e instanceof NotReady) {
+      await this.#writeStatus(resource, { status: "False", reason: e.reason, message: e.message });
+      log.debug({ reason: e.reason, message: e.message }, "waiting");
+      return { requeueAfterMs: this.#o.dependencyRetryMs ?? 15_000 };
+    }
+    if (e instanceof Stalled) {
+      await this.#writeStatus(
+        resource,
+        { status: "False", reason: e.reason, message: e.message },
+        { stalled: true },
+      );
+      this.#o.events.record(resource, "Warning", e.reason, e.message);
+      throw new TerminalError(e.message);
+    }
+    if (isKubeError(e, "conflict")) throw e; // a stale write: retry with fresh state
+    const c = this.#o.errors.classify(e);
+    if (c) {
+      await this.#writeStatus(
+        resource,
+        { status: "False", reason: c.reason, message: c.message },
+        { stalled: c.terminal },
+      );
+      if (c.terminal) {
+        this.#o.events.record(resource, "Warning", c.reason, c.message);
+        throw new TerminalError(c.message);
+      }
+      throw Object.assign(
+        new Error(c.message),
+        c.retryAfterMs === undefined ? {} : { retryAfterMs: c.retryAfterMs },
+      );
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    await this.#writeStatus(resource, { status: "False", reason: "Error", message }).catch(() => undefined);
+    throw e;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Kubernetes writes
+
+  async #ensureFinalizer(resource: ManagedObject): Promise<ManagedObject> {
+    const finalizers = resource.metadata.finalizers ?? [];
+    if (finalizers.includes(FINALIZER)) return resource;
+    const updated = await this.#o.kube.mergePatch<ManagedObject>(
+      this.#o.type,
+      resource.metadata.namespace,
+      resource.metadata.name,
+      { metadata: { finalizers: [...finalizers, FINALIZER] } },
+      resource.metadata.resourceVersion,
+    );
+    return { ...resource, metadata: { ...resource.metadata, ...updated.metadata } };
+  }
+
+  async #releaseFinalizer(resource: ManagedObject, log: Logger, why: string): Promise<Result> {
+    const finalizers = (resource.metadata.finalizers ?? []).filter((f) => f !== FINALIZER);
+    try {
+      await this.#o.kube.mergePatch(
+        this.#o.type,
+        resource.metadata.namespace,
+        resource.metadata.name,
+        { metadata: { finalizers } },
+        resource.metadata.resourceVersion,
+      );
+    } catch (e) {
+      if (isKubeError(e, "notFound")) return {};
+      throw e;
+    }
+    log.info({ why }, "finalizer removed");
+    return {};
+  }
+
+  /**
+   * Computes the status from `ready` and the kind's fields and writes it through the status
+   * subresource, only when it differs from what the resource already shows.
+   */
+  async #writeStatus(
+    resource: ManagedObject,
+    ready: Ready,
+    o: { fields?: Record<string, unknown>; stalled?: boolean; synced?: boolean } = {},
+  ): Promise<void> {
+    const generation = resource.metadata.generation;
+    const old = resource.status ?? {};
+    const now = () => this.#now();
+    let conditions = setCondition(old.conditions, { type: "Ready", ...ready }, generation, now);
+    const synced = o.synced ?? ready.status === "True";
+    conditions = setCondition(
+      conditions,
+      synced
+        ? { type: "Synced", status: "True", reason: "Synced", message: "" }
+        : { type: "Synced", status: "False", reason: ready.reason, message: ready.message },
+      generation,
+      now,
+    );
+    conditions = o.stalled
+      ? setCondition(
+          conditions,
+          { type: "Stalled", status: "True", reason: ready.reason, message: ready.message },
+          generation,
+          now,
+        )
+      : conditions.filter((c) => c.type !== "Stalled");
+    const next: ManagedStatus = { ...old, ...o.fields, observedGeneration: generation, conditions };
+    if (jsonEqual(old, next)) return;
+    // Merge patch: keys that disappeared must be sent as null to be removed.
+    const patch: Record<string, unknown> = { ...next };
+    for (const k of Object.keys(old)) if (!(k in next)) patch[k] = null;
+    const updated = await this.#o.kube.patchStatus<ManagedObject>(
+      this.#o.type,
+      resource.metadata.namespace,
+      resource.metadata.name,
+      patch,
+    );
+    resource.status = updated.status ?? next;
+    resource.metadata.resourceVersion = updated.metadata.resourceVersion;
+    const was = old.conditions?.find((c) => c.type === "Ready");
+    if (
+      ready.status === "False" &&
+      (was?.status !== "False" || was.reason !== ready.reason) &&
+      ready.reason !== "Conflict"
+    ) {
+      this.#o.events.record(resource, "Warning", ready.reason, ready.message);
+    } else if (ready.reason === "Conflict" && was?.reason !== "Conflict") {
+      this.#o.events.record(resource, "Warning", "Conflict", ready.message);
+    }
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // claims: one resource per Harbor object
+
+  #claimKeyOf(obj: ManagedObject): string | undefined {
+    const parsed = this.#o.specSchema.safeParse(obj.spec ?? {});
+    if (!parsed.success) return undefined;
+    const spec = parsed.data;
+    const ns = obj.metadata.namespace ?? "";
+    return `${this.#o.connections.key(ns, spec.connectionRef)}|${this.#o.external.claim(spec, spec.name ?? obj.metadata.name)}`;
+  }
+
+  #index(obj: ManagedObject): void {
+    const key = keyOf(obj);
+    const claim = this.#claimKeyOf(obj);
+    const previous = this.#claimOf.get(key);
+    if (previous === claim) return;
+    if (previous !== undefined) this.#release(key, previous);
+    if (claim === undefined) return;
+    this.#claimOf.set(key, claim);
+    let set = this.#claims.get(claim);
+    if (!set) {
+      set = new Set();
+      this.#claims.set(claim, set);
+    }
+    set.add(key);
+  }
+
+  #unindex(obj: ManagedObject): void {
+    const key = keyOf(obj);
+    const claim = this.#claimOf.get(key);
+    if (claim !== undefined) this.#release(key, claim);
+    this.#hints.delete(key);
+  }
+
+  #release(key: string, claim: string): void {
+    this.#claimOf.delete(key);
+    const set = this.#claims.get(claim);
+    if (!set) return;
+    set.delete(key);
+    if (set.size === 0) this.#claims.delete(claim);
+    // Whoever waited on this claim may own it now.
+    for (const other of set) this.enqueue(other);
+  }
+
+  /** The key of the resource that owns this resource's claim, when it is another one. */
+  #claimOwner(resource: ManagedObject, spec: S, harborName: string): string | undefined {
+    const claim = `${this.#o.connections.key(resource.metadata.namespace ?? "", spec.connectionRef)}|${this.#o.external.claim(spec, harborName)}`;
+    const claimants = [...(this.#claims.get(claim) ?? [])]
+      .map((k) => this.#o.informer.get(k))
+      .filter((o): o is ManagedObject => o !== undefined);
+    if (claimants.length <= 1) return undefined;
+    // The resource that already holds the Harbor id keeps it; otherwise the oldest wins.
+    const holder = claimants.find(
+      (o) => o.status?.harborId !== undefined && o.metadata.finalizers?.includes(FINALIZER),
+    );
+    const owner =
+      holder ??
+      claimants.sort(
+        (a, b) =>
+          (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
+          (a.metadata.uid ?? "").localeCompare(b.metadata.uid ?? ""),
+      )[0];
+    return owner && owner.metadata.uid !== resource.metadata.uid ? keyOf(owner) : undefined;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // drift sweep
+
+  /**
+   * Reads Harbor in batches for every synced resource and queues those whose Harbor object is
+   * missing, drifted, or whose status no longer matches. Returns how many were queued.
+   */
+  async sweep(logger: Logger, signal: AbortSignal): Promise<number> {
+    const ext = this.#o.external;
+    if (!ext.observeMany) return 0;
+    const groups = new Map<C, Input<S, C, X>[]>();
+    for (const resource of this.#o.informer.list()) {
+      const id = resource.status?.harborId;
+      if (id === undefined || resource.metadata.deletionTimestamp) continue;
+      if (resource.metadata.annotations?.[PAUSED_ANNOTATION] === "true") continue;
+      const parsed = this.#o.specSchema.safeParse(resource.spec ?? {});
+      if (!parsed.success) continue;
+      const spec = parsed.data;
+      try {
+        const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
+        const base = {
+          resource,
+          spec,
+          harborName: spec.name ?? resource.metadata.name,
+          knownId: id,
+          conn,
+          logger,
+          signal,
+        };
+        const extra = await ext.prepare(base);
+        const list = groups.get(conn) ?? [];
+        list.push({ ...base, extra });
+        groups.set(conn, list);
+      } catch {
+        // Not ready: its own reconcile reports why.
+      }
+    }
+    let queued = 0;
+    for (const [conn, inputs] of groups) {
+      let observed: Map<number, O>;
+      try {
+        observed = await ext.observeMany(conn, inputs);
+      } catch (e) {
+        logger.warn(
+          { err: e instanceof Error ? e.message : String(e), kind: this.kind },
+          "drift sweep could not read Harbor",
+        );
+        continue;
+      }
+      for (const input of inputs) {
+        const o = observed.get(input.knownId as number);
+        const key = keyOf(input.resource);
+        const stale =
+          !o || ext.diff(input, o).length > 0 || !statusShows(input.resource.status, ext.status(input, o));
+        if (!stale) continue;
+        if (o) this.#hints.set(key, { observed: o, at: Date.now() });
+        this.enqueue(key);
+        queued++;
+      }
+    }
+    return queued;
+  }
+
+  #takeHint(resource: ManagedObject): O | undefined {
+    const key = keyOf(resource);
+    const hint = this.#hints.get(key);
+    this.#hints.delete(key);
+    return hint && Date.now() - hint.at < 10_000 ? hint.observed : undefined;
+  }
+
+  #what(input: { harborName: string }): string {
+    return `${this.#o.type.kind.replace(/^Harbor/, "")} "${input.harborName}"`;
+  }
+
+  #now(): string {
+    return (this.#o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
+  }
+}
+
+function keyOf(o: KubeObject): string {
+  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}
+
+function statusShows(status: ManagedStatus | undefined, fields: Record<string, unknown>): boolean {
+  if (!status) return false;
+  return Object.entries(fields).every(([k, v]) => jsonEqual(status[k], v));
+}

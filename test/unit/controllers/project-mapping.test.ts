@@ -1,0 +1,98 @@
+import { describe, expect, test } from "vitest";
+import { HarborProjectSpec } from "../../../src/api/project.ts";
+import {
+  createRequest,
+  desiredMetadata,
+  diff,
+  formatStorage,
+  parseStorageQuantity,
+  status,
+  updateRequest,
+} from "../../../src/controllers/project/mapping.ts";
+
+const spec = (s: Record<string, unknown>) => HarborProjectSpec.parse({ connectionRef: { name: "h" }, ...s });
+
+describe("storage quantities", () => {
+  test.each([
+    ["10Gi", 10 * 2 ** 30],
+    ["500M", 500e6],
+    ["1.5Ki", 1536],
+    ["1073741824", 2 ** 30],
+    ["unlimited", -1],
+    ["-1", -1],
+  ])("%s is %d bytes", (text, bytes) => {
+    expect(parseStorageQuantity(text)).toBe(bytes);
+  });
+
+  test("rejects what is not a quantity", () => {
+    expect(() => parseStorageQuantity("10GB")).toThrow();
+    expect(() => parseStorageQuantity("0")).toThrow();
+  });
+
+  test("formats bytes as the shortest exact binary quantity", () => {
+    expect(formatStorage(10 * 2 ** 30)).toBe("10Gi");
+    expect(formatStorage(1536)).toBe("1536");
+    expect(formatStorage(3 * 2 ** 20)).toBe("3Mi");
+    expect(formatStorage(-1)).toBe("unlimited");
+    expect(formatStorage(0)).toBe("0");
+  });
+});
+
+describe("project mapping", () => {
+  test("only fields the spec sets are managed; public always is", () => {
+    expect(desiredMetadata(spec({}))).toEqual({ public: "false" });
+    expect(
+      desiredMetadata(spec({ public: true, autoScan: false, severity: "high", preventVulnerable: true })),
+    ).toEqual({
+      public: "true",
+      auto_scan: "false",
+      severity: "high",
+      prevent_vul: "true",
+    });
+  });
+
+  test("the create request carries name, metadata, storage limit and proxy registry", () => {
+    expect(createRequest(spec({ storageLimit: "1Gi" }), "team-a", 7)).toEqual({
+      project_name: "team-a",
+      metadata: { public: "false" },
+      storage_limit: 2 ** 30,
+      registry_id: 7,
+    });
+  });
+
+  test("Harbor's string flags, missing keys and upper-case severity cause no diff", () => {
+    const s = spec({ autoScan: false, severity: "high", contentTrust: false });
+    expect(diff(s, { metadata: { public: "false", severity: "HIGH" } })).toEqual([]);
+    expect(diff(s, { metadata: { public: "false", severity: "high", auto_scan: "true" } })).toEqual([
+      "autoScan",
+    ]);
+    expect(diff(spec({ public: true }), { metadata: { public: "false" } })).toEqual(["public"]);
+  });
+
+  test("the CVE allowlist compares as a set with its expiry", () => {
+    const s = spec({ cveAllowlist: { items: ["CVE-2", "CVE-1"], expiresAt: "2030-01-01T00:00:00Z" } });
+    const expires = Date.parse("2030-01-01T00:00:00Z") / 1000;
+    const same = {
+      metadata: { public: "false" },
+      cve_allowlist: { items: [{ cve_id: "CVE-1" }, { cve_id: "CVE-2" }], expires_at: expires },
+    };
+    expect(diff(s, same)).toEqual([]);
+    expect(diff(s, { ...same, cve_allowlist: { ...same.cve_allowlist, expires_at: null } })).toEqual([
+      "cveAllowlist",
+    ]);
+    expect(updateRequest(s, 5).cve_allowlist).toEqual({
+      project_id: 5,
+      items: [{ cve_id: "CVE-2" }, { cve_id: "CVE-1" }],
+      expires_at: expires,
+    });
+  });
+
+  test("status shows owner, repositories, deletability and quota", () => {
+    expect(
+      status(
+        { owner_name: "admin", repo_count: 2 },
+        { quota: { hard: { storage: 2 ** 30 }, used: { storage: 5 * 2 ** 20 } } },
+      ),
+    ).toEqual({ owner: "admin", repositoryCount: 2, deletable: false, quota: { hard: "1Gi", used: "5Mi" } });
+  });
+});
