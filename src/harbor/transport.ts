@@ -53,6 +53,8 @@ export interface HarborRequest extends CallOptions {
   body?: unknown;
   /** Overrides the method's default (GET/HEAD/PUT/DELETE are idempotent; POST/PATCH are not). */
   idempotent?: boolean;
+  /** Non-2xx statuses whose body is an answer, not an error (LDAP import's 404 failure list). */
+  acceptStatus?: readonly number[];
 }
 
 export interface HarborResponse {
@@ -199,7 +201,7 @@ export class HarborTransport {
       let error: HarborError;
       try {
         const res = await this.#attempt(req, requestId, attempt, secrets);
-        if (res.status >= 200 && res.status < 300) return res;
+        if ((res.status >= 200 && res.status < 300) || req.acceptStatus?.includes(res.status)) return res;
         error = this.#statusError(req, res, secrets);
       } catch (e) {
         if (!(e instanceof HarborError)) throw e;

@@ -1,5 +1,117 @@
-// Project webhooks (/projects/{p}/webhook/…): policies, event types, last trigger, jobs.
-import type { HarborTransport } from "./transport.ts";
+// Project webhooks (/projects/{p}/webhook/…): policies, the supported event types, the last trigger
+// time per policy and event type, and the delivery jobs. Permissions: notification-policy on the
+// project (project admins; maintainers may only list).
+import { z } from "zod";
+import { type ProjectRef, projectHeaders } from "./common.ts";
+import { type ListFilter, listQuery } from "./query.ts";
+import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+
+export const WebhookEventType = z.enum([
+  "PUSH_ARTIFACT",
+  "PULL_ARTIFACT",
+  "DELETE_ARTIFACT",
+  "QUOTA_EXCEED",
+  "QUOTA_WARNING",
+  "SCANNING_FAILED",
+  "SCANNING_STOPPED",
+  "SCANNING_COMPLETED",
+  "REPLICATION",
+  "TAG_RETENTION",
+]);
+export type WebhookEventType = z.infer<typeof WebhookEventType>;
+
+export const WebhookTarget = z.object({
+  /** http or slack. */
+  type: z.string().optional(),
+  /** Harbor keeps only scheme://host/path (no query, no trailing slash). */
+  address: z.string().optional(),
+  auth_header: z.string().optional(),
+  skip_cert_verify: z.boolean().optional(),
+  /** Default or CloudEvents; http targets without one get Default. */
+  payload_format: z.string().optional(),
+});
+export type WebhookTarget = z.output<typeof WebhookTarget>;
+
+export const WebhookPolicy = z.object({
+  id: z.number().int().optional(),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  project_id: z.number().int().optional(),
+  targets: z.array(WebhookTarget).optional(),
+  event_types: z.array(z.string()).optional(),
+  creator: z.string().optional(),
+  creation_time: z.string().optional(),
+  update_time: z.string().optional(),
+  enabled: z.boolean().optional(),
+});
+export type WebhookPolicy = z.output<typeof WebhookPolicy>;
+
+const TargetInput = z.discriminatedUnion("type", [
+  z.object({
+    type: z.literal("http"),
+    address: z.string().min(1),
+    auth_header: z.string().optional(),
+    skip_cert_verify: z.boolean().optional(),
+    payload_format: z.enum(["Default", "CloudEvents"]).optional(),
+  }),
+  // Harbor refuses a payload format on slack targets.
+  z.object({
+    type: z.literal("slack"),
+    address: z.string().min(1),
+    skip_cert_verify: z.boolean().optional(),
+  }),
+]);
+
+/** What create and update send: update replaces the whole policy with it. */
+export const WebhookPolicyInput = z.object({
+  name: z.string(),
+  description: z.string().optional(),
+  targets: z.array(TargetInput).min(1),
+  event_types: z.array(WebhookEventType).min(1),
+  /** Harbor stores whatever is sent here; it does not fill it in. */
+  creator: z.string().optional(),
+  /** Required here because Harbor stores false when it is left out. */
+  enabled: z.boolean(),
+});
+export type WebhookPolicyInput = z.input<typeof WebhookPolicyInput>;
+
+export const SupportedWebhookEventTypes = z.object({
+  event_type: z.array(z.string()).optional(),
+  notify_type: z.array(z.string()).optional(),
+  payload_formats: z
+    .array(z.object({ notify_type: z.string().optional(), formats: z.array(z.string()).optional() }))
+    .optional(),
+});
+export type SupportedWebhookEventTypes = z.output<typeof SupportedWebhookEventTypes>;
+
+export const WebhookLastTrigger = z.object({
+  policy_name: z.string().optional(),
+  event_type: z.string().optional(),
+  enabled: z.boolean().optional(),
+  creation_time: z.string().optional(),
+  /** 0001-01-01T00:00:00.000Z when the policy never fired for this event type. */
+  last_trigger_time: z.string().optional(),
+});
+export type WebhookLastTrigger = z.output<typeof WebhookLastTrigger>;
+
+export const WebhookJob = z.object({
+  id: z.number().int().optional(),
+  policy_id: z.number().int().optional(),
+  event_type: z.string().optional(),
+  notify_type: z.string().optional(),
+  /** The raw status: Pending, Running, Success, Error. */
+  status: z.string().optional(),
+  /** The event payload (JSON text). */
+  job_detail: z.string().optional(),
+  creation_time: z.string().optional(),
+  update_time: z.string().optional(),
+});
+export type WebhookJob = z.output<typeof WebhookJob>;
+
+export interface WebhookJobListParams extends ListFilter {
+  /** Any of these statuses. */
+  status?: readonly string[];
+}
 
 export class WebhooksApi {
   readonly #t: HarborTransport;
@@ -8,7 +120,124 @@ export class WebhooksApi {
     this.#t = transport;
   }
 
-  protected get transport(): HarborTransport {
-    return this.#t;
+  /** ListWebhookPoliciesOfProject: every page, newest first unless sorted otherwise. */
+  listPolicies(project: ProjectRef, filter?: ListFilter, opts?: CallOptions): Promise<WebhookPolicy[]> {
+    return this.#t.listAll(
+      {
+        ...opts,
+        operation: "ListWebhookPoliciesOfProject",
+        method: "GET",
+        path: path`/projects/${project}/webhook/policies`,
+        headers: projectHeaders(project),
+        query: listQuery(filter),
+      },
+      WebhookPolicy,
+    );
+  }
+
+  /** CreateWebhookPolicyOfProject: returns the new policy's id. Names are unique per project. */
+  async createPolicy(project: ProjectRef, policy: WebhookPolicyInput, opts?: CallOptions): Promise<number> {
+    const body = WebhookPolicyInput.parse(policy);
+    return Number(
+      await this.#t.created({
+        ...opts,
+        operation: "CreateWebhookPolicyOfProject",
+        method: "POST",
+        path: path`/projects/${project}/webhook/policies`,
+        headers: projectHeaders(project),
+        body,
+      }),
+    );
+  }
+
+  /** GetWebhookPolicyOfProject: notFound when the policy belongs to another project. */
+  getPolicy(project: ProjectRef, id: number, opts?: CallOptions): Promise<WebhookPolicy> {
+    return this.#t.json(
+      {
+        ...opts,
+        operation: "GetWebhookPolicyOfProject",
+        method: "GET",
+        path: path`/projects/${project}/webhook/policies/${id}`,
+        headers: projectHeaders(project),
+      },
+      WebhookPolicy,
+    );
+  }
+
+  /** UpdateWebhookPolicyOfProject: replaces every field of the policy. */
+  updatePolicy(
+    project: ProjectRef,
+    id: number,
+    policy: WebhookPolicyInput,
+    opts?: CallOptions,
+  ): Promise<void> {
+    const body = WebhookPolicyInput.parse(policy);
+    return this.#t.noContent({
+      ...opts,
+      operation: "UpdateWebhookPolicyOfProject",
+      method: "PUT",
+      path: path`/projects/${project}/webhook/policies/${id}`,
+      headers: projectHeaders(project),
+      body,
+    });
+  }
+
+  /** DeleteWebhookPolicyOfProject: also deletes the policy's jobs. */
+  deletePolicy(project: ProjectRef, id: number, opts?: CallOptions): Promise<void> {
+    return this.#t.noContent({
+      ...opts,
+      operation: "DeleteWebhookPolicyOfProject",
+      method: "DELETE",
+      path: path`/projects/${project}/webhook/policies/${id}`,
+      headers: projectHeaders(project),
+    });
+  }
+
+  /** GetSupportedEventTypes: the event types, notify types and payload formats Harbor accepts. */
+  supportedEventTypes(project: ProjectRef, opts?: CallOptions): Promise<SupportedWebhookEventTypes> {
+    return this.#t.json(
+      {
+        ...opts,
+        operation: "GetSupportedEventTypes",
+        method: "GET",
+        path: path`/projects/${project}/webhook/events`,
+        headers: projectHeaders(project),
+      },
+      SupportedWebhookEventTypes,
+    );
+  }
+
+  /** LastTrigger (deprecated by Harbor 2.8, still served): one entry per policy and event type. */
+  lastTriggers(project: ProjectRef, opts?: CallOptions): Promise<WebhookLastTrigger[]> {
+    return this.#t.json(
+      {
+        ...opts,
+        operation: "LastTrigger",
+        method: "GET",
+        path: path`/projects/${project}/webhook/lasttrigger`,
+        headers: projectHeaders(project),
+      },
+      WebhookLastTrigger.array(),
+    );
+  }
+
+  /** ListWebhookJobs (deprecated by Harbor 2.8, still served): every page of a policy's jobs. */
+  listJobs(
+    project: ProjectRef,
+    policyId: number,
+    params: WebhookJobListParams = {},
+    opts?: CallOptions,
+  ): Promise<WebhookJob[]> {
+    return this.#t.listAll(
+      {
+        ...opts,
+        operation: "ListWebhookJobs",
+        method: "GET",
+        path: path`/projects/${project}/webhook/jobs`,
+        headers: projectHeaders(project),
+        query: { policy_id: policyId, status: params.status, ...listQuery(params) },
+      },
+      WebhookJob,
+    );
   }
 }

@@ -1,6 +1,20 @@
-// Project webhook policies, event types, and deliveries that really POST to the target address.
-import type { World } from "../world.ts";
+// Project webhook policies, the supported event types, and deliveries that really POST to the
+// target address. An event (from another area, or triggered through the control API) creates one
+// job per (enabled policy subscribed to its type, target); each job is delivered in the background
+// and ends as Success (2xx) or Error (any other status, or no answer). `flush()` waits for them.
+import { randomUUID } from "node:crypto";
+import * as http from "node:http";
+import * as https from "node:https";
+import { z } from "zod";
+import { auditWrite } from "../audit.ts";
+import { projectAccess, requireProject } from "../auth.ts";
+import { badRequest, conflict, notFound } from "../errors.ts";
+import { omitEmpty } from "../json.ts";
+import { type Fields, listReply } from "../listing.ts";
+import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec } from "../router.ts";
+import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
+import type { ProjectRecord } from "./projects.ts";
 
 export interface WebhookEvent {
   projectId: number;
@@ -8,10 +22,93 @@ export interface WebhookEvent {
   eventType: string;
   /** Event data as Harbor puts it in the payload's event_data. */
   data: Record<string, unknown>;
+  /** Who caused the event; default harbor-jobservice, the operator of system-driven events. */
+  operator?: string;
 }
+
+/** What /webhook/events lists in Harbor 2.8 – 2.12, in Harbor's order. */
+export const EVENT_TYPES = [
+  "PUSH_ARTIFACT",
+  "PULL_ARTIFACT",
+  "DELETE_ARTIFACT",
+  "QUOTA_EXCEED",
+  "QUOTA_WARNING",
+  "SCANNING_FAILED",
+  "SCANNING_STOPPED",
+  "SCANNING_COMPLETED",
+  "REPLICATION",
+  "TAG_RETENTION",
+];
+export const NOTIFY_TYPES = ["http", "slack"];
+export const PAYLOAD_FORMATS = ["Default", "CloudEvents"];
+
+/** The CloudEvents `type` of each Harbor event type. */
+const CLOUD_EVENT_TYPES: Record<string, string> = {
+  PUSH_ARTIFACT: "harbor.artifact.pushed",
+  PULL_ARTIFACT: "harbor.artifact.pulled",
+  DELETE_ARTIFACT: "harbor.artifact.deleted",
+  QUOTA_EXCEED: "harbor.quota.exceeded",
+  QUOTA_WARNING: "harbor.quota.warned",
+  SCANNING_FAILED: "harbor.scan.failed",
+  SCANNING_STOPPED: "harbor.scan.stopped",
+  SCANNING_COMPLETED: "harbor.scan.completed",
+  REPLICATION: "harbor.replication.status.changed",
+  TAG_RETENTION: "harbor.tag_retention.finished",
+};
+
+const DELIVERY_TIMEOUT_MS = 10_000;
+
+export interface WebhookTarget {
+  type: string;
+  address: string;
+  auth_header: string;
+  skip_cert_verify: boolean;
+  payload_format: string;
+}
+
+export interface WebhookPolicyRecord {
+  id: number;
+  name: string;
+  description: string;
+  project_id: number;
+  targets: WebhookTarget[];
+  event_types: string[];
+  creator: string;
+  creation_time: string;
+  update_time: string;
+  enabled: boolean;
+}
+
+export type WebhookJobStatus = "Pending" | "Running" | "Success" | "Error";
+
+export interface WebhookJobRecord {
+  id: number;
+  policy_id: number;
+  project_id: number;
+  event_type: string;
+  notify_type: string;
+  status: WebhookJobStatus;
+  /** The event's payload in Harbor's Default format, whatever format was sent. */
+  job_detail: string;
+  address: string;
+  creation_time: number;
+  update_time: number;
+  /** The receiver's HTTP status, or why no status came back. */
+  response?: number;
+  error?: string;
+}
+
+/** A policy's editable fields, validated and normalised. */
+type PolicyInput = Pick<
+  WebhookPolicyRecord,
+  "name" | "description" | "targets" | "event_types" | "creator" | "enabled"
+>;
 
 export class WebhookStore {
   readonly #world: World;
+  readonly #policies = new Map<number, WebhookPolicyRecord>();
+  readonly #jobs = new Map<number, WebhookJobRecord>();
+  readonly #inflight = new Set<Promise<void>>();
 
   constructor(world: World) {
     this.#world = world;
@@ -21,14 +118,599 @@ export class WebhookStore {
     return this.#world;
   }
 
-  /** Removes a project's policies and their jobs (project deletion). */
-  deleteByProject(_projectId: number): void {}
+  get(id: number): WebhookPolicyRecord | undefined {
+    return this.#policies.get(id);
+  }
 
-  /** Delivers an event to every enabled policy of the project that subscribes to its type. */
-  notify(_event: WebhookEvent): void {}
+  byProject(projectId: number): WebhookPolicyRecord[] {
+    return [...this.#policies.values()].filter((p) => p.project_id === projectId);
+  }
+
+  create(projectId: number, input: PolicyInput): WebhookPolicyRecord {
+    this.#checkUnique(projectId, input.name);
+    const now = this.#world.nowText();
+    const rec = {
+      ...input,
+      id: this.#world.ids.next("webhook_policy"),
+      project_id: projectId,
+      creation_time: now,
+      update_time: now,
+    };
+    this.#policies.set(rec.id, rec);
+    return rec;
+  }
+
+  /** PUT replaces every editable field. */
+  replace(rec: WebhookPolicyRecord, input: PolicyInput): void {
+    this.#checkUnique(rec.project_id, input.name, rec.id);
+    Object.assign(rec, input, { update_time: this.#world.nowText() });
+  }
+
+  /** Deletes the policy and its jobs. */
+  delete(id: number): void {
+    this.#policies.delete(id);
+    for (const j of this.#jobs.values()) if (j.policy_id === id) this.#jobs.delete(j.id);
+  }
+
+  jobs(policyId?: number): WebhookJobRecord[] {
+    return [...this.#jobs.values()].filter((j) => policyId === undefined || j.policy_id === policyId);
+  }
+
+  /** When a policy last fired for an event type, or undefined if never. */
+  lastTrigger(policyId: number, eventType: string): number | undefined {
+    let last: number | undefined;
+    for (const j of this.#jobs.values()) {
+      if (j.policy_id === policyId && j.event_type === eventType) last = Math.max(last ?? 0, j.creation_time);
+    }
+    return last;
+  }
+
+  /** Removes a project's policies and their jobs (project deletion). */
+  deleteByProject(projectId: number): void {
+    for (const p of this.byProject(projectId)) this.delete(p.id);
+  }
+
+  /**
+   * Delivers an event to every enabled policy of the project that subscribes to its type: one job
+   * per target, sent in the background. Returns the new jobs.
+   */
+  notify(event: WebhookEvent): WebhookJobRecord[] {
+    const occurAt = Math.floor(this.#world.now() / 1000);
+    const operator = event.operator ?? "harbor-jobservice";
+    const payload = { type: event.eventType, occur_at: occurAt, operator, event_data: event.data };
+    const created: WebhookJobRecord[] = [];
+    for (const policy of this.byProject(event.projectId)) {
+      if (!policy.enabled || !policy.event_types.includes(event.eventType)) continue;
+      for (const target of policy.targets) {
+        const now = this.#world.now();
+        const job: WebhookJobRecord = {
+          id: this.#world.ids.next("execution"),
+          policy_id: policy.id,
+          project_id: policy.project_id,
+          event_type: event.eventType,
+          notify_type: target.type,
+          status: "Pending",
+          job_detail: JSON.stringify(payload),
+          address: target.address,
+          creation_time: now,
+          update_time: now,
+        };
+        this.#jobs.set(job.id, job);
+        created.push(job);
+        const request = formatRequest(policy, target, payload);
+        // After the current turn, so that the call that caused the event answers first.
+        const delivery = new Promise<void>((resolve) => setImmediate(resolve))
+          .then(() => this.#deliver(job, target, request))
+          .finally(() => this.#inflight.delete(delivery));
+        this.#inflight.add(delivery);
+      }
+    }
+    return created;
+  }
+
+  /** Resolves once every delivery started so far (and any they lead to) has finished. */
+  async flush(): Promise<void> {
+    while (this.#inflight.size > 0) await Promise.allSettled([...this.#inflight]);
+  }
+
+  async #deliver(job: WebhookJobRecord, target: WebhookTarget, request: DeliveryRequest): Promise<void> {
+    this.#setStatus(job, "Running");
+    try {
+      job.response = await post(target.address, request, target.skip_cert_verify);
+      this.#setStatus(job, job.response >= 200 && job.response < 300 ? "Success" : "Error");
+    } catch (e) {
+      job.error = (e as Error).message;
+      this.#setStatus(job, "Error");
+    }
+  }
+
+  #setStatus(job: WebhookJobRecord, status: WebhookJobStatus): void {
+    job.status = status;
+    job.update_time = this.#world.now();
+  }
+
+  #checkUnique(projectId: number, name: string, exceptId?: number): void {
+    if (this.byProject(projectId).some((p) => p.name === name && p.id !== exceptId)) {
+      throw conflict(`notification policy named ${name} already exists`);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// delivery
+
+interface DeliveryRequest {
+  headers: Record<string, string>;
+  body: string;
+}
+
+type Payload = { type: string; occur_at: number; operator: string; event_data: Record<string, unknown> };
+
+/** The request Harbor sends to one target: Default or CloudEvents JSON, or a Slack message. */
+function formatRequest(
+  policy: WebhookPolicyRecord,
+  target: WebhookTarget,
+  payload: Payload,
+): DeliveryRequest {
+  if (target.type === "slack") {
+    const text = `*event_type:* ${payload.type}\n*occur_at:* <!date^${payload.occur_at}^{date} at {time}|${new Date(payload.occur_at * 1000).toISOString()}>\n*operator:* ${payload.operator}\n*event_data:* ${JSON.stringify(payload.event_data)}`;
+    const message = {
+      blocks: [
+        { type: "section", text: { type: "mrkdwn", text: "*Harbor webhook events*" } },
+        { type: "section", text: { type: "mrkdwn", text } },
+      ],
+    };
+    return { headers: { "content-type": "application/json" }, body: JSON.stringify(message) };
+  }
+  const headers: Record<string, string> = {};
+  if (target.auth_header) headers.authorization = target.auth_header;
+  if (target.payload_format === "CloudEvents") {
+    const event = {
+      specversion: "1.0",
+      id: randomUUID(),
+      source: `/projects/${policy.project_id}/webhook/policies/${policy.id}`,
+      type: CLOUD_EVENT_TYPES[payload.type] ?? payload.type,
+      datacontenttype: "application/json",
+      time: `${new Date(payload.occur_at * 1000).toISOString().slice(0, 19)}Z`,
+      data: payload.event_data,
+      operator: payload.operator,
+    };
+    return {
+      headers: { ...headers, "content-type": "application/cloudevents+json" },
+      body: JSON.stringify(event),
+    };
+  }
+  return { headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(payload) };
+}
+
+/** POSTs the request; resolves with the receiver's status code. */
+function post(address: string, request: DeliveryRequest, skipCertVerify: boolean): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(address);
+    const options = {
+      method: "POST",
+      headers: { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) },
+      timeout: DELIVERY_TIMEOUT_MS,
+    };
+    const onResponse = (res: http.IncomingMessage) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? 0));
+      res.on("error", reject);
+    };
+    const req =
+      url.protocol === "https:"
+        ? https.request(url, { ...options, rejectUnauthorized: !skipCertVerify }, onResponse)
+        : http.request(url, options, onResponse);
+    req.on("timeout", () => req.destroy(new Error("timeout")));
+    req.on("error", reject);
+    req.end(request.body);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// validation (Harbor's handler rules, in its order)
+
+const TargetBody = z.object({
+  type: z.string().nullish(),
+  address: z.string().nullish(),
+  auth_header: z.string().nullish(),
+  skip_cert_verify: z.boolean().nullish(),
+  payload_format: z.string().nullish(),
+});
+
+const PolicyBody = z.object({
+  id: z.number().int().nullish(),
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+  project_id: z.number().int().nullish(),
+  targets: z.array(TargetBody).nullish(),
+  event_types: z.array(z.string()).nullish(),
+  creator: z.string().nullish(),
+  creation_time: z.string().nullish(),
+  update_time: z.string().nullish(),
+  enabled: z.boolean().nullish(),
+});
+type PolicyBody = z.output<typeof PolicyBody>;
+
+/**
+ * Harbor's ParseEndpoint and the SSRF guard after it: trims spaces and trailing slashes, adds
+ * http:// when no scheme is given, refuses other schemes, and keeps only scheme://host/path.
+ */
+function normaliseAddress(raw: string): string {
+  let endpoint = raw.replace(/^ +| +$/g, "").replace(/\/+$/, "");
+  if (endpoint === "") throw badRequest("empty URL");
+  const sep = endpoint.indexOf("://");
+  if (sep >= 0) {
+    const scheme = endpoint.slice(0, sep);
+    if (scheme !== "http" && scheme !== "https") throw badRequest(`invalid scheme: ${scheme}`);
+  } else endpoint = `http://${endpoint}`;
+  const m = /^(https?):\/\/(?:[^@/?#]*@)?([^/?#]*)([^?#]*)/.exec(endpoint) as RegExpExecArray;
+  const [, scheme, host = "", rawPath = ""] = m;
+  const bad = /[^\w.\-~!$&'()*+,;=:[\]%]/.exec(host);
+  if (bad) throw badRequest(`parse "${endpoint}": invalid character "${bad[0]}" in host name`);
+  let path = rawPath;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    // keep the raw path
+  }
+  return `${scheme}://${host}${path}`;
+}
+
+function validatePolicy(b: PolicyBody): PolicyInput {
+  const name = b.name ?? "";
+  const eventTypes = b.event_types ?? [];
+  if (eventTypes.length === 0) throw badRequest("empty event type");
+  for (const t of eventTypes) if (!EVENT_TYPES.includes(t)) throw badRequest(`unsupported event type ${t}`);
+  const targets = b.targets ?? [];
+  if (targets.length === 0) throw badRequest(`empty notification target with policy ${name}`);
+  return {
+    name,
+    description: b.description ?? "",
+    event_types: eventTypes,
+    creator: b.creator ?? "",
+    // Omitting `enabled` stores false.
+    enabled: b.enabled ?? false,
+    targets: targets.map((t) => {
+      const address = normaliseAddress(t.address ?? "");
+      const type = t.type ?? "";
+      if (!NOTIFY_TYPES.includes(type))
+        throw badRequest(`unsupported target type ${type} with policy ${name}`);
+      const format = t.payload_format ?? "";
+      if (format !== "" && type === "slack") throw badRequest("set payload format is not allowed for slack");
+      if (format !== "" && !PAYLOAD_FORMATS.includes(format)) {
+        throw badRequest(`unsupported payload format type: ${format}`);
+      }
+      return {
+        type,
+        address,
+        auth_header: t.auth_header ?? "",
+        skip_cert_verify: t.skip_cert_verify ?? false,
+        payload_format: format === "" && type === "http" ? "Default" : format,
+      };
+    }),
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// API
+
+const render = (p: WebhookPolicyRecord) => ({
+  ...omitEmpty(
+    {
+      id: p.id,
+      name: p.name,
+      description: p.description,
+      project_id: p.project_id,
+      targets: p.targets.map((t) => omitEmpty(t)),
+      event_types: p.event_types,
+      creator: p.creator,
+      enabled: p.enabled,
+    },
+    ["enabled"],
+  ),
+  creation_time: p.creation_time,
+  update_time: p.update_time,
+});
+
+const renderJob = (j: WebhookJobRecord) => ({
+  ...omitEmpty({
+    id: j.id,
+    policy_id: j.policy_id,
+    event_type: j.event_type,
+    notify_type: j.notify_type,
+    status: j.status,
+    job_detail: j.job_detail,
+  }),
+  creation_time: harborTime(j.creation_time),
+  update_time: harborTime(j.update_time),
+});
+
+const policyFields: Fields<WebhookPolicyRecord> = {
+  id: (p) => p.id,
+  name: (p) => p.name,
+  description: (p) => p.description,
+  project_id: (p) => p.project_id,
+  creator: (p) => p.creator,
+  enabled: (p) => p.enabled,
+  targets: (p) => JSON.stringify(p.targets),
+  event_types: (p) => JSON.stringify(p.event_types),
+  creation_time: (p) => p.creation_time,
+  update_time: (p) => p.update_time,
+};
+
+const jobFields: Fields<WebhookJobRecord> = {
+  id: (j) => j.id,
+  status: (j) => j.status,
+  vendor_id: (j) => j.policy_id,
+  vendor_type: (j) => (j.notify_type === "slack" ? "SLACK" : "WEBHOOK"),
+  trigger: () => "EVENT",
+  start_time: (j) => harborTime(j.creation_time),
+  update_time: (j) => harborTime(j.update_time),
+};
+
+const newestFirst =
+  <T extends { id: number }>(time: (x: T) => string | number) =>
+  (a: T, b: T) =>
+    String(time(b)).localeCompare(String(time(a))) || b.id - a.id;
+
+const PROJECT_HEADER: Record<string, ParamSpec> = { "X-Is-Resource-Name": { type: "bool", default: false } };
+const POLICIES = "/projects/{project_name_or_id}/webhook/policies";
+const POLICY = `${POLICIES}/{webhook_policy_id}`;
+
+/** A policy of the project in the path: unknown ids and other projects' policies are 404. */
+function policyIn(ctx: Ctx, project: ProjectRecord, id: number): WebhookPolicyRecord {
+  const policy = ctx.world.webhooks.get(id);
+  if (!policy) throw notFound(`notificationPolicy ${id} not found`);
+  if (policy.project_id !== project.project_id) {
+    throw notFound(
+      `resource not found: project id:${project.project_id}, webhook policy id: ${id} not found`,
+    );
+  }
+  return policy;
+}
+
+function audit(ctx: Ctx, policy: WebhookPolicyRecord, operation: "create" | "update" | "delete"): void {
+  auditWrite(ctx, {
+    project_id: policy.project_id,
+    resource: policy.name,
+    resource_type: "notification_policy",
+    operation,
+  });
+}
+
+const routes: RouteSpec[] = [
+  {
+    op: "ListWebhookPoliciesOfProject",
+    method: "GET",
+    path: POLICIES,
+    paged: true,
+    headers: PROJECT_HEADER,
+    query: { q: { type: "string" }, sort: { type: "string" } },
+    handle(ctx) {
+      const project = projectAccess(
+        ctx,
+        ctx.params.project_name_or_id as string,
+        "notification-policy",
+        "list",
+      );
+      return listReply(ctx, ctx.world.webhooks.byProject(project.project_id), policyFields, {
+        render,
+        defaultOrder: newestFirst((p) => p.creation_time),
+      });
+    },
+  },
+  {
+    op: "CreateWebhookPolicyOfProject",
+    method: "POST",
+    path: POLICIES,
+    headers: PROJECT_HEADER,
+    body: { name: "policy", schema: PolicyBody },
+    handle(ctx) {
+      const project = projectAccess(
+        ctx,
+        ctx.params.project_name_or_id as string,
+        "notification-policy",
+        "create",
+      );
+      const policy = ctx.world.webhooks.create(project.project_id, validatePolicy(ctx.body as PolicyBody));
+      audit(ctx, policy, "create");
+      return createdAt(ctx, policy.id);
+    },
+  },
+  {
+    op: "GetWebhookPolicyOfProject",
+    method: "GET",
+    path: POLICY,
+    params: { webhook_policy_id: "int" },
+    headers: PROJECT_HEADER,
+    handle(ctx) {
+      // This handler resolves the project before checking access: an unknown project is 404 for all.
+      const ref = ctx.params.project_name_or_id as string;
+      const project = ctx.world.projects.resolve(ref, ctx.query["X-Is-Resource-Name"] === true);
+      if (!project) throw notFound(`project ${ref} not found`);
+      requireProject(ctx, project, "notification-policy", "read");
+      return ok(render(policyIn(ctx, project, ctx.params.webhook_policy_id as number)));
+    },
+  },
+  {
+    op: "UpdateWebhookPolicyOfProject",
+    method: "PUT",
+    path: POLICY,
+    params: { webhook_policy_id: "int" },
+    headers: PROJECT_HEADER,
+    body: { name: "policy", schema: PolicyBody },
+    handle(ctx) {
+      const project = projectAccess(
+        ctx,
+        ctx.params.project_name_or_id as string,
+        "notification-policy",
+        "update",
+      );
+      const policy = policyIn(ctx, project, ctx.params.webhook_policy_id as number);
+      ctx.world.webhooks.replace(policy, validatePolicy(ctx.body as PolicyBody));
+      audit(ctx, policy, "update");
+      return ok();
+    },
+  },
+  {
+    op: "DeleteWebhookPolicyOfProject",
+    method: "DELETE",
+    path: POLICY,
+    params: { webhook_policy_id: "int" },
+    headers: PROJECT_HEADER,
+    handle(ctx) {
+      const project = projectAccess(
+        ctx,
+        ctx.params.project_name_or_id as string,
+        "notification-policy",
+        "delete",
+      );
+      const policy = policyIn(ctx, project, ctx.params.webhook_policy_id as number);
+      ctx.world.webhooks.delete(policy.id);
+      audit(ctx, policy, "delete");
+      return ok();
+    },
+  },
+  {
+    op: "GetSupportedEventTypes",
+    method: "GET",
+    path: "/projects/{project_name_or_id}/webhook/events",
+    headers: PROJECT_HEADER,
+    handle(ctx) {
+      projectAccess(ctx, ctx.params.project_name_or_id as string, "notification-policy", "read");
+      return ok({
+        event_type: EVENT_TYPES,
+        notify_type: NOTIFY_TYPES,
+        payload_formats: [{ notify_type: "http", formats: PAYLOAD_FORMATS }],
+      });
+    },
+  },
+  {
+    op: "LastTrigger",
+    method: "GET",
+    path: "/projects/{project_name_or_id}/webhook/lasttrigger",
+    headers: PROJECT_HEADER,
+    handle(ctx) {
+      const project = projectAccess(
+        ctx,
+        ctx.params.project_name_or_id as string,
+        "notification-policy",
+        "read",
+      );
+      const store = ctx.world.webhooks;
+      const policies = store.byProject(project.project_id).sort(newestFirst((p) => p.creation_time));
+      return ok(
+        policies.flatMap((p) =>
+          p.event_types.map((t) => {
+            const last = store.lastTrigger(p.id, t);
+            return {
+              ...omitEmpty({ policy_name: p.name, event_type: t, enabled: p.enabled }),
+              creation_time: p.creation_time,
+              // A date-time is a struct in Go: never omitted, the zero time when never triggered.
+              last_trigger_time: last === undefined ? ZERO_TIME : harborTime(last),
+            };
+          }),
+        ),
+      );
+    },
+  },
+  {
+    op: "ListWebhookJobs",
+    method: "GET",
+    path: "/projects/{project_name_or_id}/webhook/jobs",
+    paged: true,
+    headers: PROJECT_HEADER,
+    query: {
+      q: { type: "string" },
+      sort: { type: "string" },
+      policy_id: { type: "int", required: true },
+      status: { type: "string[]" },
+    },
+    handle(ctx) {
+      const project = projectAccess(
+        ctx,
+        ctx.params.project_name_or_id as string,
+        "notification-policy",
+        "list",
+      );
+      const policyId = ctx.query.policy_id as number;
+      const policy = ctx.world.webhooks.get(policyId);
+      if (!policy) throw notFound(`notificationPolicy ${policyId} not found`);
+      if (policy.project_id !== project.project_id) {
+        throw notFound(`resource not found: project id ${project.project_id} does not match`);
+      }
+      const statuses = (ctx.query.status as string[] | undefined) ?? [];
+      const jobs = ctx.world.webhooks
+        .jobs(policyId)
+        .filter((j) => statuses.length === 0 || statuses.includes(j.status));
+      return listReply(ctx, jobs, jobFields, {
+        render: renderJob,
+        defaultOrder: newestFirst((j) => j.creation_time),
+      });
+    },
+  },
+];
+
+/** Event data like Harbor's for an artifact event in a project's repository. */
+function sampleEventData(project: ProjectRecord, now: number): Record<string, unknown> {
+  const repo = "app";
+  const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
+  return {
+    resources: [{ digest, tag: "latest", resource_url: `harbor.example.com/${project.name}/${repo}:latest` }],
+    repository: {
+      date_created: Math.floor(now / 1000),
+      name: repo,
+      namespace: project.name,
+      repo_full_name: `${project.name}/${repo}`,
+      repo_type: project.metadata.public === "true" ? "public" : "private",
+    },
+  };
 }
 
 export const area = defineArea({
-  routes: [],
-  control: (_world: World) => ({}),
+  routes,
+  control: (world: World) => ({
+    /**
+     * Fires an event in a project (by name or id), as Harbor does when something happens there:
+     * every enabled policy subscribed to `eventType` gets one job per target, delivered in the
+     * background. `data` becomes the payload's event_data (default: a pushed artifact in the
+     * project); `operator` defaults to harbor-jobservice. Returns the new job ids.
+     */
+    trigger(e: {
+      project: string | number;
+      eventType: string;
+      data?: Record<string, unknown>;
+      operator?: string;
+    }): number[] {
+      const project =
+        typeof e.project === "number" ? world.projects.byId(e.project) : world.projects.byName(e.project);
+      if (!project) throw new Error(`no project ${e.project}`);
+      const jobs = world.webhooks.notify({
+        projectId: project.project_id,
+        eventType: e.eventType,
+        data: e.data ?? sampleEventData(project, world.now()),
+        ...(e.operator === undefined ? {} : { operator: e.operator }),
+      });
+      return jobs.map((j) => j.id);
+    },
+    /** Waits until every delivery started so far has finished. */
+    flush: (): Promise<void> => world.webhooks.flush(),
+    /**
+     * Every delivery job: policy, event type, target address, status, and the receiver's HTTP
+     * status or the error that prevented one.
+     */
+    deliveries: () =>
+      world.webhooks.jobs().map((j) => ({
+        id: j.id,
+        policyId: j.policy_id,
+        projectId: j.project_id,
+        eventType: j.event_type,
+        notifyType: j.notify_type,
+        address: j.address,
+        status: j.status,
+        ...(j.response === undefined ? {} : { response: j.response }),
+        ...(j.error === undefined ? {} : { error: j.error }),
+      })),
+  }),
 });

@@ -1,0 +1,336 @@
+// Garbage collection: manual runs that progress on the world clock to their planned end, stop,
+// logs; the schedule (cron types replace it, None deletes it, an empty body when there is none) and
+// the runs it fires; Harbor's parameter and cron validation; history paging, q and order.
+import { describe, expect, test } from "vitest";
+import { q } from "../../../src/harbor/query.ts";
+import { useEmulator } from "../../env/harbor.ts";
+
+const h = useEmulator();
+const gc = () => h.emulator.control.gc;
+const advance = (ms: number) => h.emulator.control.clock.advance(ms);
+
+function api(path: string, init: RequestInit = {}): Promise<Response> {
+  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
+  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
+    ...init,
+    headers: {
+      authorization: auth,
+      ...(init.body ? { "content-type": "application/json" } : {}),
+      ...init.headers,
+    },
+  });
+}
+
+async function errorOf(res: Response): Promise<{ code: string; message: string }> {
+  return ((await res.json()) as { errors: Array<{ code: string; message: string }> }).errors[0] as {
+    code: string;
+    message: string;
+  };
+}
+
+const manual = (parameters: Record<string, unknown> = {}) =>
+  api("/system/gc/schedule", {
+    method: "POST",
+    body: JSON.stringify({ schedule: { type: "Manual" }, parameters }),
+  });
+
+describe("manual runs", () => {
+  test("Manual starts a run: 201, Location /api/v2.0/system/gc/<id>, Running until its planned end", async () => {
+    const res = await manual({ delete_untagged: true, workers: 3 });
+    expect(res.status).toBe(201);
+    expect(await res.text()).toBe("");
+    const id = Number(res.headers.get("location")?.match(/^\/api\/v2\.0\/system\/gc\/(\d+)$/)?.[1]);
+    expect(id).toBeGreaterThan(0);
+
+    const running = await h.admin.gc.get(id);
+    expect(running).toMatchObject({
+      id,
+      job_name: "GARBAGE_COLLECTION",
+      job_kind: "MANUAL",
+      job_status: "Running",
+      schedule: { type: "Manual", next_scheduled_time: "0001-01-01T00:00:00.000Z" },
+    });
+    // Parameters are a JSON string, keys in Go's sorted order, with what the server adds.
+    expect(running.job_parameters).toBe(
+      '{"delete_untagged":true,"dry_run":false,"redis_url_reg":"redis://redis:6379/1?idle_timeout_seconds=30","time_window":2,"workers":3}',
+    );
+    expect(running.deleted).toBeUndefined();
+
+    advance(2_000);
+    const done = await h.admin.gc.get(id);
+    expect(done.job_status).toBe("Success");
+    expect(Date.parse(done.update_time as string)).toBeGreaterThan(Date.parse(done.creation_time as string));
+  });
+
+  test("the client returns the run's id", async () => {
+    const id = await h.admin.gc.createSchedule({
+      schedule: { type: "Manual" },
+      parameters: { dry_run: true },
+    });
+    expect((await h.admin.gc.get(id)).job_parameters).toContain('"dry_run":true');
+    gc().complete(id);
+  });
+
+  test("a planned failure ends as Error after the planned time", async () => {
+    gc().plan({ status: "Error", durationMs: 10_000 });
+    const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    advance(5_000);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Running");
+    advance(5_000);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Error");
+    expect(await h.admin.gc.getLog(id)).toContain("failed to run gc in job.");
+  });
+
+  test("the log is text/plain and follows the run", async () => {
+    const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    const res = await api(`/system/gc/${id}/log`);
+    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    const text = await res.text();
+    expect(text).toContain("start to run gc in job.");
+    expect(text).not.toContain("success");
+    advance(2_000);
+    expect(await h.admin.gc.getLog(id)).toContain("success to run gc in job.");
+  });
+
+  test("PUT with Manual starts a run too", async () => {
+    const before = gc().runs().length;
+    await h.admin.gc.updateSchedule({ schedule: { type: "Manual" } });
+    expect(gc().runs()).toHaveLength(before + 1);
+    advance(2_000);
+  });
+});
+
+describe("stop", () => {
+  test("stops a running GC; stopping it again, or a finished one, changes nothing", async () => {
+    gc().plan({ durationMs: 60_000 });
+    const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    await h.admin.gc.stop(id);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Stopped");
+    await h.admin.gc.stop(id);
+    advance(60_000);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Stopped");
+    expect(await h.admin.gc.getLog(id)).toContain("the job is stopped.");
+  });
+
+  test("unknown ids: 404 with Harbor's messages for run, log and stop", async () => {
+    await expect(h.admin.gc.get(99999)).rejects.toMatchObject({
+      kind: "notFound",
+      status: 404,
+      code: "NOT_FOUND",
+      harborMessage: "garbage collection execution 99999 not found",
+    });
+    await expect(h.admin.gc.getLog(99999)).rejects.toMatchObject({
+      status: 404,
+      harborMessage: "garbage collection 99999 log is not found",
+    });
+    await expect(h.admin.gc.stop(99999)).rejects.toMatchObject({
+      status: 404,
+      harborMessage: "execution 99999 not found",
+    });
+  });
+
+  test("a running GC occupies a job service worker; stopping that job stops the GC", async () => {
+    gc().plan({ durationMs: 60_000 });
+    const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    const worker = (await h.admin.jobService.listWorkers("all")).find(
+      (w) => w.job_name === "GARBAGE_COLLECTION",
+    );
+    expect(worker?.job_id).toMatch(/^[0-9a-f]{24}$/);
+    await h.admin.jobService.stopJob(worker?.job_id as string);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Stopped");
+    const after = await h.admin.jobService.listWorkers("all");
+    expect(after.some((w) => w.job_name === "GARBAGE_COLLECTION")).toBe(false);
+  });
+});
+
+describe("schedule", () => {
+  test("no schedule: 200 with an empty body, which the client reads as undefined", async () => {
+    const res = await api("/system/gc/schedule");
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+    expect(await h.admin.gc.getSchedule()).toBeUndefined();
+  });
+
+  test("a cron type sets the schedule: Location ends in /0, GET shows cron, type and next time", async () => {
+    const res = await api("/system/gc/schedule", {
+      method: "POST",
+      body: JSON.stringify({
+        schedule: { type: "Daily", cron: "0 0 3 * * *" },
+        parameters: { delete_untagged: true, workers: 2 },
+      }),
+    });
+    expect(res.status).toBe(201);
+    expect(res.headers.get("location")).toBe("/api/v2.0/system/gc/0");
+
+    const s = await h.admin.gc.getSchedule();
+    expect(s).toMatchObject({
+      job_kind: "0 0 3 * * *",
+      job_parameters: '{"delete_untagged":true,"workers":2}',
+      schedule: { type: "Daily", cron: "0 0 3 * * *" },
+    });
+    const next = new Date(s?.schedule?.next_scheduled_time as string);
+    expect(next.getTime()).toBeGreaterThan(h.emulator.control.clock.now());
+    expect([next.getUTCHours(), next.getUTCMinutes(), next.getUTCSeconds()]).toEqual([3, 0, 0]);
+  });
+
+  test("a new cron schedule replaces the old one (no conflict); None deletes it", async () => {
+    await h.admin.gc.createSchedule({ schedule: { type: "Custom", cron: "0 30 1 * * 1" } });
+    await h.admin.gc.updateSchedule({ schedule: { type: "Weekly", cron: "0 0 0 * * 0" } });
+    expect((await h.admin.gc.getSchedule())?.schedule).toMatchObject({ type: "Weekly", cron: "0 0 0 * * 0" });
+    expect(await h.admin.gc.createSchedule({ schedule: { type: "None" } })).toBe(0);
+    expect(await h.admin.gc.getSchedule()).toBeUndefined();
+  });
+
+  test("type Schedule (or none at all) is accepted and does nothing", async () => {
+    const runs = gc().runs().length;
+    expect(await h.admin.gc.createSchedule({ schedule: { type: "Schedule", cron: "0 0 * * * *" } })).toBe(0);
+    const noType = await api("/system/gc/schedule", {
+      method: "POST",
+      body: JSON.stringify({ schedule: {} }),
+    });
+    expect(noType.status).toBe(201);
+    expect(await h.admin.gc.getSchedule()).toBeUndefined();
+    expect(gc().runs()).toHaveLength(runs);
+  });
+
+  test("the schedule fires on the world clock: a SCHEDULE run appears when its time passes", async () => {
+    await h.admin.gc.createSchedule({ schedule: { type: "Hourly", cron: "0 0 * * * *" } });
+    const next = Date.parse((await h.admin.gc.getSchedule())?.schedule?.next_scheduled_time as string);
+    advance(next - h.emulator.control.clock.now() + 1_000);
+    const [latest] = await h.admin.gc.listHistory({ q: q().exact("trigger", "SCHEDULE") });
+    expect(latest).toMatchObject({
+      job_kind: "SCHEDULE",
+      schedule: { type: "Schedule" },
+      job_status: "Running",
+    });
+    // The next time moved on by an hour.
+    const moved = Date.parse((await h.admin.gc.getSchedule())?.schedule?.next_scheduled_time as string);
+    expect(moved - next).toBe(3_600_000);
+    advance(2_000);
+  });
+
+  test("the control API fires the schedule on demand", async () => {
+    const id = gc().fireSchedule();
+    expect((await h.admin.gc.get(id)).job_kind).toBe("SCHEDULE");
+    await h.admin.gc.createSchedule({ schedule: { type: "None" } });
+    expect(() => gc().fireSchedule()).toThrow("no gc schedule is found");
+  });
+});
+
+describe("validation", () => {
+  test.each([
+    ["five fields", "0 3 * * *", "expected exactly 6 fields, found 5: [0 3 * * *]"],
+    [
+      "seconds other than 0",
+      "30 0 3 * * *",
+      "the 1st field (indicating Seconds of time) of the cron setting must be 0",
+    ],
+    ["no cron", "", "empty cron string is invalid"],
+    ["an hour out of range", "0 0 25 * * *", "end of range (25) above maximum (23): 25"],
+    ["a descriptor", "@daily", "parser does not accept descriptors: @daily"],
+  ])("a cron type with %s: 400 invalid cron string for scheduled gc", async (_what, cron, detail) => {
+    const res = await api("/system/gc/schedule", {
+      method: "POST",
+      body: JSON.stringify({ schedule: { type: "Custom", cron } }),
+    });
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toEqual({
+      code: "BAD_REQUEST",
+      message: `invalid cron string for scheduled gc: ${cron}, error: ${detail}`,
+    });
+  });
+
+  test.each([0, 6, -1])("workers %d: 400 with Harbor's message", async (workers) => {
+    const res = await manual({ workers });
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).message).toBe(
+      `Error: Invalid number of workers:${workers}. Workers must be greater than 0 and less than or equal to 5.`,
+    );
+  });
+
+  test("workers must be an integer; a non-number is ignored, as are non-boolean flags", async () => {
+    const fraction = await manual({ workers: 1.5 });
+    expect(fraction.status).toBe(400);
+    expect((await errorOf(fraction)).message).toBe("bad request: workers should be integer format");
+
+    const res = await manual({ workers: "3", delete_untagged: "yes", dry_run: 1 });
+    expect(res.status).toBe(201);
+    const id = Number(res.headers.get("location")?.split("/").pop());
+    const params = JSON.parse((await h.admin.gc.get(id)).job_parameters as string) as Record<string, unknown>;
+    expect(params).toMatchObject({ workers: 0, delete_untagged: false, dry_run: false });
+    gc().complete(id);
+  });
+
+  test("swagger-level failures are 422: no body, an unknown type", async () => {
+    const none = await api("/system/gc/schedule", { method: "POST" });
+    expect(none.status).toBe(422);
+    const bad = await api("/system/gc/schedule", {
+      method: "PUT",
+      body: JSON.stringify({ schedule: { type: "Yearly" } }),
+    });
+    expect(bad.status).toBe(422);
+    expect((await errorOf(bad)).message).toBe(
+      "validation failure list:\nschedule.type in body should be one of [Hourly Daily Weekly Custom Manual None Schedule]",
+    );
+  });
+
+  test("a body without `schedule` crashes Harbor's handler: masked 500", async () => {
+    const res = await api("/system/gc/schedule", {
+      method: "POST",
+      body: JSON.stringify({ parameters: {} }),
+    });
+    expect(res.status).toBe(500);
+    expect(await errorOf(res)).toEqual({ code: "UNKNOWN", message: "internal server error" });
+  });
+});
+
+describe("history", () => {
+  test("newest first, with X-Total-Count and Link; q filters by status; sort is honoured", async () => {
+    gc().plan({ status: "Error", durationMs: 1 });
+    const failed = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    advance(2_000);
+
+    const res = await api("/system/gc?page_size=2");
+    const total = Number(res.headers.get("x-total-count"));
+    expect(total).toBe(gc().runs().length);
+    expect(res.headers.get("link")).toBe('</api/v2.0/system/gc?page=2&page_size=2>; rel="next"');
+    const firstPage = (await res.json()) as Array<{ id: number }>;
+    expect(firstPage[0]?.id).toBe(failed);
+
+    const all = await h.admin.gc.listHistory();
+    expect(all).toHaveLength(total);
+    const starts = all.map((r) => Date.parse(r.creation_time as string));
+    expect(starts).toEqual([...starts].sort((a, b) => b - a));
+
+    const errors = await h.admin.gc.listHistory({ q: q().exact("status", "Error") });
+    expect(errors.length).toBeGreaterThan(0);
+    expect(errors.every((r) => r.job_status === "Error")).toBe(true);
+
+    const ascending = await h.admin.gc.listHistory({ sort: "id" });
+    expect(ascending.map((r) => r.id)).toEqual(all.map((r) => r.id).sort((a, b) => (a ?? 0) - (b ?? 0)));
+  });
+
+  test("writes are audited", () => {
+    const entries = h.emulator.control.audit.list().filter((e) => e.resource_type === "gc");
+    expect(entries.map((e) => e.operation)).toContain("create");
+    expect(entries.map((e) => e.operation)).toContain("update");
+  });
+});
+
+describe("permissions", () => {
+  test("GC is system-level: 403 with the username", async () => {
+    h.emulator.control.users.add({ username: "gus", password: "Gus12345" });
+    const gus = h.client({ username: "gus", password: "Gus12345" });
+    for (const call of [
+      () => gus.gc.listHistory(),
+      () => gus.gc.get(1),
+      () => gus.gc.getLog(1),
+      () => gus.gc.getSchedule(),
+      () => gus.gc.createSchedule({ schedule: { type: "Manual" } }),
+      () => gus.gc.updateSchedule({ schedule: { type: "None" } }),
+      () => gus.gc.stop(1),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ kind: "forbidden", status: 403, harborMessage: "gus" });
+    }
+  });
+});

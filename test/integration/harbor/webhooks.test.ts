@@ -1,0 +1,771 @@
+// Project webhooks: policy rules (validation messages, address normalisation, defaults, names unique
+// per project, full replace, project ownership), the event type lists, and deliveries that really
+// reach a loopback receiver in Harbor's Default, CloudEvents and Slack formats, with the policy's
+// auth header; the jobs and last-trigger views that follow them; project-role permissions.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server,
+  type ServerResponse,
+} from "node:http";
+import { createServer as createHttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { q } from "../../../src/harbor/query.ts";
+import type { WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
+import type { ProjectRecord } from "../../env/emulator/areas/projects.ts";
+import { useEmulator } from "../../env/harbor.ts";
+
+const h = useEmulator();
+const hooks = () => h.emulator.control.webhooks;
+
+interface Received {
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: Record<string, unknown>;
+}
+
+/** A loopback webhook receiver; paths starting with /fail answer 500. */
+class Receiver {
+  readonly requests: Received[] = [];
+  readonly #server: Server;
+  readonly #scheme: string;
+
+  constructor(tls?: { key: string; cert: string }) {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        this.requests.push({
+          path: req.url ?? "",
+          headers: req.headers,
+          body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
+        });
+        res.writeHead(req.url?.startsWith("/fail") ? 500 : 200).end();
+      });
+    };
+    this.#server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
+    this.#scheme = tls ? "https" : "http";
+  }
+
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.#server.listen(0, "127.0.0.1", resolve));
+    return this;
+  }
+
+  get port(): number {
+    return (this.#server.address() as AddressInfo).port;
+  }
+
+  url(path: string): string {
+    return `${this.#scheme}://127.0.0.1:${this.port}${path}`;
+  }
+
+  take(path: string): Received[] {
+    return this.requests.filter((r) => r.path === path);
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => this.#server.close(() => resolve()));
+  }
+}
+
+let receiver: Receiver;
+let project: ProjectRecord;
+let other: ProjectRecord;
+
+function newProject(name: string): ProjectRecord {
+  return h.emulator.world.projects.insert({
+    name,
+    ownerId: 1,
+    metadata: { public: "false" },
+    storageLimit: -1,
+  });
+}
+
+const base = (over: Partial<WebhookPolicyInput> = {}): WebhookPolicyInput => ({
+  name: "ci",
+  event_types: ["PUSH_ARTIFACT"],
+  targets: [{ type: "http", address: receiver.url("/hook"), auth_header: "Bearer s3cret-token" }],
+  enabled: true,
+  ...over,
+});
+
+function api(path: string, init: RequestInit = {}): Promise<Response> {
+  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
+  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
+    ...init,
+    headers: {
+      authorization: auth,
+      ...(init.body ? { "content-type": "application/json" } : {}),
+      ...init.headers,
+    },
+  });
+}
+
+/** Keeps a failing test's policies from leaking into the next test. */
+function dropPolicies(): void {
+  for (const p of [project, other]) {
+    for (const policy of h.emulator.world.webhooks.byProject(p.project_id))
+      h.emulator.world.webhooks.delete(policy.id);
+  }
+}
+
+async function errorOf(res: Response): Promise<{ code: string; message: string }> {
+  return ((await res.json()) as { errors: Array<{ code: string; message: string }> }).errors[0] as {
+    code: string;
+    message: string;
+  };
+}
+
+beforeAll(async () => {
+  receiver = await new Receiver().start();
+  project = newProject("hooks");
+  other = newProject("elsewhere");
+});
+afterAll(async () => {
+  await receiver.close();
+});
+
+describe("policies", () => {
+  afterEach(dropPolicies);
+
+  test("create: 201 with a path-only Location; GET shows the stored, normalised policy", async () => {
+    const res = await api(`/projects/${project.name}/webhook/policies`, {
+      method: "POST",
+      headers: { "x-is-resource-name": "true" },
+      body: JSON.stringify({
+        name: "normalised",
+        description: "first",
+        project_id: 999, // ignored: the path decides
+        creator: "someone-else",
+        enabled: true,
+        event_types: ["PUSH_ARTIFACT", "DELETE_ARTIFACT"],
+        targets: [
+          {
+            type: "http",
+            address: `127.0.0.1:${receiver.port}/in?token=abc#frag`,
+            auth_header: "Basic eA==",
+          },
+          { type: "http", address: "  https://user:pw@example.com/x/  ", skip_cert_verify: true },
+        ],
+      }),
+    });
+    expect(res.status).toBe(201);
+    const location = res.headers.get("location") as string;
+    expect(location).toMatch(new RegExp(`^/api/v2\\.0/projects/${project.name}/webhook/policies/\\d+$`));
+    const id = Number(location.split("/").pop());
+
+    const policy = await h.admin.webhooks.getPolicy(project.name, id);
+    expect(policy).toMatchObject({
+      id,
+      name: "normalised",
+      description: "first",
+      project_id: project.project_id,
+      creator: "someone-else", // stored as sent
+      enabled: true,
+      event_types: ["PUSH_ARTIFACT", "DELETE_ARTIFACT"],
+      // http:// added; spaces, trailing slashes, user info, query and fragment dropped; Default
+      // format filled in.
+      targets: [
+        {
+          type: "http",
+          address: `http://127.0.0.1:${receiver.port}/in`,
+          auth_header: "Basic eA==",
+          payload_format: "Default",
+        },
+        { type: "http", address: "https://example.com/x", skip_cert_verify: true, payload_format: "Default" },
+      ],
+    });
+    expect(policy.targets?.[0]?.skip_cert_verify).toBeUndefined(); // false is omitted
+    await h.admin.webhooks.deletePolicy(project.project_id, id);
+  });
+
+  test("an omitted `enabled` stores false, and false is still on the wire", async () => {
+    const res = await api(`/projects/${project.project_id}/webhook/policies`, {
+      method: "POST",
+      body: JSON.stringify({
+        name: "off",
+        event_types: ["PULL_ARTIFACT"],
+        targets: [{ type: "slack", address: "https://hooks.slack.example/x" }],
+      }),
+    });
+    const id = Number(res.headers.get("location")?.split("/").pop());
+    const raw = (await (
+      await api(`/projects/${project.project_id}/webhook/policies/${id}`)
+    ).json()) as Record<string, unknown>;
+    expect(raw.enabled).toBe(false);
+    expect(raw.targets).toEqual([{ type: "slack", address: "https://hooks.slack.example/x" }]); // no format for slack
+    await h.admin.webhooks.deletePolicy(project.project_id, id);
+  });
+
+  test("many policies per project; names are unique within a project only", async () => {
+    const a = await h.admin.webhooks.createPolicy(project.name, base({ name: "dup" }));
+    const b = await h.admin.webhooks.createPolicy(project.name, base({ name: "dup-2" }));
+    const c = await h.admin.webhooks.createPolicy(other.name, base({ name: "dup" }));
+    await expect(h.admin.webhooks.createPolicy(project.name, base({ name: "dup" }))).rejects.toMatchObject({
+      kind: "conflict",
+      status: 409,
+      code: "CONFLICT",
+      harborMessage: "notification policy named dup already exists",
+    });
+    // Renaming onto a taken name conflicts too.
+    await expect(h.admin.webhooks.updatePolicy(project.name, b, base({ name: "dup" }))).rejects.toMatchObject(
+      {
+        status: 409,
+      },
+    );
+    const names = (await h.admin.webhooks.listPolicies(project.name)).map((p) => p.name);
+    expect(names).toEqual(["dup-2", "dup"]); // newest first
+    for (const [p, id] of [
+      [project, a],
+      [project, b],
+      [other, c],
+    ] as const) {
+      await h.admin.webhooks.deletePolicy(p.name, id);
+    }
+  });
+
+  test("PUT replaces the whole policy: fields left out are cleared, enabled becomes false", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({ name: "replace", description: "keep?" }),
+    );
+    const res = await api(`/projects/${project.name}/webhook/policies/${id}`, {
+      method: "PUT",
+      headers: { "x-is-resource-name": "true" },
+      body: JSON.stringify({
+        name: "replaced",
+        event_types: ["QUOTA_EXCEED"],
+        targets: [{ type: "http", address: "http://example.com/q" }],
+      }),
+    });
+    expect(res.status).toBe(200);
+    expect(await res.text()).toBe("");
+    const after = await h.admin.webhooks.getPolicy(project.name, id);
+    expect(after).toMatchObject({ name: "replaced", event_types: ["QUOTA_EXCEED"], enabled: false });
+    expect(after.description).toBeUndefined();
+    await h.admin.webhooks.updatePolicy(project.name, id, base({ name: "replaced", description: "back" }));
+    expect(await h.admin.webhooks.getPolicy(project.name, id)).toMatchObject({
+      description: "back",
+      enabled: true,
+    });
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("a policy must belong to the project in the path; unknown ids are 404", async () => {
+    const id = await h.admin.webhooks.createPolicy(other.name, base({ name: "theirs" }));
+    const wrong = `resource not found: project id:${project.project_id}, webhook policy id: ${id} not found`;
+    await expect(h.admin.webhooks.getPolicy(project.name, id)).rejects.toMatchObject({
+      status: 404,
+      harborMessage: wrong,
+    });
+    await expect(h.admin.webhooks.updatePolicy(project.name, id, base())).rejects.toMatchObject({
+      status: 404,
+      harborMessage: wrong,
+    });
+    await expect(h.admin.webhooks.deletePolicy(project.name, id)).rejects.toMatchObject({
+      status: 404,
+      harborMessage: wrong,
+    });
+    await expect(h.admin.webhooks.getPolicy(other.name, 999999)).rejects.toMatchObject({
+      kind: "notFound",
+      harborMessage: "notificationPolicy 999999 not found",
+    });
+    await h.admin.webhooks.deletePolicy(other.name, id);
+    await expect(h.admin.webhooks.getPolicy(other.name, id)).rejects.toMatchObject({ status: 404 });
+  });
+
+  test("list: q, sort and paging headers", async () => {
+    const ids: number[] = [];
+    for (const name of ["list-a", "list-b", "list-c"])
+      ids.push(await h.admin.webhooks.createPolicy(project.name, base({ name })));
+    const res = await api(`/projects/${project.project_id}/webhook/policies?page_size=2&sort=name`);
+    expect(res.headers.get("x-total-count")).toBe("3");
+    expect(res.headers.get("link")).toBe(
+      `</api/v2.0/projects/${project.project_id}/webhook/policies?page=2&page_size=2&sort=name>; rel="next"`,
+    );
+    expect(((await res.json()) as Array<{ name: string }>).map((p) => p.name)).toEqual(["list-a", "list-b"]);
+    const fuzzy = await h.admin.webhooks.listPolicies(project.name, { q: q().fuzzy("name", "T-B") });
+    expect(fuzzy.map((p) => p.name)).toEqual(["list-b"]);
+    for (const id of ids) await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+});
+
+describe("validation", () => {
+  const post = (body: Record<string, unknown>) =>
+    api(`/projects/${project.project_id}/webhook/policies`, { method: "POST", body: JSON.stringify(body) });
+  const http = { type: "http", address: "http://example.com/h" };
+
+  test.each([
+    ["no event types", { name: "v", targets: [http] }, "empty event type"],
+    [
+      "an unknown event type",
+      { name: "v", event_types: ["PUSH_IMAGE"], targets: [http] },
+      "unsupported event type PUSH_IMAGE",
+    ],
+    [
+      "no targets",
+      { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [] },
+      "empty notification target with policy v",
+    ],
+    [
+      "a non-http scheme",
+      { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [{ type: "http", address: "ftp://x/y" }] },
+      "invalid scheme: ftp",
+    ],
+    [
+      "an empty address",
+      { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [{ type: "http", address: " / " }] },
+      "empty URL",
+    ],
+    [
+      "an unknown target type",
+      { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [{ type: "email", address: "http://x" }] },
+      "unsupported target type email with policy v",
+    ],
+    [
+      "a payload format on slack",
+      {
+        name: "v",
+        event_types: ["PUSH_ARTIFACT"],
+        targets: [{ type: "slack", address: "http://x", payload_format: "Default" }],
+      },
+      "set payload format is not allowed for slack",
+    ],
+    [
+      "an unknown payload format",
+      { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [{ ...http, payload_format: "XML" }] },
+      "unsupported payload format type: XML",
+    ],
+  ])("%s: 400 with Harbor's message", async (_what, body, message) => {
+    const res = await post(body);
+    expect(res.status).toBe(400);
+    expect(await errorOf(res)).toEqual({ code: "BAD_REQUEST", message });
+  });
+
+  test("wrong JSON types are swagger-level 422s", async () => {
+    const res = await post({ name: "v", enabled: "yes", event_types: ["PUSH_ARTIFACT"], targets: [http] });
+    expect(res.status).toBe(422);
+    expect((await errorOf(res)).code).toBe("UNPROCESSABLE_ENTITY");
+  });
+});
+
+describe("event types", () => {
+  test("the exact lists of Harbor 2.8 – 2.12", async () => {
+    expect(await h.admin.webhooks.supportedEventTypes(project.name)).toEqual({
+      event_type: [
+        "PUSH_ARTIFACT",
+        "PULL_ARTIFACT",
+        "DELETE_ARTIFACT",
+        "QUOTA_EXCEED",
+        "QUOTA_WARNING",
+        "SCANNING_FAILED",
+        "SCANNING_STOPPED",
+        "SCANNING_COMPLETED",
+        "REPLICATION",
+        "TAG_RETENTION",
+      ],
+      notify_type: ["http", "slack"],
+      payload_formats: [{ notify_type: "http", formats: ["Default", "CloudEvents"] }],
+    });
+  });
+});
+
+describe("deliveries", () => {
+  afterEach(dropPolicies);
+
+  test("an event reaches the target in the Default format, with the auth header, without blocking", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "default",
+        targets: [{ type: "http", address: receiver.url("/default"), auth_header: "Bearer s3cret-token" }],
+      }),
+    );
+    const [jobId] = hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT", operator: "alice" });
+    // The trigger returns before anything is sent.
+    expect(
+      hooks()
+        .deliveries()
+        .find((d) => d.id === jobId)?.status,
+    ).toBe("Pending");
+    expect(receiver.take("/default")).toEqual([]);
+
+    await hooks().flush();
+    const [got] = receiver.take("/default");
+    expect(got?.headers.authorization).toBe("Bearer s3cret-token");
+    expect(got?.headers["content-type"]).toBe("application/json");
+    expect(got?.body).toMatchObject({
+      type: "PUSH_ARTIFACT",
+      operator: "alice",
+      event_data: {
+        repository: { namespace: project.name, repo_full_name: `${project.name}/app`, repo_type: "private" },
+      },
+    });
+    expect(Object.keys(got?.body ?? {})).toEqual(["type", "occur_at", "operator", "event_data"]);
+    expect(got?.body.occur_at).toBe(Math.floor(h.emulator.control.clock.now() / 1000));
+    expect(
+      hooks()
+        .deliveries()
+        .find((d) => d.id === jobId),
+    ).toMatchObject({ status: "Success", response: 200 });
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("CloudEvents targets get a CloudEvents 1.0 envelope", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "ce",
+        event_types: ["DELETE_ARTIFACT"],
+        targets: [{ type: "http", address: receiver.url("/ce"), payload_format: "CloudEvents" }],
+      }),
+    );
+    hooks().trigger({
+      project: project.project_id,
+      eventType: "DELETE_ARTIFACT",
+      data: { resources: [{ tag: "v1" }] },
+      operator: "bob",
+    });
+    await hooks().flush();
+    const [got] = receiver.take("/ce");
+    expect(got?.headers["content-type"]).toBe("application/cloudevents+json");
+    expect(got?.headers.authorization).toBeUndefined();
+    expect(got?.body).toMatchObject({
+      specversion: "1.0",
+      source: `/projects/${project.project_id}/webhook/policies/${id}`,
+      type: "harbor.artifact.deleted",
+      datacontenttype: "application/json",
+      data: { resources: [{ tag: "v1" }] },
+      operator: "bob",
+    });
+    expect(got?.body.id).toMatch(/^[0-9a-f-]{36}$/);
+    expect(got?.body.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("slack targets get a Slack message", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({ name: "slack", targets: [{ type: "slack", address: receiver.url("/slack") }] }),
+    );
+    hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT" });
+    await hooks().flush();
+    const [got] = receiver.take("/slack");
+    const blocks = got?.body.blocks as Array<{ text: { text: string } }>;
+    expect(blocks[1]?.text.text).toContain("*event_type:* PUSH_ARTIFACT");
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("one job per target of each enabled, subscribed policy; none for others", async () => {
+    const both = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "two-targets",
+        targets: [
+          { type: "http", address: receiver.url("/t1") },
+          { type: "http", address: receiver.url("/t2") },
+        ],
+      }),
+    );
+    const off = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({ name: "disabled", enabled: false, targets: [{ type: "http", address: receiver.url("/off") }] }),
+    );
+    const unsubscribed = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "pulls",
+        event_types: ["PULL_ARTIFACT"],
+        targets: [{ type: "http", address: receiver.url("/pulls") }],
+      }),
+    );
+    const elsewhere = await h.admin.webhooks.createPolicy(
+      other.name,
+      base({ name: "other", targets: [{ type: "http", address: receiver.url("/other") }] }),
+    );
+    expect(hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT" })).toHaveLength(2);
+    await hooks().flush();
+    expect(receiver.take("/t1")).toHaveLength(1);
+    expect(receiver.take("/t2")).toHaveLength(1);
+    for (const path of ["/off", "/pulls", "/other"]) expect(receiver.take(path)).toEqual([]);
+    for (const id of [both, off, unsubscribed]) await h.admin.webhooks.deletePolicy(project.name, id);
+    await h.admin.webhooks.deletePolicy(other.name, elsewhere);
+  });
+
+  test("a failing or unreachable target ends as Error", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "failing",
+        targets: [
+          { type: "http", address: receiver.url("/fail") },
+          { type: "http", address: "http://127.0.0.1:1/nothing-listens" },
+        ],
+      }),
+    );
+    const jobIds = hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT" });
+    await hooks().flush();
+    const [failed, unreachable] = jobIds.map((j) =>
+      hooks()
+        .deliveries()
+        .find((d) => d.id === j),
+    );
+    expect(failed).toMatchObject({ status: "Error", response: 500 });
+    expect(unreachable?.status).toBe("Error");
+    expect(unreachable?.error).toMatch(/ECONNREFUSED/);
+    const jobs = await h.admin.webhooks.listJobs(project.name, id, { status: ["Error"] });
+    expect(jobs).toHaveLength(2);
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("skip_cert_verify decides whether a self-signed https target is trusted", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "hook-tls-"));
+    const made = spawnSync("openssl", [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:P-256",
+      "-nodes",
+      "-days",
+      "1",
+      "-subj",
+      "/CN=127.0.0.1",
+      "-addext",
+      "subjectAltName=IP:127.0.0.1",
+      "-keyout",
+      join(dir, "key.pem"),
+      "-out",
+      join(dir, "cert.pem"),
+    ]);
+    expect(made.status).toBe(0);
+    const tls = await new Receiver({
+      key: readFileSync(join(dir, "key.pem"), "utf8"),
+      cert: readFileSync(join(dir, "cert.pem"), "utf8"),
+    }).start();
+    rmSync(dir, { recursive: true });
+    try {
+      const id = await h.admin.webhooks.createPolicy(
+        project.name,
+        base({
+          name: "tls",
+          targets: [
+            { type: "http", address: tls.url("/verified") },
+            { type: "http", address: tls.url("/skipped"), skip_cert_verify: true },
+          ],
+        }),
+      );
+      const [verified, skipped] = hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT" });
+      await hooks().flush();
+      const status = (j?: number) =>
+        hooks()
+          .deliveries()
+          .find((d) => d.id === j)?.status;
+      expect(status(verified)).toBe("Error");
+      expect(status(skipped)).toBe("Success");
+      expect(tls.take("/skipped")).toHaveLength(1);
+      expect(tls.take("/verified")).toEqual([]);
+      await h.admin.webhooks.deletePolicy(project.name, id);
+    } finally {
+      await tls.close();
+    }
+  });
+
+  test("events from other areas arrive through WebhookStore.notify", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "notify",
+        event_types: ["REPLICATION"],
+        targets: [{ type: "http", address: receiver.url("/notify") }],
+      }),
+    );
+    h.emulator.world.webhooks.notify({
+      projectId: project.project_id,
+      eventType: "REPLICATION",
+      data: { replication: { job_status: "Success" } },
+    });
+    await hooks().flush();
+    expect(receiver.take("/notify")[0]?.body).toMatchObject({
+      type: "REPLICATION",
+      operator: "harbor-jobservice",
+      event_data: { replication: { job_status: "Success" } },
+    });
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+});
+
+describe("jobs and last trigger", () => {
+  let policyId: number;
+
+  beforeAll(async () => {
+    policyId = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "tracked",
+        event_types: ["PUSH_ARTIFACT", "PULL_ARTIFACT"],
+        targets: [{ type: "http", address: receiver.url("/tracked") }],
+      }),
+    );
+  });
+
+  test("last trigger: one entry per event type; the zero time until the policy fires", async () => {
+    const before = (await h.admin.webhooks.lastTriggers(project.name)).filter(
+      (t) => t.policy_name === "tracked",
+    );
+    expect(before).toEqual([
+      expect.objectContaining({
+        event_type: "PUSH_ARTIFACT",
+        enabled: true,
+        last_trigger_time: "0001-01-01T00:00:00.000Z",
+      }),
+      expect.objectContaining({ event_type: "PULL_ARTIFACT", last_trigger_time: "0001-01-01T00:00:00.000Z" }),
+    ]);
+    hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT" });
+    await hooks().flush();
+    const after = (await h.admin.webhooks.lastTriggers(project.name)).filter(
+      (t) => t.policy_name === "tracked",
+    );
+    expect(Date.parse(after[0]?.last_trigger_time as string)).toBeGreaterThan(0);
+    expect(after[1]?.last_trigger_time).toBe("0001-01-01T00:00:00.000Z");
+  });
+
+  test("jobs: the payload, newest first, filtered by status and q", async () => {
+    h.emulator.control.clock.advance(1_000);
+    hooks().trigger({ project: project.name, eventType: "PULL_ARTIFACT", operator: "carl" });
+    await hooks().flush();
+    const jobs = await h.admin.webhooks.listJobs(project.name, policyId);
+    expect(jobs.map((j) => j.event_type)).toEqual(["PULL_ARTIFACT", "PUSH_ARTIFACT"]);
+    expect(jobs[0]).toMatchObject({ policy_id: policyId, notify_type: "http", status: "Success" });
+    expect(JSON.parse(jobs[0]?.job_detail as string)).toMatchObject({
+      type: "PULL_ARTIFACT",
+      operator: "carl",
+    });
+    expect(await h.admin.webhooks.listJobs(project.name, policyId, { status: ["Error", "Pending"] })).toEqual(
+      [],
+    );
+    const byQ = await h.admin.webhooks.listJobs(project.name, policyId, {
+      q: q().exact("id", jobs[1]?.id as number),
+    });
+    expect(byQ.map((j) => j.event_type)).toEqual(["PUSH_ARTIFACT"]);
+  });
+
+  test("jobs need a policy of this project: policy_id is required, others' policies are 404", async () => {
+    const missing = await api(`/projects/${project.project_id}/webhook/jobs`);
+    expect(missing.status).toBe(422);
+    expect((await errorOf(missing)).message).toBe("validation failure list:\npolicy_id in query is required");
+    await expect(h.admin.webhooks.listJobs(other.name, policyId)).rejects.toMatchObject({
+      status: 404,
+      harborMessage: `resource not found: project id ${other.project_id} does not match`,
+    });
+  });
+
+  test("deleting the policy deletes its jobs", async () => {
+    expect(
+      hooks()
+        .deliveries()
+        .some((d) => d.policyId === policyId),
+    ).toBe(true);
+    await h.admin.webhooks.deletePolicy(project.name, policyId);
+    expect(
+      hooks()
+        .deliveries()
+        .some((d) => d.policyId === policyId),
+    ).toBe(false);
+    await expect(h.admin.webhooks.listJobs(project.name, policyId)).rejects.toMatchObject({
+      harborMessage: `notificationPolicy ${policyId} not found`,
+    });
+  });
+
+  test("deleting the project deletes its policies and jobs", async () => {
+    const doomed = newProject("doomed");
+    const id = await h.admin.webhooks.createPolicy(
+      doomed.name,
+      base({ name: "gone", targets: [{ type: "http", address: receiver.url("/gone") }] }),
+    );
+    hooks().trigger({ project: doomed.name, eventType: "PUSH_ARTIFACT" });
+    await hooks().flush();
+    h.emulator.world.projects.remove(doomed);
+    expect(h.emulator.world.webhooks.get(id)).toBeUndefined();
+    expect(
+      hooks()
+        .deliveries()
+        .some((d) => d.projectId === doomed.project_id),
+    ).toBe(false);
+  });
+
+  test("writes are audited against the project", () => {
+    const entries = h.emulator.control.audit
+      .list()
+      .filter((e) => e.resource === "tracked" && e.resource_type === "notification_policy");
+    expect(entries.map((e) => [e.operation, e.project_id])).toEqual([
+      ["create", project.project_id],
+      ["delete", project.project_id],
+    ]);
+  });
+});
+
+describe("permissions", () => {
+  beforeAll(() => {
+    for (const [username, role] of [
+      ["maya", "maintainer"],
+      ["dev", "developer"],
+      ["pa", "projectAdmin"],
+    ] as const) {
+      h.emulator.control.users.add({ username, password: "Pass1234" });
+      h.emulator.control.users.setMember(project.name, username, role);
+    }
+    h.emulator.control.users.add({ username: "stranger", password: "Pass1234" });
+  });
+  const as = (username: string) => h.client({ username, password: "Pass1234" });
+
+  test("a project admin may do everything", async () => {
+    const pa = as("pa");
+    const id = await pa.webhooks.createPolicy(project.name, base({ name: "by-pa" }));
+    await pa.webhooks.getPolicy(project.name, id);
+    await pa.webhooks.lastTriggers(project.name);
+    await pa.webhooks.listJobs(project.name, id);
+    await pa.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("a maintainer may list policies but not read, create or change them", async () => {
+    const maya = as("maya");
+    await expect(maya.webhooks.listPolicies(project.name)).resolves.toBeInstanceOf(Array);
+    await expect(maya.webhooks.createPolicy(project.name, base({ name: "nope" }))).rejects.toMatchObject({
+      kind: "forbidden",
+      status: 403,
+      code: "FORBIDDEN",
+      harborMessage: "forbidden",
+    });
+    await expect(maya.webhooks.supportedEventTypes(project.name)).rejects.toMatchObject({ status: 403 });
+  });
+
+  test("developers and non-members get 403; anonymous callers 401", async () => {
+    await expect(as("dev").webhooks.listPolicies(project.name)).rejects.toMatchObject({ status: 403 });
+    await expect(as("stranger").webhooks.listPolicies(project.name)).rejects.toMatchObject({ status: 403 });
+    const anonymous = await fetch(
+      `${h.emulator.url}/api/v2.0/projects/${project.project_id}/webhook/policies`,
+    );
+    expect(anonymous.status).toBe(401);
+  });
+
+  test("an unknown project: 404 for admins, 403 for others; reading a policy resolves the project first", async () => {
+    await expect(h.admin.webhooks.listPolicies("no-such-project")).rejects.toMatchObject({
+      status: 404,
+      harborMessage: "project no-such-project not found",
+    });
+    await expect(as("stranger").webhooks.listPolicies("no-such-project")).rejects.toMatchObject({
+      status: 403,
+    });
+    await expect(as("stranger").webhooks.getPolicy("no-such-project", 1)).rejects.toMatchObject({
+      status: 404,
+    });
+  });
+});
