@@ -22,8 +22,8 @@ export interface InformerOptions {
   client: KubeClient;
   type: ResourceType;
   logger: Logger;
-  /** Watch one namespace only; default all. */
-  namespace?: string;
+  /** Watch these namespaces only (one list+watch each, one cache); default all. */
+  namespaces?: readonly string[];
   labelSelector?: string;
   /** Server-side watch timeout; each watch gets ±10 % jitter. Default 300 s. */
   watchTimeoutSeconds?: number;
@@ -35,16 +35,18 @@ export interface InformerOptions {
 }
 
 export class Informer<T extends KubeObject> {
-  readonly #o: Required<Omit<InformerOptions, "namespace" | "labelSelector">> &
-    Pick<InformerOptions, "namespace" | "labelSelector">;
+  readonly #o: Required<Omit<InformerOptions, "namespaces" | "labelSelector">> &
+    Pick<InformerOptions, "labelSelector">;
+  /** undefined = all namespaces. */
+  readonly #scopes: ReadonlyArray<string | undefined>;
   readonly #cache = new Map<string, T>();
   readonly #handlers: InformerHandlers<T>[] = [];
   readonly #syncWaiters: Array<() => void> = [];
-  #resourceVersion = "";
+  readonly #resourceVersions = new Map<string | undefined, string>();
+  readonly #syncedScopes = new Set<string | undefined>();
   #synced = false;
   #running: Promise<void> | undefined;
   #abort: AbortController | undefined;
-  #failures = 0;
 
   constructor(o: InformerOptions) {
     const watchTimeoutSeconds = o.watchTimeoutSeconds ?? 300;
@@ -55,6 +57,7 @@ export class Informer<T extends KubeObject> {
       backoffBaseMs: o.backoffBaseMs ?? 500,
       backoffMaxMs: o.backoffMaxMs ?? 30_000,
     };
+    this.#scopes = o.namespaces?.length ? [...new Set(o.namespaces)] : [undefined];
   }
 
   get type(): ResourceType {
@@ -66,8 +69,9 @@ export class Informer<T extends KubeObject> {
     return this.#synced;
   }
 
-  get resourceVersion(): string {
-    return this.#resourceVersion;
+  /** The resourceVersion the watch of `namespace` (undefined: all) resumes from. */
+  resourceVersion(namespace?: string): string {
+    return this.#resourceVersions.get(namespace) ?? "";
   }
 
   on(handlers: InformerHandlers<T>): void {
@@ -93,7 +97,8 @@ export class Informer<T extends KubeObject> {
   start(): void {
     if (this.#running) return;
     this.#abort = new AbortController();
-    this.#running = this.#run(this.#abort.signal);
+    const signal = this.#abort.signal;
+    this.#running = Promise.all(this.#scopes.map((ns) => this.#run(ns, signal))).then(() => undefined);
   }
 
   async stop(): Promise<void> {
@@ -110,81 +115,85 @@ export class Informer<T extends KubeObject> {
     });
   }
 
-  async #run(signal: AbortSignal): Promise<void> {
-    const log = this.#o.logger.child({ informer: this.#o.type.plural });
+  /** List+watch of one scope (a namespace, or all), forever until stopped. */
+  async #run(namespace: string | undefined, signal: AbortSignal): Promise<void> {
+    const log = this.#o.logger.child({ informer: this.#o.type.plural, ...(namespace ? { namespace } : {}) });
+    const scope = {
+      ...(namespace ? { namespace } : {}),
+      ...(this.#o.labelSelector ? { labelSelector: this.#o.labelSelector } : {}),
+    };
     let needList = true;
+    let failures = 0;
     while (!signal.aborted) {
       try {
         if (needList) {
-          await this.#relist(signal);
+          await this.#relist(namespace, scope, signal);
           needList = false;
         }
         const jitter = 0.9 + Math.random() * 0.2;
         const end = await this.#o.client.watch<T>(
           this.#o.type,
           {
-            resourceVersion: this.#resourceVersion,
+            ...scope,
+            resourceVersion: this.resourceVersion(namespace),
             timeoutSeconds: Math.round(this.#o.watchTimeoutSeconds * jitter),
             idleTimeoutMs: this.#o.idleTimeoutMs,
             signal,
-            ...(this.#o.namespace ? { namespace: this.#o.namespace } : {}),
-            ...(this.#o.labelSelector ? { labelSelector: this.#o.labelSelector } : {}),
           },
-          (e) => this.#onEvent(e.type, e.object),
+          (e) => this.#onEvent(namespace, e.type, e.object),
         );
-        if (end === "idle")
-          log.warn({ resourceVersion: this.#resourceVersion }, "watch was silent too long; restarting it");
-        else log.debug({ end, resourceVersion: this.#resourceVersion }, "watch ended; resuming");
-        this.#failures = 0;
+        const resourceVersion = this.resourceVersion(namespace);
+        if (end === "idle") log.warn({ resourceVersion }, "watch was silent too long; restarting it");
+        else log.debug({ end, resourceVersion }, "watch ended; resuming");
+        failures = 0;
       } catch (e) {
         if (signal.aborted) break;
         if (isKubeError(e, "gone")) {
-          log.info({ resourceVersion: this.#resourceVersion }, "resourceVersion too old; listing again");
+          log.info(
+            { resourceVersion: this.resourceVersion(namespace) },
+            "resourceVersion too old; listing again",
+          );
           needList = true;
           continue;
         }
-        this.#failures++;
-        const delay = Math.min(this.#o.backoffMaxMs, this.#o.backoffBaseMs * 2 ** (this.#failures - 1));
+        failures++;
+        const delay = Math.min(this.#o.backoffMaxMs, this.#o.backoffBaseMs * 2 ** (failures - 1));
         const wait = Math.round(delay * (0.8 + Math.random() * 0.4));
-        log.warn(
-          { err: errText(e), attempt: this.#failures, retryInMs: wait },
-          "list/watch failed; retrying",
-        );
+        log.warn({ err: errText(e), attempt: failures, retryInMs: wait }, "list/watch failed; retrying");
         await sleep(wait, signal);
       }
     }
   }
 
-  async #relist(signal: AbortSignal): Promise<void> {
-    const result = await this.#o.client.list<T>(
-      this.#o.type,
-      {
-        ...(this.#o.namespace ? { namespace: this.#o.namespace } : {}),
-        ...(this.#o.labelSelector ? { labelSelector: this.#o.labelSelector } : {}),
-      },
-      signal,
-    );
+  async #relist(
+    namespace: string | undefined,
+    scope: { namespace?: string; labelSelector?: string },
+    signal: AbortSignal,
+  ): Promise<void> {
+    const result = await this.#o.client.list<T>(this.#o.type, scope, signal);
     const seen = new Set<string>();
     for (const obj of result.items) {
       const key = objectKey(obj);
       seen.add(key);
       this.#upsert(key, obj);
     }
+    // Objects of this scope that the list no longer has were deleted while nobody watched.
     for (const [key, old] of [...this.#cache]) {
-      if (seen.has(key)) continue;
+      if (seen.has(key) || (namespace !== undefined && old.metadata.namespace !== namespace)) continue;
       this.#cache.delete(key);
       this.#notify((h) => h.delete?.(old));
     }
-    this.#resourceVersion = result.resourceVersion;
-    if (!this.#synced) {
+    this.#resourceVersions.set(namespace, result.resourceVersion);
+    this.#syncedScopes.add(namespace);
+    if (!this.#synced && this.#syncedScopes.size === this.#scopes.length) {
       this.#synced = true;
       for (const resolve of this.#syncWaiters.splice(0)) resolve();
     }
   }
 
-  #onEvent(type: string, obj: T): void {
+  #onEvent(namespace: string | undefined, type: string, obj: T): void {
     const rv = obj.metadata.resourceVersion;
-    if (rv) this.#resourceVersion = rv;
+    if (rv) this.#resourceVersions.set(namespace, rv);
     if (type === "BOOKMARK") return;
     const key = objectKey(obj);
     if (type === "DELETED") {

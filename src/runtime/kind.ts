@@ -21,9 +21,9 @@ export interface ManagedKindOptions<S extends ManagedSpec, O, C, X>
   reconcileTimeoutMs?: number;
   /** How often the drift sweep reads Harbor; each run is jittered by ±10 %. */
   driftIntervalMs: number;
-  namespace?: string;
+  namespaces?: readonly string[];
   labelSelector?: string;
-  /** For tests: the informer to use instead of a new one. */
+  /** The informer to use instead of a new one (shared with kinds that follow references). */
   informer?: Informer<ManagedObject>;
 }
 
@@ -57,7 +57,7 @@ export class ManagedKind<S extends ManagedSpec, O, C, X> {
         client: kube,
         type: o.type,
         logger: o.logger,
-        ...(o.namespace ? { namespace: o.namespace } : {}),
+        ...(o.namespaces ? { namespaces: o.namespaces } : {}),
         ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       });
     this.reconciler = new ManagedReconciler({ ...o, informer: this.informer });

@@ -147,7 +147,7 @@ export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
   events: EventRecorder;
   /** Wait before retrying a dependency wait. Default 15 s. */
   dependencyRetryMs?: number;
-  /** Wait before retrying a blocked deletion. Default 60 s. */
+  /** First wait before retrying a blocked deletion; doubles up to 5 min. Default 5 s. */
   deletionRetryMs?: number;
   now?: () => Date;
 }
@@ -161,6 +161,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   readonly #claimOf = new Map<string, string>();
   /** Observations from the drift sweep, reused by the reconcile they trigger. */
   readonly #hints = new Map<string, { observed: O; at: number }>();
+  /** How often each blocked deletion has been tried, for its backoff. */
+  readonly #blocked = new Map<string, number>();
   /** Called with resource keys to reconcile (set by the controller wiring). */
   enqueue: (key: string) => void = () => {};
 
@@ -368,6 +370,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}`);
     }
     await ext.finalize?.(input);
+    this.#blocked.delete(keyOf(resource));
     return this.#releaseFinalizer(resource, base.logger, "deleted");
   }
 
@@ -529,6 +532,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     const claim = this.#claimOf.get(key);
     if (claim !== undefined) this.#release(key, claim);
     this.#hints.delete(key);
+    this.#blocked.delete(key);
   }
 
   #release(key: string, claim: string): void {

@@ -4,8 +4,9 @@ import type { KindDefinition } from "../../api/common.ts";
 import { GROUP, VERSION } from "../../api/common.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
-import type { ResourceType } from "../../kube/types.ts";
-import type { ConnectionResolver } from "../../runtime/managed.ts";
+import type { NamespaceObject, ResourceType } from "../../kube/types.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import type { ConnectionResolver, ManagedObject } from "../../runtime/managed.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 
@@ -18,8 +19,8 @@ export interface KindContext {
   workers: number;
   driftIntervalMs: number;
   reconcileTimeoutMs?: number;
-  /** Watch one namespace only (default all). */
-  namespace?: string;
+  /** Watch these namespaces only (default all). */
+  namespaces?: readonly string[];
   labelSelector?: string;
 }
 
@@ -31,4 +32,15 @@ export function resourceType(def: KindDefinition): ResourceType {
     kind: def.kind,
     namespaced: def.scope === "Namespaced",
   };
+}
+
+/** The informers of every managed kind, shared so that kinds can follow references. */
+export interface Informers {
+  projects: Informer<ManagedObject>;
+  robots: Informer<ManagedObject>;
+  registries: Informer<ManagedObject>;
+  replicationPolicies: Informer<ManagedObject>;
+  webhookPolicies: Informer<ManagedObject>;
+  /** Every Namespace (robots copy their Secret into namespaces chosen by labels). */
+  namespaces: Informer<NamespaceObject>;
 }
