@@ -18,14 +18,16 @@ export const HarborRegistrySpec = z.object({
     .max(64)
     .regex(/^[a-zA-Z0-9-]+$/)
     .describe(
-      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr (checked against Harbor's list).",
+      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr. Checked against the types the Harbor behind the connection supports. Harbor cannot change the type of an existing registry.",
     ),
   url: z
     .string()
     .max(2048)
     .regex(/^https?:\/\/\S+$/)
-    .describe("The registry's URL."),
-  description: z.string().max(1024).optional(),
+    .describe(
+      'The registry\'s URL, e.g. "https://registry-1.docker.io". Compared the way Harbor stores it: trailing "/", query and fragment do not count.',
+    ),
+  description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
   insecure: z.boolean().default(false).describe("Skip TLS verification of the remote registry."),
   credential: z
     .object({
@@ -33,10 +35,22 @@ export const HarborRegistrySpec = z.object({
       secretRef: z
         .object({
           name: k8sName,
-          accessKeyKey: z.string().max(253).default("accessKey"),
-          accessSecretKey: z.string().max(253).default("accessSecret"),
+          accessKeyKey: z
+            .string()
+            .min(1)
+            .max(253)
+            .default("accessKey")
+            .describe("Key of the access key (user name)."),
+          accessSecretKey: z
+            .string()
+            .min(1)
+            .max(253)
+            .default("accessSecret")
+            .describe("Key of the access secret (password or token)."),
         })
-        .describe("A Secret in this namespace with the access key and secret."),
+        .describe(
+          'A Secret in this namespace with the access key and secret. Label the Secret harborconfig.io/watch: "true" to have a change pushed to Harbor at once; otherwise the next drift check finds it.',
+        ),
     })
     .optional()
     .describe("Credentials for the remote registry; none for anonymous access."),

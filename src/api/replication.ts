@@ -14,7 +14,7 @@ const Decoration = z.enum(["matches", "excludes"]).default("matches");
 export const HarborReplicationPolicySpec = z.object({
   ...managedSpec,
   name: immutableName("^\\S(.*\\S)?$", 255, "replication policy").optional(),
-  description: z.string().max(1024).optional(),
+  description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
   direction: z
     .enum(["push", "pull"])
     .describe("push: from this Harbor to the registry. pull: from the registry into this Harbor."),
@@ -36,18 +36,22 @@ export const HarborReplicationPolicySpec = z.object({
     ),
   filters: z
     .object({
-      name: z.string().max(255).optional().describe('Repository name pattern, e.g. "library/**".'),
+      name: z.string().min(1).max(255).optional().describe('Repository name pattern, e.g. "library/**".'),
       tag: z
-        .object({ pattern: z.string().max(255), decoration: Decoration })
+        .object({ pattern: z.string().min(1).max(255), decoration: Decoration })
         .optional()
         .describe("Tag pattern, matched or excluded."),
       labels: z
         .object({ values: z.array(z.string().max(128)).min(1).max(32), decoration: Decoration })
         .optional()
         .describe("Artifact labels, matched or excluded."),
-      resource: z.enum(["image", "artifact"]).optional(),
+      resource: z
+        .enum(["image", "artifact"])
+        .optional()
+        .describe("Replicate images only, or every artifact."),
     })
-    .default({}),
+    .default({})
+    .describe("Which artifacts to replicate; no filter replicates everything."),
   trigger: z
     .object({
       type: z.enum(["manual", "scheduled", "event_based"]).default("manual"),
@@ -67,13 +71,31 @@ export const HarborReplicationPolicySpec = z.object({
           message: "cron is only for scheduled triggers",
         },
       ],
-    }),
-  replicateDeletion: z.boolean().default(false).describe("Also replicate deletions."),
+    })
+    .describe(
+      "When the policy runs: manual (only when started), scheduled (by cron), or event_based (on pushes and deletions in this Harbor; push policies only).",
+    ),
+  replicateDeletion: z
+    .boolean()
+    .default(false)
+    .describe("Also delete at the destination what is deleted at the source."),
   override: z.boolean().default(true).describe("Overwrite artifacts that exist at the destination."),
-  enabled: z.boolean().default(true),
-  speedKbps: z.number().int().min(-1).default(-1).describe("Bandwidth limit per task in KB/s; -1 unlimited."),
-  copyByChunk: z.boolean().default(false),
-  runOnCreate: z.boolean().default(false).describe("Start one execution right after the policy is created."),
+  enabled: z
+    .boolean()
+    .default(true)
+    .describe("A disabled policy runs neither on its schedule nor on events."),
+  speedKbps: z
+    .number()
+    .int()
+    .min(-1)
+    .max(2147483647)
+    .default(-1)
+    .describe("Bandwidth limit per task in KB/s; -1 or 0: unlimited."),
+  copyByChunk: z.boolean().default(false).describe("Copy blobs in chunks (registries that support it)."),
+  runOnCreate: z
+    .boolean()
+    .default(false)
+    .describe("Start one execution right after the policy is created (once; not after adoption)."),
 });
 export type HarborReplicationPolicySpec = z.output<typeof HarborReplicationPolicySpec>;
 
@@ -106,7 +128,18 @@ export const harborReplicationPolicy: KindDefinition = {
   scope: "Namespaced",
   spec: HarborReplicationPolicySpec,
   status: HarborReplicationPolicyStatus,
-  specValidations: [optionalImmutable("name")],
+  specValidations: [
+    optionalImmutable("name"),
+    {
+      rule: "!has(self.trigger) || self.trigger.type != 'event_based' || self.direction == 'push'",
+      message:
+        "an event_based trigger needs direction push: Harbor fires it on pushes and deletions in this Harbor",
+    },
+    {
+      rule: "!has(self.runOnCreate) || !self.runOnCreate || !has(self.enabled) || self.enabled",
+      message: "runOnCreate needs enabled: true (Harbor does not run a disabled policy)",
+    },
+  ],
   columns: [
     { name: "Direction", type: "string", jsonPath: ".spec.direction" },
     { name: "Last Run", type: "string", jsonPath: ".status.lastExecution.status" },

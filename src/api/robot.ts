@@ -95,9 +95,10 @@ const Permission = z
       .string()
       .min(1)
       .max(255)
+      .regex(/^(\*|\/|[a-z0-9]+(?:[._-][a-z0-9]+)*)$/)
       .optional()
       .describe(
-        'For kind project: a project name or "*" (all projects); omit for project-level robots. For kind system: "/".',
+        'For kind project: a project name or "*" (all projects); omit for project-level robots, whose permission is always on their own project. For kind system: "/" (the default).',
       ),
     access: z.array(Access).min(1).max(64),
   })
@@ -122,11 +123,20 @@ const LabelSelector = z.object({
   matchLabels: z.record(z.string(), z.string()).optional(),
   matchExpressions: z
     .array(
-      z.object({
-        key: z.string().min(1).max(317),
-        operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
-        values: z.array(z.string().max(63)).max(64).optional(),
-      }),
+      z
+        .object({
+          key: z.string().min(1).max(317),
+          operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
+          values: z.array(z.string().max(63)).max(64).optional(),
+        })
+        .meta({
+          "x-kubernetes-validations": [
+            {
+              rule: "(self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)",
+              message: "In and NotIn need values; Exists and DoesNotExist take none",
+            },
+          ],
+        }),
     )
     .max(16)
     .optional(),
@@ -148,9 +158,16 @@ export const HarborRobotSpec = z.object({
     .number()
     .int()
     .min(-1)
-    .max(2147483647)
+    .max(36500)
     .default(30)
-    .describe("Lifetime in days from creation; -1 never expires. Rotation renews it."),
+    .meta({
+      "x-kubernetes-validations": [
+        { rule: "self == -1 || self >= 1", message: "durationDays is -1 (never expires) or at least 1" },
+      ],
+    })
+    .describe(
+      "How long the robot's credential lives, in days; -1 never expires. Each rotation renews it to this many days from the rotation (Harbor counts whole days from the robot's creation, so up to a day more).",
+    ),
   disabled: z.boolean().default(false),
   permissions: z.array(Permission).min(1).max(32),
   secret: z
@@ -174,7 +191,9 @@ export const HarborRobotSpec = z.object({
         .describe("More registry hosts to put in the pull secret besides the connection's."),
       copies: z
         .object({
-          namespaceSelector: LabelSelector.describe("Namespaces that get a copy of the Secret."),
+          namespaceSelector: LabelSelector.describe(
+            "Namespaces that get a copy of the Secret (matchLabels and matchExpressions, all must hold; an empty selector matches every namespace). The robot's own namespace already holds the Secret.",
+          ),
           serviceAccounts: z
             .array(k8sName)
             .max(16)
@@ -186,15 +205,27 @@ export const HarborRobotSpec = z.object({
     .default({ type: "kubernetes.io/dockerconfigjson", extraRegistryHosts: [] }),
   rotation: z
     .object({
-      intervalDays: z.number().int().min(1).optional().describe("Refresh the secret this often."),
+      intervalDays: z
+        .number()
+        .int()
+        .min(1)
+        .max(36500)
+        .optional()
+        .describe("Issue a new secret (and renew the expiry) this many days after the last one."),
       beforeExpiryDays: z
         .number()
         .int()
         .min(0)
-        .default(7)
-        .describe("Refresh the secret and renew the expiry this many days before the robot expires."),
+        .max(36500)
+        .optional()
+        .describe(
+          "Issue a new secret and renew the expiry this many days before the robot expires. Default: 7, or half of durationDays when that is shorter. Must be smaller than durationDays.",
+        ),
     })
-    .default({ beforeExpiryDays: 7 }),
+    .default({})
+    .describe(
+      "When the operator issues a new secret on its own. A rotation refreshes the secret in place (same robot, same id) and renews the expiry; the old secret stops working at once.",
+    ),
 });
 export type HarborRobotSpec = z.output<typeof HarborRobotSpec>;
 
@@ -234,6 +265,15 @@ export const harborRobot: KindDefinition = {
     {
       rule: "self.level != 'project' || (size(self.permissions) == 1 && self.permissions[0].kind == 'project' && !has(self.permissions[0].namespace))",
       message: "a project-level robot has exactly one permission, of kind project, without namespace",
+    },
+    {
+      rule: "self.level != 'system' || self.permissions.all(p, p.kind != 'project' || has(p.namespace))",
+      message: 'a project permission of a system-level robot needs a namespace: a project name or "*"',
+    },
+    {
+      rule: "self.durationDays == -1 || !has(self.rotation) || !has(self.rotation.beforeExpiryDays) || self.rotation.beforeExpiryDays < self.durationDays",
+      message:
+        "rotation.beforeExpiryDays must be smaller than durationDays, or every renewed robot would be due for rotation again at once",
     },
   ],
   columns: [

@@ -23,19 +23,38 @@ export const WEBHOOK_EVENT_TYPES = [
   "TAG_RETENTION",
 ] as const;
 
+/** Secret keys (as kubectl create secret accepts them). */
+const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+
 const Target = z
   .object({
-    type: z.enum(["http", "slack"]).default("http"),
+    type: z
+      .enum(["http", "slack"])
+      .default("http")
+      .describe("http (a plain POST) or slack (a Slack message)."),
     address: z
       .string()
       .max(2048)
-      .regex(/^https?:\/\/\S+$/)
-      .describe("Where Harbor sends the events."),
+      // No credentials before the host (Harbor drops them) and no fragment (never sent).
+      .regex(/^https?:\/\/[^\s/?#@]+([/?][^\s#]*)?$/)
+      .describe(
+        "Where Harbor sends the events: http:// or https://, a host, an optional path. Harbor keeps only scheme://host/path: a query string and a trailing slash are dropped. Credentials go in authHeaderSecretRef, not in the address.",
+      ),
     authHeaderSecretRef: z
-      .object({ name: k8sName, key: z.string().max(253).default("authHeader") })
+      .object({
+        name: k8sName.describe("The Secret's name."),
+        key: z
+          .string()
+          .max(253)
+          .regex(SECRET_KEY_PATTERN)
+          .default("authHeader")
+          .describe("The key holding the header value, e.g. `Bearer <token>`."),
+      })
       .optional()
-      .describe("A Secret in this namespace whose value Harbor sends as the Authorization header."),
-    skipCertVerify: z.boolean().default(false),
+      .describe(
+        'For http targets: a Secret in this namespace whose value Harbor sends as the Authorization header (surrounding whitespace trimmed). Label the Secret `harborconfig.io/watch: "true"` to have a change pushed to Harbor at once; otherwise it reaches Harbor with the next drift check.',
+      ),
+    skipCertVerify: z.boolean().default(false).describe("Do not verify the target's TLS certificate."),
     payloadFormat: z
       .enum(["Default", "CloudEvents"])
       .optional()
@@ -47,6 +66,10 @@ const Target = z
         rule: "self.type != 'slack' || !has(self.payloadFormat)",
         message: "slack targets take no payloadFormat",
       },
+      {
+        rule: "self.type != 'slack' || !has(self.authHeaderSecretRef)",
+        message: "slack targets take no authHeaderSecretRef",
+      },
     ],
   });
 
@@ -54,23 +77,40 @@ export const HarborWebhookPolicySpec = z.object({
   ...managedSpec,
   projectRef: LocalObjectReference.describe("The HarborProject the webhook belongs to. Immutable."),
   name: immutableName("^\\S(.*\\S)?$", 255, "webhook policy").optional(),
-  description: z.string().max(1024).optional(),
-  enabled: z.boolean().default(true),
-  eventTypes: z.array(z.enum(WEBHOOK_EVENT_TYPES)).min(1).max(16),
-  targets: z.array(Target).min(1).max(16),
+  description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
+  enabled: z.boolean().default(true).describe("Whether Harbor sends events at all."),
+  eventTypes: z
+    .array(z.enum(WEBHOOK_EVENT_TYPES))
+    .min(1)
+    .max(16)
+    .meta({ "x-kubernetes-list-type": "set" })
+    .describe("The Harbor events that trigger the webhook; order does not matter."),
+  targets: z.array(Target).min(1).max(16).describe("Where each event is sent."),
 });
 export type HarborWebhookPolicySpec = z.output<typeof HarborWebhookPolicySpec>;
 
 export const HarborWebhookPolicyStatus = z.object({
   ...managedStatus,
+  projectId: z.number().int().optional().describe("The Harbor id of the project the policy belongs to."),
   lastTriggers: z
     .array(z.object({ eventType: z.string(), time: z.string() }))
+    .max(16)
     .optional()
-    .describe("When each event type last fired."),
+    .describe(
+      "When each event type last fired (types that never fired are left out). Read on every reconcile, so at most about four drift intervals old.",
+    ),
   recentFailures: z
-    .array(z.object({ jobId: z.number().int(), eventType: z.string(), status: z.string(), time: z.string() }))
+    .array(
+      z.object({
+        jobId: z.number().int().describe("Harbor's id of the delivery."),
+        eventType: z.string(),
+        notifyType: z.string().describe("http or slack."),
+        time: z.string().describe("When Harbor started the delivery."),
+      }),
+    )
+    .max(5)
     .optional()
-    .describe("The most recent failed deliveries."),
+    .describe("The most recent failed deliveries, newest first. Refreshed like lastTriggers."),
 });
 export type HarborWebhookPolicyStatus = z.output<typeof HarborWebhookPolicyStatus>;
 
@@ -86,6 +126,9 @@ export const harborWebhookPolicy: KindDefinition = {
     optionalImmutable("name"),
     { rule: "self.projectRef == oldSelf.projectRef", message: "projectRef is immutable" },
   ],
-  columns: [{ name: "Events", type: "string", jsonPath: ".spec.eventTypes", priority: 1 }],
+  columns: [
+    { name: "Project", type: "string", jsonPath: ".spec.projectRef.name" },
+    { name: "Events", type: "string", jsonPath: ".spec.eventTypes", priority: 1 },
+  ],
   description: "A webhook policy of a Harbor project.",
 };

@@ -9,6 +9,7 @@ import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
 import { RobotsApi, RobotsV1Api } from "./robots.ts";
 import { ScannersApi } from "./scanners.ts";
+import { SystemApi } from "./system.ts";
 import { HarborTransport, type TransportOptions } from "./transport.ts";
 import { UserGroupsApi } from "./usergroups.ts";
 import { WebhooksApi } from "./webhooks.ts";
@@ -29,6 +30,7 @@ export class HarborClient {
   readonly userGroups: UserGroupsApi;
   readonly gc: GcApi;
   readonly webhooks: WebhooksApi;
+  readonly system: SystemApi;
 
   constructor(options: HarborClientOptions) {
     const t = new HarborTransport(options);
@@ -45,6 +47,7 @@ export class HarborClient {
     this.userGroups = new UserGroupsApi(t);
     this.gc = new GcApi(t);
     this.webhooks = new WebhooksApi(t);
+    this.system = new SystemApi(t);
   }
 
   close(): Promise<void> {

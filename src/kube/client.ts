@@ -255,6 +255,8 @@ export class KubeClient {
         touch();
         res.on("data", touch);
         const lines = createInterface({ input: res, crlfDelay: Number.POSITIVE_INFINITY });
+        // readline re-emits the response's errors (e.g. "aborted" when the watch is stopped); unheard, they crash the process.
+        lines.on("error", (e) => finish(networkError(`watch ${type.plural}`, e)));
         lines.on("line", (line) => {
           if (settled || line.trim() === "") return;
           let event: { type: string; object: unknown };
@@ -304,7 +306,17 @@ export class KubeClient {
       req.end(body);
     });
     if (status < 200 || status >= 300) throw kubeErrorFromStatus(status, text, what);
-    return (text ? JSON.parse(text) : undefined) as T;
+    try {
+      return (text ? JSON.parse(text) : undefined) as T;
+    } catch (e) {
+      throw new KubeError(
+        "server",
+        `${what}: the apiserver answered ${status} with a body that is not JSON`,
+        status,
+        undefined,
+        e,
+      );
+    }
   }
 
   #url(path: string, query?: RequestSpec["query"]): URL {

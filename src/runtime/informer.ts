@@ -109,9 +109,19 @@ export class Informer<T extends KubeObject> {
 
   waitForSync(signal?: AbortSignal): Promise<void> {
     if (this.#synced) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise((resolve, reject) => {
-      this.#syncWaiters.push(resolve);
-      signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+      const done = () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      };
+      const onAbort = () => {
+        const i = this.#syncWaiters.indexOf(done);
+        if (i >= 0) this.#syncWaiters.splice(i, 1);
+        reject(signal?.reason);
+      };
+      this.#syncWaiters.push(done);
+      signal?.addEventListener("abort", onAbort, { once: true });
     });
   }
 

@@ -94,7 +94,11 @@ export interface AfterSync {
 }
 
 export interface ExternalClient<S, O, C, X> {
-  /** Resolves references and credentials; throw NotReady to wait or Stalled for a spec error. */
+  /**
+   * Resolves references and credentials; throw NotReady to wait or Stalled for a spec error.
+   * While the resource is being deleted (metadata.deletionTimestamp), a reference that is already
+   * gone must not block: fall back to what status recorded, so the Harbor object can still go.
+   */
   prepare(input: Omit<Input<S, C, X>, "extra">): Promise<X>;
   /** The Harbor object: by knownId when set, else by name. Never writes. */
   observe(input: Input<S, C, X>): Promise<O | undefined>;
@@ -116,8 +120,11 @@ export interface ExternalClient<S, O, C, X> {
    * few calls as the API allows (one list, or one per project).
    */
   observeMany?(conn: C, inputs: Input<S, C, X>[]): Promise<Map<number, O>>;
-  /** Identity of the Harbor object within its connection, e.g. "project:team-a". */
-  claim(spec: S, harborName: string): string;
+  /**
+   * Identity of the Harbor object within its connection, e.g. "project:team-a". Kinds whose
+   * objects live inside another resource name it with the namespace of the reference.
+   */
+  claim(spec: S, harborName: string, namespace: string): string;
 }
 
 /** How the composition root reaches a connection; the runtime knows nothing about Harbor. */
@@ -163,6 +170,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   readonly #hints = new Map<string, { observed: O; at: number }>();
   /** How often each blocked deletion has been tried, for its backoff. */
   readonly #blocked = new Map<string, number>();
+  /**
+   * What our own last writes returned, until the informer has caught up with them: a reconcile
+   * that follows quickly must not mistake its own fresh finalizer or Harbor id for missing ones.
+   */
+  readonly #written = new Map<string, { stale: Set<string>; object: ManagedObject }>();
   /** Called with resource keys to reconcile (set by the controller wiring). */
   enqueue: (key: string) => void = () => {};
 
@@ -180,8 +192,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   }
 
   async reconcile(ctx: ReconcileContext): Promise<Result> {
-    const resource = this.#o.informer.get(ctx.key);
-    if (!resource) return {}; // gone: the finalizer already let it go
+    const cached = this.#o.informer.get(ctx.key);
+    if (!cached) return {}; // gone: the finalizer already let it go
+    const resource = this.#current(ctx.key, cached);
     const log = ctx.logger;
     const parsed = this.#o.specSchema.safeParse(resource.spec ?? {});
     if (!parsed.success) {
@@ -424,6 +437,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       { metadata: { finalizers: [...finalizers, FINALIZER] } },
       resource.metadata.resourceVersion,
     );
+    this.#remember(resource.metadata.resourceVersion, updated);
     return { ...resource, metadata: { ...resource.metadata, ...updated.metadata } };
   }
 
@@ -476,6 +490,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         )
       : conditions.filter((c) => c.type !== "Stalled");
     const next: ManagedStatus = { ...old, ...o.fields, observedGeneration: generation, conditions };
+    // A field a kind sets to undefined is one it no longer reports: remove it.
+    for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];
     if (jsonEqual(old, next)) return;
     // Merge patch: keys that disappeared must be sent as null to be removed.
     const patch: Record<string, unknown> = { ...next };
@@ -486,6 +502,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       resource.metadata.name,
       patch,
     );
+    this.#remember(resource.metadata.resourceVersion, updated);
     resource.status = updated.status ?? next;
     resource.metadata.resourceVersion = updated.metadata.resourceVersion;
     const was = old.conditions?.find((c) => c.type === "Ready");
@@ -500,6 +517,24 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     }
   }
 
+  /** This reconcile's own copy of the resource: the cached one, or our newer write. */
+  #current(key: string, cached: ManagedObject): ManagedObject {
+    const w = this.#written.get(key);
+    const rv = cached.metadata.resourceVersion;
+    if (w && rv !== undefined && w.stale.has(rv)) return structuredClone(w.object);
+    this.#written.delete(key);
+    // A copy: the informer's object is shared, and its handlers compare old and new.
+    return structuredClone(cached);
+  }
+
+  #remember(before: string | undefined, updated: ManagedObject): void {
+    const key = keyOf(updated);
+    const w = this.#written.get(key) ?? { stale: new Set<string>(), object: updated };
+    if (before !== undefined) w.stale.add(before);
+    w.object = updated;
+    this.#written.set(key, w);
+  }
+
   // -------------------------------------------------------------------------------------------
   // claims: one resource per Harbor object
 
@@ -508,7 +543,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     if (!parsed.success) return undefined;
     const spec = parsed.data;
     const ns = obj.metadata.namespace ?? "";
-    return `${this.#o.connections.key(ns, spec.connectionRef)}|${this.#o.external.claim(spec, spec.name ?? obj.metadata.name)}`;
+    return `${this.#o.connections.key(ns, spec.connectionRef)}|${this.#o.external.claim(spec, spec.name ?? obj.metadata.name, ns)}`;
   }
 
   #index(obj: ManagedObject): void {
@@ -533,6 +568,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     if (claim !== undefined) this.#release(key, claim);
     this.#hints.delete(key);
     this.#blocked.delete(key);
+    this.#written.delete(key);
   }
 
   #release(key: string, claim: string): void {
@@ -547,7 +583,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
 
   /** The key of the resource that owns this resource's claim, when it is another one. */
   #claimOwner(resource: ManagedObject, spec: S, harborName: string): string | undefined {
-    const claim = `${this.#o.connections.key(resource.metadata.namespace ?? "", spec.connectionRef)}|${this.#o.external.claim(spec, harborName)}`;
+    const ns = resource.metadata.namespace ?? "";
+    const claim = `${this.#o.connections.key(ns, spec.connectionRef)}|${this.#o.external.claim(spec, harborName, ns)}`;
     const claimants = [...(this.#claims.get(claim) ?? [])]
       .map((k) => this.#o.informer.get(k))
       .filter((o): o is ManagedObject => o !== undefined);
@@ -600,7 +637,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         list.push({ ...base, extra });
         groups.set(conn, list);
       } catch {
-        // Not ready: its own reconcile reports why.
+        // Something it needs went away (a Secret, a reference): its own reconcile reports why.
+        this.enqueue(keyOf(resource));
       }
     }
     let queued = 0;

@@ -22,6 +22,8 @@ export interface KindContext {
   /** Watch these namespaces only (default all). */
   namespaces?: readonly string[];
   labelSelector?: string;
+  /** Tells the connection controllers that a watched Secret changed (credentials apply at once). */
+  secretChanged?: (namespace: string, name: string) => void;
 }
 
 export function resourceType(def: KindDefinition): ResourceType {

@@ -7,7 +7,12 @@ const h = useEmulator();
 
 describe("labels", () => {
   test("global label lifecycle: create, get, list, update, delete", async () => {
-    const id = await h.admin.labels.create({ name: "tier-1", scope: "g", color: "#ff0000", description: "hot" });
+    const id = await h.admin.labels.create({
+      name: "tier-1",
+      scope: "g",
+      color: "#ff0000",
+      description: "hot",
+    });
     expect(id).toBeGreaterThan(0);
 
     const got = await h.admin.labels.get(id);
@@ -40,7 +45,12 @@ describe("labels", () => {
   test("a duplicate name in the same scope is a conflict with Harbor's message", async () => {
     await h.admin.labels.create({ name: "dup", scope: "g" });
     const err = await h.admin.labels.create({ name: "dup", scope: "g" }).catch((e: unknown) => e);
-    expect(err).toMatchObject({ kind: "conflict", status: 409, code: "CONFLICT", harborMessage: "label dup already exists" });
+    expect(err).toMatchObject({
+      kind: "conflict",
+      status: 409,
+      code: "CONFLICT",
+      harborMessage: "label dup already exists",
+    });
   });
 
   test("update validates the name; create does not", async () => {
@@ -53,7 +63,8 @@ describe("labels", () => {
 
   test("lists every page, following X-Total-Count past 100 items", async () => {
     const before = h.emulator.counters.total({ op: "ListLabels" });
-    for (let i = 0; i < 230; i++) await h.admin.labels.create({ name: `bulk-${String(i).padStart(3, "0")}`, scope: "g" });
+    for (let i = 0; i < 230; i++)
+      await h.admin.labels.create({ name: `bulk-${String(i).padStart(3, "0")}`, scope: "g" });
     const all = await h.admin.labels.list({ scope: "g", q: q().fuzzy("name", "bulk-") });
     expect(all).toHaveLength(230);
     expect(new Set(all.map((l) => l.name)).size).toBe(230);

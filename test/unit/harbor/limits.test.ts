@@ -8,7 +8,12 @@ describe("Semaphore", () => {
     const order: number[] = [];
     const r1 = await s.acquire();
     const r2 = await s.acquire();
-    const waiting = [3, 4].map((n) => s.acquire().then((release) => (order.push(n), release)));
+    const waiting = [3, 4].map((n) =>
+      s.acquire().then((release) => {
+        order.push(n);
+        return release;
+      }),
+    );
     expect(s.active).toBe(2);
     r1();
     r1(); // releasing twice is harmless

@@ -8,7 +8,9 @@ import { HarborClient } from "../../../src/harbor/client.ts";
 const dir = join(import.meta.dirname, "..", "..", "..", "src", "harbor");
 const rows = readFileSync(join(dir, "README.md"), "utf8")
   .split("\n")
-  .map((line) => /^\| (GET|POST|PUT|PATCH|DELETE|HEAD) \| (\S+) \| (\w+) \| `(\w+)\.(\w+)` \|$/.exec(line))
+  .map((line) =>
+    /^\|\s*(GET|POST|PUT|PATCH|DELETE|HEAD)\s*\|\s*(\S+)\s*\|\s*(\w+)\s*\|\s*`(\w+)\.(\w+)`\s*\|$/.exec(line),
+  )
   .filter((m): m is RegExpExecArray => m !== null)
   .map(([, method, path, operation, area, name]) => ({ method, path, operation, area, name }));
 const sources = readdirSync(dir)

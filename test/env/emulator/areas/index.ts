@@ -8,6 +8,7 @@ import { area as registries } from "./registries.ts";
 import { area as replication } from "./replication.ts";
 import { area as robots } from "./robots.ts";
 import { area as scanners } from "./scanners.ts";
+import { area as system } from "./system.ts";
 import { area as userGroups } from "./usergroups.ts";
 import { area as webhooks } from "./webhooks.ts";
 
@@ -23,4 +24,5 @@ export const areas = {
   userGroups,
   gc,
   webhooks,
+  system,
 };

@@ -1,0 +1,160 @@
+// One check of a connection against Harbor: systeminfo (answers anyone, so it proves Harbor is
+// there and tells its version), then the current user (proves the credentials), then the optional
+// checks the spec asks for. Every call runs under one overall deadline; a failure becomes a Ready
+// reason through mapping.ts, unless the caller's own signal fired (shutdown), which is rethrown.
+import type { ConnectionStatus } from "../../api/connection.ts";
+import type { HarborClient } from "../../harbor/client.ts";
+import { isHarborError } from "../../harbor/errors.ts";
+import { ALL } from "../../harbor/jobservice.ts";
+import type { CallOptions } from "../../harbor/transport.ts";
+import {
+  type CheckResult,
+  type Credentials,
+  type CredentialsRef,
+  describeFailure,
+  type Failure,
+} from "./mapping.ts";
+
+export interface ProbeOptions {
+  client: HarborClient;
+  url: string;
+  credentials: CredentialsRef & Credentials;
+  checks: { ldap: boolean; jobService: boolean };
+  /** The reconcile's signal: when it fires the probe is abandoned, not judged. */
+  signal: AbortSignal;
+  /** For the whole probe. */
+  deadlineMs: number;
+  /** Per Harbor call attempt. */
+  callTimeoutMs: number;
+}
+
+export async function probe(o: ProbeOptions): Promise<CheckResult> {
+  const call: CallOptions = {
+    signal: AbortSignal.any([o.signal, AbortSignal.timeout(o.deadlineMs)]),
+    timeoutMs: o.callTimeoutMs,
+  };
+  const ctx = { url: o.url, credentials: o.credentials, deadlineMs: o.deadlineMs };
+  const judge = (e: unknown): Failure => {
+    if (o.signal.aborted) throw e;
+    return describeFailure(e, ctx);
+  };
+
+  let harborVersion: string | undefined;
+  try {
+    harborVersion = (await o.client.system.getSystemInfo(call)).harbor_version ?? undefined;
+  } catch (e) {
+    return { url: o.url, failure: judge(e) };
+  }
+  const base = { url: o.url, ...(harborVersion ? { harborVersion } : {}) };
+
+  let authenticatedAs: string;
+  try {
+    const me = await o.client.system.getCurrentUser(call);
+    authenticatedAs = me.username ?? o.credentials.username;
+  } catch (e) {
+    // Robot accounts log in but have no user record: Harbor answers 412 only after authenticating.
+    if (isHarborError(e, "precondition")) authenticatedAs = o.credentials.username;
+    else return { ...base, failure: judge(e) };
+  }
+
+  const result: CheckResult = { ...base, authenticatedAs };
+  if (!o.checks.ldap && !o.checks.jobService) return result;
+  // Reasons of the ChecksPassed condition: LDAPPingFailed, or the Ready reason of a call that failed.
+  const problems: Array<{ reason: string; message: string }> = [];
+  if (o.checks.ldap) {
+    try {
+      result.ldap = await ldapCheck(o.client, call);
+      if (!result.ldap.success) {
+        problems.push({
+          reason: "LDAPPingFailed",
+          message: `LDAP: ${result.ldap.message ?? "the ping failed"}`,
+        });
+      }
+    } catch (e) {
+      const f = judge(e);
+      problems.push({ reason: f.reason, message: `LDAP check: ${f.message}` });
+    }
+  }
+  if (o.checks.jobService) {
+    try {
+      result.jobService = await jobServiceCheck(o.client, call);
+    } catch (e) {
+      const f = judge(e);
+      problems.push({ reason: f.reason, message: `job-service check: ${f.message}` });
+    }
+  }
+  const first = problems[0];
+  result.checks = first
+    ? {
+        passed: false,
+        reason: first.reason,
+        message: problems.map((p) => p.message).join("; "),
+      }
+    : { passed: true, reason: "ChecksPassed", message: checkedText(o.checks) };
+  return result;
+}
+
+function checkedText(checks: { ldap: boolean; jobService: boolean }): string {
+  const names = [
+    checks.ldap ? "the LDAP ping succeeds" : "",
+    checks.jobService ? "the job service answers" : "",
+  ];
+  return names.filter(Boolean).join(" and ");
+}
+
+/**
+ * Harbor's LDAP ping tests the configuration it is sent, so the stored one is read first. The
+ * search password is left out: Harbor then uses its stored one (only in LDAP auth mode).
+ */
+async function ldapCheck(
+  client: HarborClient,
+  call: CallOptions,
+): Promise<NonNullable<ConnectionStatus["ldap"]>> {
+  const conf = await client.system.getConfigurations(call);
+  const mode = conf.auth_mode?.value ?? undefined;
+  if (mode !== "ldap_auth") {
+    return {
+      success: false,
+      message: `Harbor's auth mode is ${mode ?? "unknown"}, not ldap_auth: there is no LDAP to ping`,
+    };
+  }
+  const str = (item: { value?: string | null } | undefined) => item?.value ?? undefined;
+  const r = await client.ldap.ping(
+    {
+      ldap_url: str(conf.ldap_url),
+      ldap_search_dn: str(conf.ldap_search_dn),
+      ldap_base_dn: str(conf.ldap_base_dn),
+      ldap_filter: str(conf.ldap_filter),
+      ldap_uid: str(conf.ldap_uid),
+      ldap_scope: conf.ldap_scope?.value ?? undefined,
+      ldap_connection_timeout: conf.ldap_timeout?.value ?? undefined,
+      ldap_verify_cert: conf.ldap_verify_cert?.value ?? undefined,
+    },
+    call,
+  );
+  return r.success === true ? { success: true } : { success: false, message: r.message ?? "the ping failed" };
+}
+
+async function jobServiceCheck(
+  client: HarborClient,
+  call: CallOptions,
+): Promise<NonNullable<ConnectionStatus["jobService"]>> {
+  const [pools, workers, queues] = await Promise.all([
+    client.jobService.listPools(call),
+    client.jobService.listWorkers(ALL, call),
+    client.jobService.listQueues(call),
+  ]);
+  return {
+    pools: pools.length,
+    workers: workers.length,
+    busyWorkers: workers.filter((w) => (w.job_id ?? "") !== "").length,
+    queues: queues
+      .map((q) => ({
+        jobType: q.job_type ?? "",
+        count: q.count ?? 0,
+        latency: q.latency ?? 0,
+        paused: q.paused ?? false,
+      }))
+      .sort((a, b) => (a.jobType < b.jobType ? -1 : a.jobType > b.jobType ? 1 : 0)),
+  };
+}

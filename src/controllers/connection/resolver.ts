@@ -1,0 +1,265 @@
+// Connections: the live Harbor clients of every connection and the answer to "may this namespace
+// use that connection now?". The connection controllers build and refresh the clients and report
+// each check here; managed resources ask through the runtime's ConnectionResolver interface and get
+// a handle only for a connection that exists, allows their namespace and is Ready.
+import { createHash } from "node:crypto";
+import type { Logger } from "pino";
+import { HarborClient } from "../../harbor/client.ts";
+import type { EndpointRegistry } from "../../harbor/transport.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { ConnectionResolver, ManagedSpec } from "../../runtime/managed.ts";
+import { NotReady } from "../../runtime/managed.ts";
+import type { Metrics } from "../../runtime/metrics.ts";
+import { connectionKey, type HarborConnectionHandle } from "./handle.ts";
+import { namespaceAllowed } from "./mapping.ts";
+
+export interface ConnectionObject extends KubeObject {
+  spec?: unknown;
+  status?: { conditions?: Array<{ type: string; status: string; reason: string; message: string }> } & Record<
+    string,
+    unknown
+  >;
+}
+
+/** Where the resolver finds the connection objects (the connection informers' caches). */
+export interface ConnectionLookup {
+  namespaced(namespace: string, name: string): ConnectionObject | undefined;
+  cluster(name: string): ConnectionObject | undefined;
+}
+
+/** Everything a client is built from; a change of any of it builds a new client. */
+export interface ClientSettings {
+  url: string;
+  caBundle?: string | undefined;
+  insecureSkipTLSVerify: boolean;
+  requestsPerSecond: number;
+  burst: number;
+  maxConcurrency: number;
+  username: string;
+  password: string;
+}
+
+/** What the connection controller found in its last check. */
+export interface ConnectionState {
+  ready: boolean;
+  reason: string;
+  message: string;
+  /** The metadata.generation the check was made for. */
+  generation: number | undefined;
+  url: string;
+  registryHost: string;
+  harborVersion?: string | undefined;
+}
+
+interface Entry {
+  client?: HarborClient;
+  fingerprint?: string;
+  state?: ConnectionState;
+  handle?: HarborConnectionHandle;
+}
+
+export interface ConnectionsOptions {
+  logger: Logger;
+  metrics?: Metrics;
+  /** Pools, rate limiters and concurrency caps shared per Harbor URL; default the process-wide one. */
+  endpoints?: EndpointRegistry;
+  /** Options for every client, e.g. a shorter timeout in tests. */
+  clientDefaults?: { timeoutMs?: number; maxRetries?: number };
+}
+
+export class Connections implements ConnectionResolver<HarborConnectionHandle> {
+  readonly #o: ConnectionsOptions;
+  readonly #entries = new Map<string, Entry>();
+  readonly #listeners = new Set<(key: string) => void>();
+  #lookup: ConnectionLookup = { namespaced: () => undefined, cluster: () => undefined };
+
+  constructor(o: ConnectionsOptions) {
+    this.#o = o;
+  }
+
+  /** Set by the wiring once the informers exist. */
+  setLookup(lookup: ConnectionLookup): void {
+    this.#lookup = lookup;
+  }
+
+  key(namespace: string, ref: ManagedSpec["connectionRef"]): string {
+    return connectionKey(namespace, ref);
+  }
+
+  async resolve(namespace: string, ref: ManagedSpec["connectionRef"]): Promise<HarborConnectionHandle> {
+    const cluster = ref.kind === "ClusterHarborConnection";
+    const what = cluster
+      ? `ClusterHarborConnection "${ref.name}"`
+      : `HarborConnection "${ref.name}" in namespace "${namespace}"`;
+    const obj = cluster ? this.#lookup.cluster(ref.name) : this.#lookup.namespaced(namespace, ref.name);
+    if (!obj) throw new NotReady("ConnectionNotReady", `${what} does not exist`);
+    if (cluster) {
+      const allowed = allowedNamespacesOf(obj);
+      if (!namespaceAllowed(allowed, namespace)) {
+        throw new NotReady(
+          "ConnectionNotAllowed",
+          `${what} does not allow namespace "${namespace}" (allowedNamespaces: ${allowed.join(", ") || "none"})`,
+        );
+      }
+    }
+    const entry = this.#entries.get(this.key(namespace, ref));
+    const state = entry?.state;
+    if (!state) throw new NotReady("ConnectionNotReady", `${what} has not been checked yet`);
+    if (!state.ready)
+      throw new NotReady("ConnectionNotReady", `${what} is not Ready: ${state.reason}: ${state.message}`);
+    if (state.generation !== obj.metadata.generation || !entry.handle) {
+      throw new NotReady("ConnectionNotReady", `${what} changed and is being checked again`);
+    }
+    return entry.handle;
+  }
+
+  /** Called with a connection's key when it turns Ready or not Ready, gets a new client, or goes away. */
+  onChange(listener: (key: string) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * The client for these settings: the current one while nothing changed, else a new one (the old
+   * one is closed; its requests in flight finish, later calls on it fail and are retried by their
+   * reconcile with the new handle).
+   */
+  clientFor(key: string, settings: ClientSettings): HarborClient {
+    const entry = this.#entry(key);
+    const fingerprint = fingerprintOf(settings);
+    if (entry.client && entry.fingerprint === fingerprint) return entry.client;
+    const old = entry.client;
+    // Closing first lets the new client get a fresh endpoint, so changed rate limits take effect.
+    if (old) this.#close(key, old);
+    const client = new HarborClient({
+      ...this.#o.clientDefaults,
+      ...settings,
+      logger: this.#o.logger.child({ connection: key }),
+      ...(this.#o.endpoints ? { endpoints: this.#o.endpoints } : {}),
+      onCall: (e) => {
+        const m = this.#o.metrics;
+        if (!m) return;
+        m.harborRequests.inc({
+          connection: key,
+          operation: e.operation,
+          method: e.method,
+          code: String(e.status ?? 0),
+        });
+        m.harborRequestDuration.observe(
+          { connection: key, operation: e.operation, method: e.method },
+          e.durationMs / 1000,
+        );
+      },
+    });
+    entry.client = client;
+    entry.fingerprint = fingerprint;
+    entry.handle = undefined;
+    if (entry.state) entry.state = { ...entry.state, ready: false };
+    this.#o.logger.info(
+      { connection: key, url: settings.url, replaced: old !== undefined },
+      "Harbor client created",
+    );
+    return client;
+  }
+
+  /** Records a check's outcome; listeners hear of it when it changes what resolve() answers. */
+  report(key: string, state: ConnectionState): void {
+    const entry = this.#entry(key);
+    const before = entry.state;
+    const hadHandle = entry.handle;
+    entry.state = state;
+    if (state.ready && entry.client) {
+      const same =
+        hadHandle &&
+        hadHandle.client === entry.client &&
+        hadHandle.url === state.url &&
+        hadHandle.registryHost === state.registryHost &&
+        hadHandle.harborVersion === state.harborVersion;
+      entry.handle = same
+        ? hadHandle
+        : {
+            key,
+            client: entry.client,
+            url: state.url,
+            registryHost: state.registryHost,
+            ...(state.harborVersion ? { harborVersion: state.harborVersion } : {}),
+          };
+    }
+    const changed =
+      before?.ready !== state.ready ||
+      before.reason !== state.reason ||
+      before.generation !== state.generation ||
+      hadHandle !== entry.handle;
+    if (changed) this.#emit(key);
+  }
+
+  /** The connection is gone: its client is closed and resources using it wait. */
+  forget(key: string): void {
+    const entry = this.#entries.get(key);
+    if (!entry) return;
+    this.#entries.delete(key);
+    if (entry.client) this.#close(key, entry.client);
+    this.#emit(key);
+  }
+
+  /** Closes every client (shutdown). */
+  async close(): Promise<void> {
+    const clients = [...this.#entries.values()].flatMap((e) => (e.client ? [e.client] : []));
+    this.#entries.clear();
+    await Promise.allSettled(clients.map((c) => c.close()));
+  }
+
+  #entry(key: string): Entry {
+    let entry = this.#entries.get(key);
+    if (!entry) {
+      entry = {};
+      this.#entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  #close(key: string, client: HarborClient): void {
+    client.close().catch((e: unknown) => {
+      this.#o.logger.warn(
+        { connection: key, err: e instanceof Error ? e.message : String(e) },
+        "closing a Harbor client failed",
+      );
+    });
+  }
+
+  #emit(key: string): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(key);
+      } catch (e) {
+        this.#o.logger.error(
+          { connection: key, err: e instanceof Error ? e.message : String(e) },
+          "connection listener failed",
+        );
+      }
+    }
+  }
+}
+
+function allowedNamespacesOf(obj: ConnectionObject): string[] {
+  const list = (obj.spec as { allowedNamespaces?: unknown } | undefined)?.allowedNamespaces;
+  return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string") : [];
+}
+
+/** A digest, so the password is not kept a second time in the clear. */
+function fingerprintOf(s: ClientSettings): string {
+  return createHash("sha256")
+    .update(
+      JSON.stringify([
+        s.url,
+        s.caBundle ?? "",
+        s.insecureSkipTLSVerify,
+        s.requestsPerSecond,
+        s.burst,
+        s.maxConcurrency,
+        s.username,
+        s.password,
+      ]),
+    )
+    .digest("hex");
+}

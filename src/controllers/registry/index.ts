@@ -1,0 +1,39 @@
+// HarborRegistry wiring. The composition queues a registry when its credentials Secret changes (for
+// Secrets labelled harborconfig.io/watch: "true"); the drift sweep, which reads the Secret through
+// prepare, finds other changes within the drift interval.
+import { HarborRegistrySpec, harborRegistry } from "../../api/registry.ts";
+import { SecretWriter } from "../../kube/secrets.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { ManagedKind } from "../../runtime/kind.ts";
+import type { ErrorClassifier, ManagedObject } from "../../runtime/managed.ts";
+import { harborErrors } from "../shared/errors.ts";
+import { type KindContext, resourceType } from "../shared/kinds.ts";
+import { RegistryUnhealthy, registryExternal } from "./external.ts";
+
+export const registryType = resourceType(harborRegistry);
+
+/** The shared classification, plus an unreachable remote: not Stalled, retried with backoff. */
+const registryErrors: ErrorClassifier = {
+  classify: (e) =>
+    e instanceof RegistryUnhealthy
+      ? { reason: "RegistryUnhealthy", message: e.message, terminal: false }
+      : harborErrors.classify(e),
+};
+
+export function registryKind(ctx: KindContext, informers: { registries: Informer<ManagedObject> }) {
+  return new ManagedKind(ctx.kube, {
+    type: registryType,
+    specSchema: HarborRegistrySpec,
+    informer: informers.registries,
+    external: registryExternal({ secrets: new SecretWriter(ctx.kube) }),
+    connections: ctx.connections,
+    errors: registryErrors,
+    kube: ctx.kube,
+    events: ctx.events,
+    logger: ctx.logger.child({ kind: "HarborRegistry" }),
+    metrics: ctx.metrics,
+    workers: ctx.workers,
+    driftIntervalMs: ctx.driftIntervalMs,
+    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
+  });
+}

@@ -1,0 +1,166 @@
+// HarborReplicationPolicy's ExternalClient: how a replication policy is observed, created, updated
+// and deleted in Harbor, and how its last execution reaches the status. Choices where Harbor
+// leaves room:
+// - The remote side is a HarborRegistry reference that waits (DependencyNotReady) until the registry
+//   is Ready; the local side is Harbor itself (registry id 0). A resource being deleted does not
+//   need its registry (it may be going away at the same time), only the policy's id.
+// - runOnCreate starts one execution right after the policy is created, at most once: a start that
+//   fails is not repeated (Harbor cannot tell whether a lost start went through), and an adopted
+//   policy is never started.
+// - status.lastExecution comes from one list call for the policy after each sync; while that
+//   execution is InProgress the resource is looked at again every 15 s until it ends. Runs that
+//   start later on their own (schedule, events) show up at the resource's next reconcile.
+// - Harbor refuses to delete a policy while an execution runs (412). Users expect delete to work,
+//   so the running executions are stopped first and the delete is tried again; if Harbor still
+//   refuses (stopping takes effect asynchronously), the deletion waits with Harbor's message.
+import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
+import { isHarborError } from "../../harbor/errors.ts";
+import { q } from "../../harbor/query.ts";
+import type { ReplicationExecution, ReplicationPolicy } from "../../harbor/replication.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
+import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { resolveReference } from "../shared/references.ts";
+import { diff, executionStatus, isRunning, policyRequest } from "./mapping.ts";
+
+export interface ReplicationExtra {
+  /** The remote registry's Harbor id; absent while the resource is being deleted. */
+  registryId?: number;
+}
+
+/** How often a running execution is looked at until it ends. */
+export const FOLLOW_EXECUTION_MS = 15_000;
+
+type Client = ExternalClient<
+  HarborReplicationPolicySpec,
+  ReplicationPolicy,
+  HarborConnectionHandle,
+  ReplicationExtra
+>;
+
+export function replicationExternal(deps: { registries: Informer<ManagedObject> }): Client {
+  const get = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
+    try {
+      return await conn.client.replication.getPolicy(id, { signal });
+    } catch (e) {
+      if (isHarborError(e, "notFound")) return undefined;
+      throw e;
+    }
+  };
+
+  /** The remote registry's id; only prepare leaves it unset, for a resource being deleted. */
+  const registryIdOf = (extra: ReplicationExtra) => {
+    if (extra.registryId === undefined) throw new Error("the registry reference was not resolved");
+    return extra.registryId;
+  };
+
+  const policyId = (p: ReplicationPolicy) => p.id as number;
+
+  /** Stops the policy's running executions; true when there were any. */
+  const stopRunning = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
+    const running = await conn.client.replication.listExecutions(
+      { policyId: id, status: "InProgress" },
+      { signal },
+    );
+    for (const e of running) if (e.id !== undefined) await conn.client.replication.stop(e.id, { signal });
+    return running.length > 0;
+  };
+
+  return {
+    async prepare({ resource, spec }) {
+      if (resource.metadata.deletionTimestamp) return {};
+      const registry = resolveReference(deps.registries, resource, spec.registryRef, spec.connectionRef);
+      return { registryId: registry.harborId };
+    },
+
+    async observe({ conn, knownId, harborName, signal }) {
+      if (knownId !== undefined) return get(conn, knownId, signal);
+      // Harbor's `name` filter matches any name (q cannot express a comma); the exact one is picked here.
+      const found = await conn.client.replication.listPolicies({ name: harborName }, { signal });
+      return found.find((p) => p.name === harborName);
+    },
+
+    async create({ conn, spec, harborName, extra, signal }) {
+      const id = await conn.client.replication.createPolicy(
+        policyRequest(spec, harborName, registryIdOf(extra)),
+        { signal },
+      );
+      const created = await get(conn, id, signal);
+      if (!created)
+        throw new Error(`replication policy ${harborName} (id ${id}) vanished right after creation`);
+      return created;
+    },
+
+    async update({ conn, spec, harborName, extra, signal }, current) {
+      const id = policyId(current);
+      await conn.client.replication.updatePolicy(
+        id,
+        policyRequest(spec, harborName, registryIdOf(extra), current),
+        { signal },
+      );
+      return (await get(conn, id, signal)) ?? current;
+    },
+
+    async delete({ conn, signal }, current) {
+      const id = policyId(current);
+      const attempt = async () => {
+        try {
+          await conn.client.replication.deletePolicy(id, { signal });
+          return undefined;
+        } catch (e) {
+          if (isHarborError(e, "notFound")) return undefined;
+          if (isHarborError(e, "precondition")) return e.harborMessage ?? "an execution is still running";
+          throw e;
+        }
+      };
+      const refused = await attempt();
+      if (refused === undefined) return;
+      const stillRefused = (await stopRunning(conn, id, signal)) ? await attempt() : refused;
+      if (stillRefused !== undefined) {
+        throw new DeletionBlocked(
+          `Harbor keeps the replication policy while an execution runs: ${stillRefused}. Its running executions were asked to stop; retrying`,
+        );
+      }
+    },
+
+    diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, registryIdOf(extra), observed),
+    id: policyId,
+    status: () => ({}),
+
+    async afterSync({ conn, spec, signal }, observed, created) {
+      let last: ReplicationExecution | undefined;
+      if (created) {
+        // A new policy has no executions; only the one runOnCreate starts, which begins InProgress.
+        if (!spec.runOnCreate) return {};
+        const id = await conn.client.replication.start(policyId(observed), { signal });
+        last = { id, policy_id: policyId(observed), status: "InProgress", trigger: "manual" };
+      } else {
+        // Newest first; Harbor keeps a bounded history per policy, so this is one page.
+        const runs = await conn.client.replication.listExecutions(
+          { policyId: policyId(observed), sort: "-start_time,-id" },
+          { signal },
+        );
+        last = runs[0];
+      }
+      if (!last) return {};
+      return {
+        status: { lastExecution: executionStatus(last) },
+        ...(isRunning(last) ? { requeueAfterMs: FOLLOW_EXECUTION_MS } : {}),
+      };
+    },
+
+    async observeMany(conn, inputs) {
+      const ids = inputs.map((i) => i.knownId).filter((id): id is number => id !== undefined);
+      const found = new Map<number, ReplicationPolicy>();
+      for (let i = 0; i < ids.length; i += 100) {
+        const chunk = ids.slice(i, i + 100);
+        for (const p of await conn.client.replication.listPolicies({ q: q().union("id", chunk) })) {
+          if (p.id !== undefined) found.set(p.id, p);
+        }
+      }
+      return found;
+    },
+
+    claim: (_spec, harborName) => `replication:${harborName}`,
+  };
+}

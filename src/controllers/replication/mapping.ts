@@ -1,0 +1,142 @@
+// HarborReplicationPolicy ⇄ Harbor replication policy, as pure functions. Round-trip quirks
+// normalised here so nothing flaps: Harbor returns both registries in full (the local side is the
+// Local registry, id 0), leaves out false/empty values, may omit a manual trigger, stores a
+// negative speed as 0 (both mean unlimited), fills replicate_deletion from the `deletion` field it
+// reads, and keeps filters as a list whose order and empty decorations carry no meaning.
+import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
+import type {
+  ReplicationExecution,
+  ReplicationPolicy,
+  ReplicationPolicyReq,
+} from "../../harbor/replication.ts";
+
+/** Harbor's id of its own registry on the local side of every policy. */
+export const LOCAL_REGISTRY_ID = 0;
+
+/** Harbor's "never set" time, e.g. the end of a running execution. */
+const ZERO_TIME = /^0001-01-01T/;
+
+type FilterReq = NonNullable<Exclude<ReplicationPolicyReq["filters"], undefined>>[number];
+
+/** The spec's filters as Harbor's filter list. */
+export function filtersRequest(filters: HarborReplicationPolicySpec["filters"]): FilterReq[] {
+  const out: FilterReq[] = [];
+  if (filters.name !== undefined) out.push({ type: "name", value: filters.name });
+  if (filters.tag) out.push({ type: "tag", value: filters.tag.pattern, decoration: filters.tag.decoration });
+  if (filters.labels)
+    out.push({ type: "label", value: filters.labels.values, decoration: filters.labels.decoration });
+  if (filters.resource !== undefined) out.push({ type: "resource", value: filters.resource });
+  return out;
+}
+
+/** Request body for create and for update (Harbor's PUT replaces every setting). */
+export function policyRequest(
+  spec: HarborReplicationPolicySpec,
+  name: string,
+  registryId: number,
+  current?: ReplicationPolicy,
+): ReplicationPolicyReq {
+  const remote = { id: registryId };
+  const local = { id: LOCAL_REGISTRY_ID };
+  // An unmanaged description keeps what Harbor has; the PUT would clear it otherwise.
+  const description = spec.description ?? current?.description;
+  return {
+    name,
+    ...(description ? { description } : {}),
+    src_registry: spec.direction === "push" ? local : remote,
+    dest_registry: spec.direction === "push" ? remote : local,
+    dest_namespace: spec.destinationNamespace ?? "",
+    dest_namespace_replace_count: spec.destinationNamespaceReplaceCount,
+    trigger:
+      spec.trigger.type === "scheduled"
+        ? { type: "scheduled", trigger_settings: { cron: spec.trigger.cron ?? "" } }
+        : { type: spec.trigger.type },
+    filters: filtersRequest(spec.filters),
+    replicate_deletion: spec.replicateDeletion,
+    override: spec.override,
+    enabled: spec.enabled,
+    speed: speedOf(spec.speedKbps),
+    copy_by_chunk: spec.copyByChunk,
+  };
+}
+
+/** Harbor stores a negative speed as 0; both mean unlimited. */
+function speedOf(kbps: number | null | undefined): number {
+  return Math.max(0, kbps ?? 0);
+}
+
+/** A filter in a form that compares equal however Harbor returns it. */
+function canonicalFilter(f: { type?: string; value?: unknown; decoration?: string }): string {
+  const type = f.type ?? "";
+  const value = Array.isArray(f.value) ? [...new Set(f.value.map(String))].sort() : f.value;
+  const decorated = type === "tag" || type === "label";
+  return JSON.stringify([type, value ?? "", decorated ? f.decoration || "matches" : ""]);
+}
+
+function canonicalFilters(list: ReadonlyArray<{ type?: string; value?: unknown; decoration?: string }>) {
+  return list.map(canonicalFilter).sort().join("\n");
+}
+
+/** Harbor leaves out a manual trigger (and any cron of a non-scheduled one). */
+function triggerOf(policy: ReplicationPolicy): { type: string; cron: string } {
+  const type = policy.trigger?.type || "manual";
+  const cron = type === "scheduled" ? (policy.trigger?.trigger_settings?.cron ?? "") : "";
+  return { type, cron: cron.trim().replace(/\s+/g, " ") };
+}
+
+/** The spec fields whose Harbor value differs. */
+export function diff(
+  spec: HarborReplicationPolicySpec,
+  name: string,
+  registryId: number,
+  policy: ReplicationPolicy,
+): string[] {
+  const out: string[] = [];
+  const src = policy.src_registry?.id ?? LOCAL_REGISTRY_ID;
+  const dest = policy.dest_registry?.id ?? LOCAL_REGISTRY_ID;
+  const direction = src === LOCAL_REGISTRY_ID ? "push" : "pull";
+  const remote = direction === "push" ? dest : src;
+  if ((policy.name ?? "") !== name) out.push("name");
+  if (spec.description !== undefined && (policy.description ?? "") !== spec.description)
+    out.push("description");
+  if (direction !== spec.direction) out.push("direction");
+  else if (remote !== registryId) out.push("registryRef");
+  if ((policy.dest_namespace ?? "") !== (spec.destinationNamespace ?? "")) out.push("destinationNamespace");
+  if ((policy.dest_namespace_replace_count ?? -1) !== spec.destinationNamespaceReplaceCount)
+    out.push("destinationNamespaceReplaceCount");
+  if (canonicalFilters(policy.filters ?? []) !== canonicalFilters(filtersRequest(spec.filters)))
+    out.push("filters");
+  const trigger = triggerOf(policy);
+  if (trigger.type !== spec.trigger.type || trigger.cron !== (spec.trigger.cron ?? "")) out.push("trigger");
+  if ((policy.replicate_deletion ?? policy.deletion ?? false) !== spec.replicateDeletion)
+    out.push("replicateDeletion");
+  if ((policy.override ?? false) !== spec.override) out.push("override");
+  if ((policy.enabled ?? false) !== spec.enabled) out.push("enabled");
+  if (speedOf(policy.speed) !== speedOf(spec.speedKbps)) out.push("speedKbps");
+  if ((policy.copy_by_chunk ?? false) !== spec.copyByChunk) out.push("copyByChunk");
+  return out;
+}
+
+/** status.lastExecution from Harbor's execution; times Harbor never set are left out. */
+export function executionStatus(e: ReplicationExecution): Record<string, unknown> {
+  const time = (t: string | undefined) => (t && !ZERO_TIME.test(t) ? t : undefined);
+  const fields: Record<string, unknown> = {
+    id: e.id,
+    status: e.status ?? "Unknown",
+    trigger: e.trigger,
+    statusText: e.status_text || undefined,
+    total: e.total,
+    succeeded: e.succeed,
+    failed: e.failed,
+    inProgress: e.in_progress,
+    stopped: e.stopped,
+    startTime: time(e.start_time),
+    endTime: time(e.end_time),
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+}
+
+/** An execution Harbor has not finished yet (and which blocks deleting its policy). */
+export function isRunning(e: { status?: string | undefined }): boolean {
+  return e.status === "InProgress";
+}

@@ -1,0 +1,260 @@
+// Where a robot's credentials live in Kubernetes: its Secret (owned by the HarborRobot), copies of
+// it in namespaces chosen by a label selector, and imagePullSecrets entries on named
+// ServiceAccounts there.
+//
+// - Every Secret carries the operator's labels, `harborconfig.io/watch: "true"` (so the operator's
+//   Secret watch sees it edited or deleted) and a fingerprint of the credentials it holds
+//   (CREDENTIAL_HASH_LABEL). Only a Secret whose values match its fingerprint holds credentials
+//   known to work; any other state (missing, edited, or marked PENDING because a refresh in Harbor
+//   was under way) means the secret must be issued again.
+// - Copies have no ownerReference (it cannot cross namespaces): they are found by the
+//   COPY_OF_LABEL (the robot's uid) and the owner annotation, and removed when their namespace no
+//   longer matches or the robot goes. A namespace's Secret of the same name that belongs to
+//   someone else is left alone and reported.
+// - ServiceAccounts are changed read-modify-write (the resourceVersion guards against lost
+//   updates), only when the entry is missing or stale; one that does not exist yet is skipped and
+//   picked up by a later reconcile.
+import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/common.ts";
+import type { HarborRobotSpec } from "../../api/robot.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import {
+  OWNER_ANNOTATION,
+  ownerIdentity,
+  SecretConflictError,
+  type SecretWriter,
+} from "../../kube/secrets.ts";
+import {
+  type KubeObject,
+  type NamespaceObject,
+  type SecretObject,
+  Secrets,
+  type ServiceAccountObject,
+  ServiceAccounts,
+} from "../../kube/types.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { credentialHash, secretValues, selectorMatches } from "./mapping.ts";
+
+/** The label the operator's Secret watch selects on. */
+export const WATCH_LABEL = "harborconfig.io/watch";
+/** Fingerprint of the credentials a Secret holds (see credentialHash). */
+export const CREDENTIAL_HASH_LABEL = "harborconfig.io/credential-hash";
+/** On copies: the uid of the HarborRobot they copy. */
+export const COPY_OF_LABEL = "harborconfig.io/copy-of";
+/** The fingerprint while a new secret is being issued: the old one may already be invalid. */
+const PENDING = "pending";
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** What the robot's Secret holds. */
+export type Delivered =
+  | { state: "intact"; credentials: Credentials }
+  | { state: "missing" | "changed" | "interrupted" };
+
+/** One Secret to write: where, and with what. */
+export interface Target {
+  namespace: string;
+  name: string;
+  type: string;
+  hosts: readonly string[];
+}
+
+export interface CopiesResult {
+  /** Namespaces that hold a copy now, sorted. */
+  copiedTo: string[];
+  /** Some named ServiceAccount does not exist yet: worth looking again soon. */
+  waitingForServiceAccounts: boolean;
+}
+
+export class RobotDelivery {
+  readonly #kube: KubeClient;
+  readonly #secrets: SecretWriter;
+  readonly #namespaces: Informer<NamespaceObject>;
+
+  constructor(deps: { kube: KubeClient; secrets: SecretWriter; namespaces: Informer<NamespaceObject> }) {
+    this.#kube = deps.kube;
+    this.#secrets = deps.secrets;
+    this.#namespaces = deps.namespaces;
+  }
+
+  /**
+   * Reads the robot's Secret. Throws SecretConflictError when a Secret of that name belongs to
+   * someone else: nothing may be issued that could not be delivered.
+   */
+  async read(owner: KubeObject, namespace: string, name: string, username: string): Promise<Delivered> {
+    const found = await this.#secrets.read(namespace, name);
+    if (!found) return { state: "missing" };
+    if (found.object.metadata.annotations?.[OWNER_ANNOTATION] !== ownerIdentity(owner)) {
+      throw new SecretConflictError(
+        `Secret ${namespace}/${name} exists and is not managed by this resource; rename the secret or remove it`,
+      );
+    }
+    const label = found.object.metadata.labels?.[CREDENTIAL_HASH_LABEL];
+    if (label === PENDING) return { state: "interrupted" };
+    const { username: user, password } = found.values;
+    if (user !== username || !password || label !== credentialHash(user, password))
+      return { state: "changed" };
+    return { state: "intact", credentials: { username: user, password } };
+  }
+
+  /** Writes the robot's Secret (or a copy); unchanged content is not written. */
+  async write(owner: KubeObject, target: Target, credentials: Credentials, copy = false): Promise<void> {
+    // An empty password would make a pull secret that can never work: refuse rather than deliver it.
+    if (!credentials.username || !credentials.password) throw new Error("no credentials to deliver");
+    await this.#secrets.apply(owner, {
+      namespace: target.namespace,
+      name: target.name,
+      type: target.type,
+      data: secretValues(target.type, credentials.username, credentials.password, target.hosts),
+      labels: {
+        ...labels(credentialHash(credentials.username, credentials.password)),
+        ...(copy ? { [COPY_OF_LABEL]: owner.metadata.uid ?? "" } : {}),
+      },
+    });
+  }
+
+  /** Marks the Secret's credentials as about to be replaced (see PENDING). */
+  async markPending(owner: KubeObject, target: Target, credentials: Credentials): Promise<void> {
+    await this.#secrets.apply(owner, {
+      namespace: target.namespace,
+      name: target.name,
+      type: target.type,
+      data: secretValues(target.type, credentials.username, credentials.password, target.hosts),
+      labels: labels(PENDING),
+    });
+  }
+
+  /** Deletes the robot's Secret of that name, if this robot wrote it. */
+  async remove(owner: KubeObject, namespace: string, name: string): Promise<void> {
+    await this.#secrets.deleteOwned(owner, namespace, name);
+  }
+
+  /**
+   * Makes copies and ServiceAccount entries match the spec: a copy in every matching namespace
+   * (the robot's own namespace holds the Secret itself), none elsewhere. Undefined while the
+   * Namespace cache is still filling (nothing is removed on a partial view).
+   */
+  async syncCopies(
+    owner: KubeObject,
+    spec: HarborRobotSpec,
+    target: Target,
+    credentials: Credentials,
+    previous: readonly string[],
+    onConflict: (namespace: string, message: string) => void,
+  ): Promise<CopiesResult | undefined> {
+    const copies = spec.secret.copies;
+    if (!copies && previous.length === 0) return { copiedTo: [], waitingForServiceAccounts: false };
+    if (!this.#namespaces.synced) return undefined;
+    const own = owner.metadata.namespace ?? "";
+    const matching = new Set(
+      copies
+        ? this.#namespaces
+            .list()
+            .filter(
+              (ns) =>
+                ns.status?.phase !== "Terminating" &&
+                !ns.metadata.deletionTimestamp &&
+                selectorMatches(copies.namespaceSelector, ns.metadata.labels ?? {}),
+            )
+            .map((ns) => ns.metadata.name)
+        : [],
+    );
+    const accounts = copies?.serviceAccounts ?? [];
+    let waiting = false;
+    const copiedTo: string[] = [];
+
+    for (const ns of [...matching].sort()) {
+      if (ns !== own) {
+        try {
+          await this.write(owner, { ...target, namespace: ns }, credentials, true);
+        } catch (e) {
+          if (!(e instanceof SecretConflictError)) throw e;
+          onConflict(ns, e.message);
+          continue;
+        }
+        copiedTo.push(ns);
+      }
+      waiting = (await this.#link(ns, accounts, target.name)) || waiting;
+    }
+
+    // Copies and entries that no longer belong: another namespace, or an earlier Secret name.
+    for (const copy of await this.#copiesOf(owner)) {
+      const ns = copy.metadata.namespace ?? "";
+      if (matching.has(ns) && copy.metadata.name === target.name) continue;
+      await this.#unlink(ns, accounts, copy.metadata.name);
+      await this.#kube.delete(Secrets, ns, copy.metadata.name, copy.metadata.uid);
+    }
+    for (const ns of previous) if (!matching.has(ns)) await this.#unlink(ns, accounts, target.name);
+    if (!matching.has(own)) await this.#unlink(own, accounts, target.name);
+    return { copiedTo, waitingForServiceAccounts: waiting };
+  }
+
+  /** Removes everything the robot delivered: copies, ServiceAccount entries, its Secret(s). */
+  async removeAll(
+    owner: KubeObject,
+    spec: HarborRobotSpec,
+    secretNames: readonly string[],
+    previous: readonly string[],
+  ): Promise<void> {
+    const accounts = spec.secret.copies?.serviceAccounts ?? [];
+    const own = owner.metadata.namespace ?? "";
+    if (spec.secret.copies || previous.length > 0) {
+      for (const copy of await this.#copiesOf(owner)) {
+        await this.#unlink(copy.metadata.namespace ?? "", accounts, copy.metadata.name);
+        await this.#kube.delete(Secrets, copy.metadata.namespace, copy.metadata.name, copy.metadata.uid);
+      }
+      for (const ns of previous) for (const name of secretNames) await this.#unlink(ns, accounts, name);
+    }
+    for (const name of secretNames) {
+      await this.#unlink(own, accounts, name);
+      await this.remove(owner, own, name);
+    }
+  }
+
+  /** This robot's copies, wherever they are (one list call, selected by label on the server). */
+  async #copiesOf(owner: KubeObject): Promise<SecretObject[]> {
+    const { items } = await this.#kube.list<SecretObject>(Secrets, {
+      labelSelector: `${COPY_OF_LABEL}=${owner.metadata.uid ?? ""}`,
+    });
+    const identity = ownerIdentity(owner);
+    return items.filter((s) => s.metadata.annotations?.[OWNER_ANNOTATION] === identity);
+  }
+
+  /** Adds the Secret to the ServiceAccounts' imagePullSecrets; true when one does not exist yet. */
+  async #link(namespace: string, accounts: readonly string[], secret: string): Promise<boolean> {
+    let missing = false;
+    for (const name of accounts) {
+      const sa = await this.#kube.find<ServiceAccountObject>(ServiceAccounts, namespace, name);
+      if (!sa) {
+        missing = true;
+        continue;
+      }
+      const entries = sa.imagePullSecrets ?? [];
+      if (entries.some((e) => e.name === secret)) continue;
+      await this.#kube.replace<ServiceAccountObject>(ServiceAccounts, {
+        ...sa,
+        imagePullSecrets: [...entries, { name: secret }],
+      });
+    }
+    return missing;
+  }
+
+  /** Removes the Secret from the ServiceAccounts' imagePullSecrets where it is listed. */
+  async #unlink(namespace: string, accounts: readonly string[], secret: string): Promise<void> {
+    for (const name of accounts) {
+      const sa = await this.#kube.find<ServiceAccountObject>(ServiceAccounts, namespace, name);
+      const entries = sa?.imagePullSecrets ?? [];
+      if (!sa || !entries.some((e) => e.name === secret)) continue;
+      await this.#kube.replace<ServiceAccountObject>(ServiceAccounts, {
+        ...sa,
+        imagePullSecrets: entries.filter((e) => e.name !== secret),
+      });
+    }
+  }
+}
+
+function labels(hash: string): Record<string, string> {
+  return { [MANAGED_BY_LABEL]: MANAGED_BY, [WATCH_LABEL]: "true", [CREDENTIAL_HASH_LABEL]: hash };
+}

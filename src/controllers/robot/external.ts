@@ -1,0 +1,363 @@
+// HarborRobot's ExternalClient: how a robot account is observed, created, updated and deleted in
+// Harbor, and how its credentials reach Kubernetes and stay valid.
+//
+// The secret exists once, in Harbor's create (or refresh) response, so:
+// - create() writes it to the robot's Secret right after POST /robots, before anything else can
+//   fail (a Secret of that name that belongs to someone else is checked before the POST);
+// - afterSync() issues a new secret in place (PATCH /robots/{id}, same robot, same id) whenever the
+//   Secret no longer holds credentials known to work: missing (deleted, adopted robot, crash
+//   between create and write), changed by someone else, or left mid-rotation. A robot is never
+//   deleted and recreated to get a secret;
+// - rotation (rotation.intervalDays after the last issued secret, and/or the window before expiry)
+//   issues a new secret the same way and renews the expiry with a PUT (see mapping.ts), records
+//   status.lastRotation and an Event, and the reconcile is requeued for the next due rotation, so
+//   rotation needs no other trigger. Before a rotation the intact Secret is marked pending, so a
+//   crash between Harbor's refresh and the Secret write is noticed and repaired.
+// Steady state costs one GET per reconcile and nothing else in Harbor; the drift sweep reads every
+// robot with one list call per project plus one for system robots.
+import { API_VERSION } from "../../api/common.ts";
+import { type HarborRobotSpec, harborRobot } from "../../api/robot.ts";
+import { isHarborError } from "../../harbor/errors.ts";
+import { q } from "../../harbor/query.ts";
+import type { Robot } from "../../harbor/robots.ts";
+import type { EventRecorder } from "../../kube/events.ts";
+import { SecretConflictError } from "../../kube/secrets.ts";
+import type { KubeObject } from "../../kube/types.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import {
+  type ExternalClient,
+  type Input,
+  type ManagedObject,
+  NotReady,
+  Stalled,
+} from "../../runtime/managed.ts";
+import type { Metrics } from "../../runtime/metrics.ts";
+import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { crashPoint } from "../shared/crash.ts";
+import { resolveReference } from "../shared/references.ts";
+import type { Credentials, Delivered, RobotDelivery, Target } from "./delivery.ts";
+import {
+  createRequest,
+  diff,
+  isRobotNamed,
+  ROBOT_NAME,
+  type RobotProject,
+  renewedDuration,
+  rfc3339,
+  rotationSchedule,
+  secretNameOf,
+  status,
+  storedName,
+  updateRequest,
+} from "./mapping.ts";
+
+export interface RobotExtra {
+  /** The Harbor project of a project-level robot (absent for system robots, and while deleting). */
+  project?: RobotProject;
+}
+
+type Client = ExternalClient<HarborRobotSpec, Robot, HarborConnectionHandle, RobotExtra>;
+type RobotInput = Input<HarborRobotSpec, HarborConnectionHandle, RobotExtra>;
+
+/** Longest wait between two looks at a robot's credentials. */
+const MAX_REQUEUE_MS = 12 * 60 * 60_000;
+/** A named ServiceAccount does not exist yet: look again after this long. */
+const SERVICE_ACCOUNT_RETRY_MS = 30_000;
+/** The Namespace cache is still filling: copies wait this long. */
+const NAMESPACES_SYNC_RETRY_MS = 1_000;
+
+const WHY_REISSUED: Record<Exclude<Delivered["state"], "intact">, string> = {
+  missing: "its Secret did not exist (deleted, adopted robot, or interrupted creation)",
+  changed: "its Secret was changed outside the operator",
+  interrupted: "an earlier rotation was interrupted",
+};
+
+export function robotExternal(deps: {
+  projects: Informer<ManagedObject>;
+  delivery: RobotDelivery;
+  events: EventRecorder;
+  metrics: Metrics;
+  now?: () => number;
+}): Client {
+  const now = deps.now ?? Date.now;
+  const { delivery, events, metrics } = deps;
+
+  const get = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
+    try {
+      return await conn.client.robots.get(id, { signal });
+    } catch (e) {
+      if (isHarborError(e, "notFound")) return undefined;
+      throw e;
+    }
+  };
+  const reread = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
+    const robot = await get(conn, id, signal);
+    if (!robot) throw new Error(`robot ${id} vanished from Harbor while it was being written`);
+    return robot;
+  };
+  /** A permission only Harbor can judge (a project that does not exist) stalls the resource. */
+  const judged = (e: unknown): never => {
+    if (isHarborError(e, "notFound") && /project/i.test(e.harborMessage ?? "")) {
+      throw new Stalled("HarborRejected", `Harbor rejected the robot's permissions: ${e.harborMessage}`);
+    }
+    throw e;
+  };
+  const targetOf = (input: Pick<RobotInput, "spec" | "resource" | "conn">): Target => ({
+    namespace: input.resource.metadata.namespace ?? "",
+    name: secretNameOf(input.spec, input.resource.metadata.name),
+    type: input.spec.secret.type,
+    hosts: [input.conn.registryHost, ...input.spec.secret.extraRegistryHosts],
+  });
+
+  /** The credentials of the robot's earlier Secret, written to the new one; the earlier one goes. */
+  const movedCredentials = async (
+    owner: KubeObject,
+    target: Target,
+    previousName: string,
+    username: string,
+  ): Promise<Delivered> => {
+    let previous: Delivered;
+    try {
+      previous = await delivery.read(owner, target.namespace, previousName, username);
+    } catch (e) {
+      if (e instanceof SecretConflictError) return { state: "missing" }; // not ours any more
+      throw e;
+    }
+    if (previous.state === "intact") await delivery.write(owner, target, previous.credentials);
+    await delivery.remove(owner, target.namespace, previousName);
+    return previous.state === "intact" ? previous : { state: "missing" };
+  };
+
+  /** Issues a new secret in place and delivers it at once. */
+  const reissue = async (input: RobotInput, robot: Robot, target: Target): Promise<Credentials> => {
+    const { secret } = await input.conn.client.robots.refreshSecret(robot.id as number, undefined, {
+      signal: input.signal,
+    });
+    if (!secret) throw new Error(`Harbor returned no secret when refreshing robot ${robot.id}`);
+    const credentials = { username: robot.name ?? "", password: secret };
+    await delivery.write(ownerOf(input.resource), target, credentials);
+    return credentials;
+  };
+
+  return {
+    async prepare({ resource, spec, harborName }) {
+      if (!ROBOT_NAME.test(harborName)) {
+        throw new Stalled(
+          "InvalidName",
+          `"${harborName}" is not a valid Harbor robot name (lower-case letters and digits, with single . _ - between them); set spec.name`,
+        );
+      }
+      if (spec.level === "system" || !spec.projectRef) return {};
+      try {
+        const p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef);
+        return { project: { id: p.harborId, name: p.harborName } };
+      } catch (e) {
+        // Deleting: the project may be gone already (and its robots with it); a robot known by id
+        // can still be looked up and deleted without it.
+        if (resource.metadata.deletionTimestamp && e instanceof NotReady) return {};
+        throw e;
+      }
+    },
+
+    async observe({ conn, spec, knownId, harborName, extra, signal }) {
+      if (knownId !== undefined) return get(conn, knownId, signal);
+      if (spec.level === "project" && !extra.project) return undefined;
+      const stored = storedName(harborName, extra.project);
+      const candidates = await conn.client.robots.list(
+        { q: q().exact("name", stored), ...(extra.project ? { projectId: extra.project.id } : {}) },
+        { signal },
+      );
+      const found = candidates.find((r) => isRobotNamed(r.name, stored));
+      if (found && found.editable === false) {
+        throw new Stalled(
+          "LegacyRobot",
+          `robot ${found.name} (id ${found.id}) is a legacy robot account, which Harbor does not let anyone edit; delete it in Harbor or choose another name`,
+        );
+      }
+      return found;
+    },
+
+    async create(input) {
+      const { conn, spec, harborName, extra, signal, resource } = input;
+      const target = targetOf(input);
+      const owner = ownerOf(resource);
+      // Nothing is created that could not be delivered.
+      await delivery.read(owner, target.namespace, target.name, "");
+      const created = await conn.client.robots
+        .create(createRequest(spec, harborName, extra.project), { signal })
+        .catch(judged);
+      crashPoint("after-robot-create");
+      if (!created.secret) throw new Error(`Harbor returned no secret for the new robot ${created.name}`);
+      await delivery.write(owner, target, { username: created.name, password: created.secret });
+      let robot = await reread(conn, created.id, signal);
+      if (spec.disabled) {
+        // Harbor ignores `disable` on create.
+        await conn.client.robots.update(created.id, updateRequest(spec, robot, extra.project, undefined), {
+          signal,
+        });
+        robot = await reread(conn, created.id, signal);
+      }
+      return robot;
+    },
+
+    async update({ conn, spec, extra, signal }, current, drift) {
+      const id = current.id as number;
+      const duration = drift.includes("durationDays")
+        ? renewedDuration(spec.durationDays, current.creation_time, now())
+        : undefined;
+      await conn.client.robots
+        .update(id, updateRequest(spec, current, extra.project, duration), { signal })
+        .catch(judged);
+      return reread(conn, id, signal);
+    },
+
+    async delete({ conn, signal }, current) {
+      try {
+        await conn.client.robots.delete(current.id as number, { signal });
+      } catch (e) {
+        if (!isHarborError(e, "notFound")) throw e;
+      }
+    },
+
+    diff: ({ spec, extra }, observed) => diff(spec, observed, extra.project, now()),
+    id: (observed) => observed.id as number,
+    status: ({ spec, resource }, observed) => status(spec, observed, resource.metadata.name),
+
+    async afterSync(input, observed, created) {
+      const { resource, spec, conn, extra, signal } = input;
+      const owner = ownerOf(resource);
+      const target = targetOf(input);
+      const at = now();
+      let robot = observed;
+      let lastIssued = created ? at : parseTime(resource.status?.lastRotation);
+
+      let delivered = await delivery.read(owner, target.namespace, target.name, robot.name ?? "");
+      const previousName = resource.status?.secretName;
+      if (delivered.state === "missing" && typeof previousName === "string" && previousName !== target.name) {
+        // spec.secret.name changed: the credentials move to the new Secret.
+        delivered = await movedCredentials(owner, target, previousName, robot.name ?? "");
+      }
+
+      let credentials: Credentials;
+      const schedule = rotationSchedule(spec, robot, lastIssued);
+      const due = schedule.dueAt !== undefined && schedule.dueAt <= at;
+      if (delivered.state === "intact" && !due) {
+        credentials = delivered.credentials;
+        await delivery.write(owner, target, credentials); // no write unless the rendering changed
+      } else {
+        if (delivered.state === "intact") await delivery.markPending(owner, target, delivered.credentials);
+        credentials = await reissue(input, robot, target);
+        lastIssued = at;
+        if (due) {
+          const duration = renewedDuration(spec.durationDays, robot.creation_time, at);
+          if (duration !== -1 && duration !== robot.duration) {
+            await conn.client.robots.update(
+              robot.id as number,
+              updateRequest(spec, robot, extra.project, duration),
+              {
+                signal,
+              },
+            );
+            robot = await reread(conn, robot.id as number, signal);
+          }
+          events.record(
+            resource,
+            "Normal",
+            "SecretRotated",
+            `Issued a new secret for ${robot.name} because ${schedule.why}; it expires ${status(spec, robot, "").expiresAt ?? "as before"}`,
+          );
+        } else {
+          const state = delivered.state as keyof typeof WHY_REISSUED;
+          events.record(
+            resource,
+            "Normal",
+            "SecretRestored",
+            `Issued a new secret for ${robot.name} (same robot, id ${robot.id}) because ${WHY_REISSUED[state]}`,
+          );
+        }
+      }
+
+      const previousCopies = Array.isArray(resource.status?.copiedTo)
+        ? (resource.status.copiedTo as string[])
+        : [];
+      const copies = await delivery.syncCopies(
+        owner,
+        spec,
+        target,
+        credentials,
+        previousCopies,
+        (ns, message) =>
+          events.record(
+            resource,
+            "Warning",
+            "SecretCopyConflict",
+            `Not copied into namespace ${ns}: ${message}`,
+          ),
+      );
+
+      const labels = { namespace: target.namespace, name: resource.metadata.name };
+      if (robot.expires_at === undefined || robot.expires_at === -1) metrics.robotSecretExpiry.remove(labels);
+      else metrics.robotSecretExpiry.set(labels, robot.expires_at);
+
+      const next = rotationSchedule(spec, robot, lastIssued).dueAt;
+      let requeueAfterMs = Math.min(
+        MAX_REQUEUE_MS,
+        Math.max(60_000, (next ?? Number.POSITIVE_INFINITY) - at),
+      );
+      if (!copies) requeueAfterMs = NAMESPACES_SYNC_RETRY_MS;
+      else if (copies.waitingForServiceAccounts)
+        requeueAfterMs = Math.min(requeueAfterMs, SERVICE_ACCOUNT_RETRY_MS);
+      return {
+        requeueAfterMs,
+        status: {
+          ...status(spec, robot, resource.metadata.name),
+          ...(lastIssued === undefined ? {} : { lastRotation: rfc3339(lastIssued) }),
+          copiedTo: copies ? copies.copiedTo : previousCopies,
+        },
+      };
+    },
+
+    async finalize({ resource, spec }) {
+      const owner = ownerOf(resource);
+      const previousName = resource.status?.secretName;
+      const names = [secretNameOf(spec, resource.metadata.name)];
+      if (typeof previousName === "string" && !names.includes(previousName)) names.push(previousName);
+      const previousCopies = Array.isArray(resource.status?.copiedTo)
+        ? (resource.status.copiedTo as string[])
+        : [];
+      await delivery.removeAll(owner, spec, names, previousCopies);
+      metrics.robotSecretExpiry.remove({
+        namespace: resource.metadata.namespace ?? "",
+        name: resource.metadata.name,
+      });
+    },
+
+    async observeMany(conn, inputs) {
+      const wanted = new Set(inputs.map((i) => i.knownId));
+      // One list per project, plus one for the system robots.
+      const scopes = new Map<string, number | undefined>();
+      for (const i of inputs) scopes.set(String(i.extra.project?.id ?? "system"), i.extra.project?.id);
+      const found = new Map<number, Robot>();
+      for (const projectId of scopes.values()) {
+        const robots = await conn.client.robots.list(projectId === undefined ? {} : { projectId });
+        for (const r of robots) if (r.id !== undefined && wanted.has(r.id)) found.set(r.id, r);
+      }
+      return found;
+    },
+
+    claim: (spec, harborName) =>
+      spec.level === "project"
+        ? `robot:project:${spec.projectRef?.name ?? ""}/${harborName}`
+        : `robot:system:${harborName}`,
+  };
+}
+
+function parseTime(value: unknown): number | undefined {
+  const ms = typeof value === "string" ? Date.parse(value) : Number.NaN;
+  return Number.isNaN(ms) ? undefined : ms;
+}
+
+/** The resource as the owner of its Secrets (list items may lack apiVersion and kind). */
+function ownerOf(resource: ManagedObject): KubeObject {
+  return { ...resource, apiVersion: API_VERSION, kind: harborRobot.kind };
+}

@@ -1,0 +1,278 @@
+// HarborRobot ⇄ Harbor robot account, as pure functions.
+//
+// What the spec manages, and how it is compared so that nothing flaps:
+// - names are immutable and never compared: Harbor answers with "robot$<name>" or
+//   "robot$<project>+<name>" (its prefix is configurable), the spec holds the bare name;
+// - description (only when the spec sets it), disabled, and permissions as a set of
+//   (kind, namespace, resource, action, effect) with the effect defaulting to allow: Harbor groups
+//   accesses by scope and returns them in its own order, so order and grouping never count;
+// - the expiry, as a rule rather than a value. Harbor stores `duration` in days counted from the
+//   robot's *creation* and computes expires_at = creation + duration; its secret refresh does not
+//   move expires_at (goharbor/harbor#22256). Renewing therefore means PUT with
+//   duration = whole days since creation (rounded up) + durationDays, which puts the expiry at
+//   least durationDays ahead. The spec holds when the robot never expires for durationDays -1, and
+//   otherwise when the expiry is not further away than durationDays plus two days (one for the
+//   rounding up, one for clocks of the operator and Harbor that disagree): a shorter remaining
+//   lifetime is what rotation (beforeExpiryDays) renews, a longer one (someone extended the robot in
+//   Harbor, or durationDays was lowered) is drift and is put back;
+// - the operator's clock is the reference for all of this; it must agree with Harbor's within a day.
+import { createHash } from "node:crypto";
+import type { HarborRobotSpec, LabelSelector } from "../../api/robot.ts";
+import type {
+  Robot,
+  RobotCreate,
+  RobotPermission,
+  RobotPermissionInput,
+  RobotUpdate,
+} from "../../harbor/robots.ts";
+
+export const DAY_MS = 86_400_000;
+/** How much further away than durationDays an expiry may be before it counts as drift. */
+const EXPIRY_SLACK_DAYS = 2;
+/** The default rotation window: 7 days, or half the lifetime when that is shorter. */
+const DEFAULT_WINDOW_MS = 7 * DAY_MS;
+/** Harbor's largest duration: below 2^31-1. */
+const MAX_DURATION = 2 ** 31 - 2;
+
+/** The Harbor project of a project-level robot. */
+export interface RobotProject {
+  id: number;
+  name: string;
+}
+
+// -------------------------------------------------------------------------------------------
+// requests
+
+/** The permissions Harbor should hold: a project robot's one permission is on its own project. */
+export function desiredPermissions(
+  spec: HarborRobotSpec,
+  project: RobotProject | undefined,
+): RobotPermissionInput[] {
+  return spec.permissions.map((p) => ({
+    kind: p.kind,
+    namespace: p.kind === "system" ? "/" : (p.namespace ?? project?.name ?? ""),
+    access: p.access.map((a) => ({ resource: a.resource, action: a.action, effect: a.effect })),
+  }));
+}
+
+export function createRequest(
+  spec: HarborRobotSpec,
+  harborName: string,
+  project: RobotProject | undefined,
+): RobotCreate {
+  return {
+    name: harborName,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+    level: spec.level,
+    duration: spec.durationDays,
+    permissions: desiredPermissions(spec, project),
+  };
+}
+
+/**
+ * PUT body. Harbor replaces description, disable and permissions, so an unmanaged description is
+ * sent back as it is; `duration` only when it should change (omitted, Harbor keeps it).
+ */
+export function updateRequest(
+  spec: HarborRobotSpec,
+  current: Robot,
+  project: RobotProject | undefined,
+  duration: number | undefined,
+): RobotUpdate {
+  return {
+    name: current.name ?? "",
+    level: current.level === "project" ? "project" : "system",
+    description: spec.description ?? current.description ?? "",
+    disable: spec.disabled,
+    permissions: desiredPermissions(spec, project),
+    ...(duration === undefined ? {} : { duration }),
+  };
+}
+
+/**
+ * The duration (days from creation) that makes the robot live at least durationDays from `now`.
+ */
+export function renewedDuration(durationDays: number, creationTime: string | undefined, now: number): number {
+  if (durationDays === -1) return -1;
+  const created = creationTime ? Date.parse(creationTime) : Number.NaN;
+  const elapsed = Number.isNaN(created) ? 0 : Math.max(0, Math.ceil((now - created) / DAY_MS));
+  return Math.min(elapsed + durationDays, MAX_DURATION);
+}
+
+// -------------------------------------------------------------------------------------------
+// comparison
+
+function permissionSet(permissions: ReadonlyArray<RobotPermission | RobotPermissionInput>): string[] {
+  const out = new Set<string>();
+  for (const p of permissions) {
+    for (const a of p.access ?? []) {
+      out.add(
+        [p.kind ?? "", p.namespace ?? "", a.resource ?? "", a.action ?? "", a.effect || "allow"].join(
+          "\u0000",
+        ),
+      );
+    }
+  }
+  return [...out].sort();
+}
+
+/** Whether Harbor's expiry follows the spec's durationDays (see the file header). */
+export function expiryFollowsSpec(durationDays: number, expiresAt: number | undefined, now: number): boolean {
+  if (expiresAt === undefined) return true; // nothing to compare
+  if (durationDays === -1) return expiresAt === -1;
+  return expiresAt !== -1 && expiresAt * 1000 <= now + (durationDays + EXPIRY_SLACK_DAYS) * DAY_MS;
+}
+
+/** The spec fields whose Harbor value differs. */
+export function diff(
+  spec: HarborRobotSpec,
+  robot: Robot,
+  project: RobotProject | undefined,
+  now: number,
+): string[] {
+  const out: string[] = [];
+  if (spec.description !== undefined && (robot.description ?? "") !== spec.description)
+    out.push("description");
+  if ((robot.disable ?? false) !== spec.disabled) out.push("disabled");
+  const want = permissionSet(desiredPermissions(spec, project));
+  const have = permissionSet(robot.permissions ?? []);
+  if (want.join("\n") !== have.join("\n")) out.push("permissions");
+  if (!expiryFollowsSpec(spec.durationDays, robot.expires_at, now)) out.push("durationDays");
+  return out;
+}
+
+// -------------------------------------------------------------------------------------------
+// status
+
+/** Unix seconds → RFC 3339 (seconds precision), or "never" for -1. */
+export function formatExpiry(expiresAt: number | undefined): string | undefined {
+  if (expiresAt === undefined) return undefined;
+  if (expiresAt === -1) return "never";
+  return new Date(expiresAt * 1000).toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+export function rfc3339(ms: number): string {
+  return new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+/** The Secret that delivers the credentials: spec.secret.name, defaulting to metadata.name. */
+export function secretNameOf(spec: HarborRobotSpec, resourceName: string): string {
+  return spec.secret.name ?? resourceName;
+}
+
+export function status(spec: HarborRobotSpec, robot: Robot, resourceName: string): Record<string, unknown> {
+  const expiresAt = formatExpiry(robot.expires_at);
+  return {
+    ...(robot.name ? { fullName: robot.name } : {}),
+    ...(expiresAt ? { expiresAt } : {}),
+    secretName: secretNameOf(spec, resourceName),
+  };
+}
+
+// -------------------------------------------------------------------------------------------
+// rotation
+
+/** How long before expiry a rotation is due: rotation.beforeExpiryDays, or the default window. */
+export function rotationWindowMs(spec: HarborRobotSpec): number {
+  if (spec.rotation.beforeExpiryDays !== undefined) return spec.rotation.beforeExpiryDays * DAY_MS;
+  return Math.min(DEFAULT_WINDOW_MS, (spec.durationDays * DAY_MS) / 2);
+}
+
+export interface RotationSchedule {
+  /** When the next rotation is due (ms), if any is scheduled. */
+  dueAt?: number;
+  /** Why, for the Event. */
+  why?: string;
+}
+
+/**
+ * When the next rotation is due: beforeExpiry before the expiry, and/or intervalDays after the last
+ * issued secret (the robot's creation when that is unknown).
+ */
+export function rotationSchedule(
+  spec: HarborRobotSpec,
+  robot: Pick<Robot, "expires_at" | "creation_time">,
+  lastIssuedMs: number | undefined,
+): RotationSchedule {
+  const candidates: Array<{ at: number; why: string }> = [];
+  const expiresAt = robot.expires_at;
+  if (spec.durationDays !== -1 && expiresAt !== undefined && expiresAt !== -1) {
+    candidates.push({
+      at: expiresAt * 1000 - rotationWindowMs(spec),
+      why: `the robot expires at ${formatExpiry(expiresAt)}`,
+    });
+  }
+  const since = lastIssuedMs ?? (robot.creation_time ? Date.parse(robot.creation_time) : Number.NaN);
+  if (spec.rotation.intervalDays !== undefined && !Number.isNaN(since)) {
+    candidates.push({
+      at: since + spec.rotation.intervalDays * DAY_MS,
+      why: `rotation.intervalDays (${spec.rotation.intervalDays}) passed since the last secret was issued`,
+    });
+  }
+  const next = candidates.sort((a, b) => a.at - b.at)[0];
+  return next ? { dueAt: next.at, why: next.why } : {};
+}
+
+// -------------------------------------------------------------------------------------------
+// delivery
+
+/** The Secret's values: username and password in every type, plus a docker config for pull secrets. */
+export function secretValues(
+  type: string,
+  username: string,
+  password: string,
+  hosts: readonly string[],
+): Record<string, string> {
+  const values: Record<string, string> = { username, password };
+  if (type === "kubernetes.io/dockerconfigjson") {
+    const auth = Buffer.from(`${username}:${password}`, "utf8").toString("base64");
+    const auths = Object.fromEntries([...new Set(hosts)].map((h) => [h, { username, password, auth }]));
+    values[".dockerconfigjson"] = JSON.stringify({ auths });
+  }
+  return values;
+}
+
+/**
+ * A fingerprint of the delivered credentials, kept on the Secret as a label: the Secret holds the
+ * secret itself, so its hash reveals nothing new, and a Secret whose values no longer match it was
+ * changed by someone else (the credentials are then unknown and must be issued again).
+ */
+export function credentialHash(username: string, password: string): string {
+  return createHash("sha256").update(`${username}\n${password}`, "utf8").digest("hex").slice(0, 40);
+}
+
+/** Kubernetes label-selector semantics over a namespace's labels. */
+export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
+  for (const e of selector.matchExpressions ?? []) {
+    const has = Object.hasOwn(labels, e.key);
+    const value = labels[e.key];
+    const values = e.values ?? [];
+    const ok =
+      e.operator === "In"
+        ? has && values.includes(value as string)
+        : e.operator === "NotIn"
+          ? !has || !values.includes(value as string)
+          : e.operator === "Exists"
+            ? has
+            : !has;
+    if (!ok) return false;
+  }
+  return true;
+}
+
+/** Harbor's robot name rule (the CRD checks spec.name; metadata.name is looser). */
+export const ROBOT_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
+
+/** Whether Harbor's name for a robot (with its prefix) is the robot `stored` ("ci", "proj+ci"). */
+export function isRobotNamed(fullName: string | undefined, stored: string): boolean {
+  if (fullName === undefined) return false;
+  if (fullName === stored) return true;
+  // The configurable prefix ("robot$" by default) ends in "$" and holds no "+".
+  return fullName.endsWith(stored) && fullName.slice(0, -stored.length).endsWith("$");
+}
+
+/** The name Harbor stores: "<name>" for system robots, "<project>+<name>" for project robots. */
+export function storedName(harborName: string, project: RobotProject | undefined): string {
+  return project ? `${project.name}+${harborName}` : harborName;
+}

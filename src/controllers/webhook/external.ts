@@ -1,0 +1,172 @@
+// HarborWebhookPolicy's ExternalClient: how a project's webhook policy is observed, created, updated
+// and deleted in Harbor, and how its delivery status is read.
+// - Auth headers are read from their Secrets in `prepare` (so the drift sweep compares Harbor's
+//   value with the Secret's each time) and live only in `extra`: never in status, events or logs.
+//   A missing Secret or key waits (Ready=False, SecretNotFound) and is retried. A changed Secret
+//   is pushed like drift: its field (e.g. targets[0].authHeader) is named, never its value.
+// - A new policy costs three Harbor requests: the project's policy list (by name), the create and
+//   the read-back. The drift sweep reads one policy list per project.
+// - Delivery status (last trigger per event type, recent failed deliveries) costs two more reads
+//   per policy, so it is not part of the sweep: it is refreshed on every reconcile, and each
+//   reconcile asks for another after `statusRefreshMs` (a few drift intervals), so the status is
+//   never older than that while steady state stays at a few reads per policy per refresh.
+// - On deletion the project may already be gone (a namespace deleted at once): the project id
+//   recorded in status still finds the policy, and Secrets are not needed.
+
+import { MANAGED_BY } from "../../api/common.ts";
+import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
+import { isHarborError } from "../../harbor/errors.ts";
+import type { WebhookPolicy } from "../../harbor/webhooks.ts";
+import type { SecretWriter } from "../../kube/secrets.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
+import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { resolveReference } from "../shared/references.ts";
+import { diff, lastTriggers, policyRequest, recentFailures, type WebhookContext } from "./mapping.ts";
+
+export interface WebhookExtra extends WebhookContext {
+  /** The Harbor id of the policy's project. */
+  projectId: number;
+}
+
+type Client = ExternalClient<HarborWebhookPolicySpec, WebhookPolicy, HarborConnectionHandle, WebhookExtra>;
+
+export interface WebhookExternalDeps {
+  projects: Informer<ManagedObject>;
+  secrets: Pick<SecretWriter, "read">;
+  /** How long delivery status may age before a reconcile refreshes it. */
+  statusRefreshMs: number;
+}
+
+export function webhookExternal(deps: WebhookExternalDeps): Client {
+  const get = async (conn: HarborConnectionHandle, projectId: number, id: number, signal: AbortSignal) => {
+    try {
+      return await conn.client.webhooks.getPolicy(projectId, id, { signal });
+    } catch (e) {
+      if (isHarborError(e, "notFound")) return undefined;
+      throw e;
+    }
+  };
+
+  const authHeader = async (namespace: string, ref: { name: string; key: string }): Promise<string> => {
+    const secret = await deps.secrets.read(namespace, ref.name);
+    if (!secret) throw new NotReady("SecretNotFound", `Secret ${ref.name} does not exist`);
+    const value = secret.values[ref.key]?.trim();
+    if (!value) throw new NotReady("SecretNotFound", `Secret ${ref.name} has no value for key ${ref.key}`);
+    if (/[\r\n]/.test(value)) {
+      throw new NotReady(
+        "SecretInvalid",
+        `Secret ${ref.name} key ${ref.key} holds a line break; an Authorization header is one line`,
+      );
+    }
+    return value;
+  };
+
+  return {
+    async prepare({ resource, spec }) {
+      const deleting = resource.metadata.deletionTimestamp !== undefined;
+      let projectId: number;
+      try {
+        projectId = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef).harborId;
+      } catch (e) {
+        const recorded = resource.status?.projectId;
+        if (!deleting || !(e instanceof NotReady) || typeof recorded !== "number") throw e;
+        projectId = recorded;
+      }
+      if (deleting) return { projectId, authHeaders: [] };
+      const namespace = resource.metadata.namespace ?? "";
+      const authHeaders = await Promise.all(
+        spec.targets.map((t) => (t.authHeaderSecretRef ? authHeader(namespace, t.authHeaderSecretRef) : "")),
+      );
+      return { projectId, authHeaders };
+    },
+
+    async observe({ conn, knownId, harborName, extra, signal }) {
+      if (knownId !== undefined) return get(conn, extra.projectId, knownId, signal);
+      // Harbor names are unique per project; the list is one call where a `q` could not hold every name.
+      const policies = await conn.client.webhooks.listPolicies(extra.projectId, undefined, { signal });
+      return policies.find((p) => p.name === harborName);
+    },
+
+    async create({ conn, spec, harborName, extra, signal }) {
+      const request = policyRequest(spec, harborName, extra, undefined, MANAGED_BY);
+      const id = await conn.client.webhooks.createPolicy(extra.projectId, request, { signal });
+      const created = await get(conn, extra.projectId, id, signal);
+      if (!created) throw new Error(`webhook policy ${harborName} (id ${id}) vanished right after creation`);
+      return created;
+    },
+
+    async update({ conn, spec, harborName, extra, signal }, current) {
+      const id = current.id as number;
+      const request = policyRequest(spec, harborName, extra, current, MANAGED_BY);
+      await conn.client.webhooks.updatePolicy(extra.projectId, id, request, { signal });
+      return (await get(conn, extra.projectId, id, signal)) ?? current;
+    },
+
+    async delete({ conn, extra, signal }, current) {
+      try {
+        await conn.client.webhooks.deletePolicy(extra.projectId, current.id as number, { signal });
+      } catch (e) {
+        if (!isHarborError(e, "notFound")) throw e;
+      }
+    },
+
+    diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, extra, observed),
+    id: (observed) => observed.id as number,
+    status: ({ extra }) => ({ projectId: extra.projectId }),
+
+    async afterSync({ conn, extra, harborName, logger, signal }, observed, created) {
+      const requeueAfterMs = Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2));
+      // A new policy has neither fired nor failed yet.
+      if (created) return { requeueAfterMs, status: { lastTriggers: [], recentFailures: [] } };
+      // Delivery status is informational: a failed read keeps the last one shown, not the sync.
+      const informational = async <T>(read: () => Promise<T>): Promise<T | undefined> => {
+        try {
+          return await read();
+        } catch (e) {
+          if (!isHarborError(e)) throw e;
+          logger.info({ err: e.message }, "could not read the webhook's delivery status");
+          return undefined;
+        }
+      };
+      const [triggers, jobs] = await Promise.all([
+        informational(() => conn.client.webhooks.lastTriggers(extra.projectId, { signal })),
+        informational(() =>
+          conn.client.webhooks.listJobs(
+            extra.projectId,
+            observed.id as number,
+            { status: ["Error"] },
+            { signal },
+          ),
+        ),
+      ]);
+      return {
+        requeueAfterMs,
+        status: {
+          ...(triggers ? { lastTriggers: lastTriggers(observed.name ?? harborName, triggers) } : {}),
+          ...(jobs ? { recentFailures: recentFailures(jobs) } : {}),
+        },
+      };
+    },
+
+    async observeMany(conn, inputs) {
+      const found = new Map<number, WebhookPolicy>();
+      const projects = new Map(inputs.map((i) => [i.extra.projectId, i.signal]));
+      for (const [projectId, signal] of projects) {
+        let policies: WebhookPolicy[];
+        try {
+          policies = await conn.client.webhooks.listPolicies(projectId, undefined, { signal });
+        } catch (e) {
+          // The project is gone: its policies are missing, which their reconciles handle.
+          if (isHarborError(e, "notFound")) continue;
+          throw e;
+        }
+        for (const p of policies) if (p.id !== undefined) found.set(p.id, p);
+      }
+      return found;
+    },
+
+    // Names are unique per project; the project is named by its resource in the same namespace.
+    claim: (spec, harborName, namespace) => `webhook:${namespace}/${spec.projectRef.name}/${harborName}`,
+  };
+}

@@ -1,0 +1,37 @@
+// HarborWebhookPolicy wiring. Delivery status (last triggers, failed deliveries) costs reads per
+// policy (the policy, the project's last triggers, the policy's failed jobs). Refreshing it every
+// drift interval would add three reads per policy to the sweep's one list per project, so a reconcile
+// refreshes it every STATUS_REFRESH_INTERVALS drift intervals instead (20 min with the default 5 min),
+// besides every reconcile that happens anyway.
+import { HarborWebhookPolicySpec, harborWebhookPolicy } from "../../api/webhook.ts";
+import { SecretWriter } from "../../kube/secrets.ts";
+import { ManagedKind } from "../../runtime/kind.ts";
+import { harborErrors } from "../shared/errors.ts";
+import { type Informers, type KindContext, resourceType } from "../shared/kinds.ts";
+import { webhookExternal } from "./external.ts";
+
+export const webhookType = resourceType(harborWebhookPolicy);
+
+const STATUS_REFRESH_INTERVALS = 4;
+
+export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projects" | "webhookPolicies">) {
+  return new ManagedKind(ctx.kube, {
+    type: webhookType,
+    specSchema: HarborWebhookPolicySpec,
+    informer: informers.webhookPolicies,
+    external: webhookExternal({
+      projects: informers.projects,
+      secrets: new SecretWriter(ctx.kube),
+      statusRefreshMs: ctx.driftIntervalMs * STATUS_REFRESH_INTERVALS,
+    }),
+    connections: ctx.connections,
+    errors: harborErrors,
+    kube: ctx.kube,
+    events: ctx.events,
+    logger: ctx.logger.child({ kind: "HarborWebhookPolicy" }),
+    metrics: ctx.metrics,
+    workers: ctx.workers,
+    driftIntervalMs: ctx.driftIntervalMs,
+    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
+  });
+}

@@ -1,0 +1,180 @@
+// HarborWebhookPolicy ⇄ Harbor webhook policy, as pure functions. The spec is compared with what
+// Harbor stores, after the spec side is put through Harbor's own normalisation, so nothing flaps:
+// - an address is kept as scheme://host/path: surrounding spaces and trailing "/" trimmed,
+//   credentials, query and fragment dropped, the path percent-decoded;
+// - an http target without a payload format is stored as Default (Harbor before 2.8 sends none,
+//   which means the same); a slack target has none;
+// - event types are a set; empty strings and false booleans are left out of Harbor's answers;
+// - the auth header comes back in clear and is compared, but only its field name is ever reported.
+// An unset description is not managed (kept as Harbor has it); `creator`, which Harbor stores as
+// sent, is set once on create and carried over on update, since PUT replaces the whole policy.
+import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
+import type {
+  WebhookJob,
+  WebhookLastTrigger,
+  WebhookPolicy,
+  WebhookPolicyInput,
+} from "../../harbor/webhooks.ts";
+
+/** What a policy's status shows of its failed deliveries. */
+export const MAX_RECENT_FAILURES = 5;
+
+/** What the mapping needs besides the spec: the auth header values read from Secrets. */
+export interface WebhookContext {
+  /** One entry per spec target: the Authorization header to send, "" for none. */
+  authHeaders: readonly string[];
+}
+
+/** Harbor's address normalisation (ParseEndpoint, then scheme://host/path). */
+export function normaliseAddress(raw: string): string {
+  let endpoint = raw.replace(/^ +| +$/g, "").replace(/\/+$/, "");
+  if (!endpoint.includes("://")) endpoint = `http://${endpoint}`;
+  const m = /^([^:]*):\/\/(?:[^@/?#]*@)?([^/?#]*)([^?#]*)/.exec(endpoint);
+  if (!m) return endpoint;
+  const [, scheme = "", host = "", rawPath = ""] = m;
+  let path = rawPath;
+  try {
+    path = decodeURIComponent(rawPath);
+  } catch {
+    // Harbor refuses such an address; comparing the raw path keeps the diff honest meanwhile.
+  }
+  return `${scheme}://${host}${path}`;
+}
+
+type SpecTarget = HarborWebhookPolicySpec["targets"][number];
+
+/** A target as Harbor stores it, in the spec's terms. */
+interface Stored {
+  type: string;
+  address: string;
+  authHeader: string;
+  skipCertVerify: boolean;
+  payloadFormat: string;
+}
+
+function desiredTarget(t: SpecTarget, authHeader: string): Stored {
+  return {
+    type: t.type,
+    address: normaliseAddress(t.address),
+    authHeader: t.type === "slack" ? "" : authHeader,
+    skipCertVerify: t.skipCertVerify,
+    payloadFormat: t.type === "slack" ? "" : (t.payloadFormat ?? "Default"),
+  };
+}
+
+function storedTarget(t: NonNullable<WebhookPolicy["targets"]>[number]): Stored {
+  const type = t.type ?? "";
+  return {
+    type,
+    address: t.address ?? "",
+    authHeader: t.auth_header ?? "",
+    skipCertVerify: t.skip_cert_verify ?? false,
+    payloadFormat: t.payload_format || (type === "http" ? "Default" : ""),
+  };
+}
+
+/** The create/update body. `current` is the policy being replaced (its creator is kept). */
+export function policyRequest(
+  spec: HarborWebhookPolicySpec,
+  name: string,
+  ctx: WebhookContext,
+  current: WebhookPolicy | undefined,
+  creator: string,
+): WebhookPolicyInput {
+  const description = spec.description ?? current?.description;
+  const keptCreator = current ? current.creator : creator;
+  return {
+    name,
+    ...(description ? { description } : {}),
+    event_types: [...new Set(spec.eventTypes)],
+    enabled: spec.enabled,
+    ...(keptCreator ? { creator: keptCreator } : {}),
+    // Addresses go as written: Harbor's normalisation is not idempotent ("/x/?q" → "/x/" → "/x").
+    targets: spec.targets.map((t, i) => {
+      const d = desiredTarget(t, ctx.authHeaders[i] ?? "");
+      if (t.type === "slack")
+        return { type: "slack", address: t.address, skip_cert_verify: d.skipCertVerify };
+      return {
+        type: "http",
+        address: t.address,
+        ...(d.authHeader ? { auth_header: d.authHeader } : {}),
+        skip_cert_verify: d.skipCertVerify,
+        payload_format: d.payloadFormat as "Default" | "CloudEvents",
+      };
+    }),
+  };
+}
+
+const TARGET_FIELDS: ReadonlyArray<keyof Stored> = [
+  "type",
+  "address",
+  "authHeader",
+  "skipCertVerify",
+  "payloadFormat",
+];
+
+/** The spec fields whose Harbor value differs, e.g. "eventTypes", "targets[0].authHeader". */
+export function diff(
+  spec: HarborWebhookPolicySpec,
+  name: string,
+  ctx: WebhookContext,
+  policy: WebhookPolicy,
+): string[] {
+  const out: string[] = [];
+  if ((policy.name ?? "") !== name) out.push("name");
+  if (spec.description !== undefined && (policy.description ?? "") !== spec.description)
+    out.push("description");
+  if ((policy.enabled ?? false) !== spec.enabled) out.push("enabled");
+  const want = [...new Set(spec.eventTypes)].sort();
+  const have = [...new Set(policy.event_types ?? [])].sort();
+  if (want.join(",") !== have.join(",")) out.push("eventTypes");
+  const stored = (policy.targets ?? []).map(storedTarget);
+  if (stored.length !== spec.targets.length) {
+    out.push("targets");
+    return out;
+  }
+  spec.targets.forEach((t, i) => {
+    const d = desiredTarget(t, ctx.authHeaders[i] ?? "");
+    const s = stored[i] as Stored;
+    for (const f of TARGET_FIELDS) if (d[f] !== s[f]) out.push(`targets[${i}].${f}`);
+  });
+  return out;
+}
+
+/** Harbor's zero time stands for "never". */
+function harborTime(text: string | undefined): string | undefined {
+  if (!text || text.startsWith("0001-01-01")) return undefined;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : new Date(ms).toISOString().replace(/\.\d+Z$/, "Z");
+}
+
+/** When each event type of this policy last fired, from the project's lasttrigger list. */
+export function lastTriggers(
+  policyName: string,
+  triggers: readonly WebhookLastTrigger[],
+): Array<{ eventType: string; time: string }> {
+  const out = new Map<string, string>();
+  for (const t of triggers) {
+    const time = harborTime(t.last_trigger_time);
+    if (t.policy_name !== policyName || !t.event_type || !time) continue;
+    const seen = out.get(t.event_type);
+    if (!seen || seen < time) out.set(t.event_type, time);
+  }
+  return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([eventType, time]) => ({ eventType, time }));
+}
+
+/** The newest failed deliveries (jobs with status Error), newest first. */
+export function recentFailures(
+  jobs: readonly WebhookJob[],
+): Array<{ jobId: number; eventType: string; notifyType: string; time: string }> {
+  return jobs
+    .filter((j) => j.status === "Error" && j.id !== undefined)
+    .map((j) => ({
+      jobId: j.id as number,
+      eventType: j.event_type ?? "",
+      notifyType: j.notify_type ?? "",
+      time: harborTime(j.creation_time) ?? "",
+    }))
+    .sort((a, b) => b.time.localeCompare(a.time) || b.jobId - a.jobId)
+    .slice(0, MAX_RECENT_FAILURES);
+}

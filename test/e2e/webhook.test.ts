@@ -1,0 +1,419 @@
+// HarborWebhookPolicy end to end: kubectl → apiserver → the operator process → Harbor (the emulator),
+// and Harbor's deliveries → a receiver on loopback.
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import type { WebhookPolicy } from "../../src/harbor/webhooks.ts";
+import { useOperator } from "../env/operator.ts";
+
+const op = useOperator({ namespacePrefix: "hook" });
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+interface WebhookCR {
+  metadata: { name: string; finalizers?: string[]; generation?: number };
+  status?: {
+    harborId?: number;
+    projectId?: number;
+    observedGeneration?: number;
+    conditions?: Condition[];
+    lastDriftCorrection?: { fields: string[] };
+    lastTriggers?: Array<{ eventType: string; time: string }>;
+    recentFailures?: Array<{ jobId: number; eventType: string; notifyType: string; time: string }>;
+  };
+}
+
+const API = "harborconfig.io/v1alpha1";
+const RESOURCE = "harborwebhookpolicy";
+
+const project = (name: string) => ({
+  apiVersion: API,
+  kind: "HarborProject",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" } },
+});
+
+const webhook = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: API,
+  kind: "HarborWebhookPolicy",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" }, projectRef: { name: "team" }, ...spec },
+});
+
+const authSecret = (value: string) => ({
+  apiVersion: "v1",
+  kind: "Secret",
+  metadata: { name: "ci-auth", labels: { "harborconfig.io/watch": "true" } },
+  stringData: { authHeader: value },
+});
+
+const condition = (o: WebhookCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+
+/** The Harbor policy with this name in the project, as an admin sees it. */
+async function policy(projectName: string, name: string): Promise<WebhookPolicy | undefined> {
+  return (await op.harbor.webhooks.listPolicies(projectName)).find((p) => p.name === name);
+}
+
+async function eventsOf(name: string): Promise<string> {
+  return op.kubectl.run(["get", "events", "--field-selector", `involvedObject.name=${name}`, "-o", "json"]);
+}
+
+/** A loopback receiver: answers 200, or 500 below /fail, and remembers every request. */
+const received: Array<{ path: string; headers: IncomingHttpHeaders; body: string }> = [];
+let receiver: Server;
+let base = "";
+
+beforeAll(async () => {
+  receiver = createServer((req, res) => {
+    let body = "";
+    req.setEncoding("utf8").on("data", (c: string) => {
+      body += c;
+    });
+    req.on("end", () => {
+      received.push({ path: req.url ?? "", headers: req.headers, body });
+      res.writeHead(req.url?.startsWith("/fail") ? 500 : 200).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  await op.kubectl.apply([project("team"), authSecret("Bearer first-token")]);
+  await op.waitReady("harborproject", "team");
+});
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+});
+
+describe("HarborWebhookPolicy", () => {
+  test("apply → Ready with the Harbor id in kubectl get, in three Harbor requests", async () => {
+    // The emulator's request counter, in order, so that the reconcile's calls can be told apart
+    // from the drift sweep's list that may follow once the policy has its id.
+    const calls: string[] = [];
+    const counters = op.emulator.counters;
+    const count = counters.add;
+    counters.add = (operation, method, status) => {
+      calls.push(operation);
+      count.call(counters, operation, method, status);
+    };
+    try {
+      await op.kubectl.apply(
+        webhook("ci", {
+          description: "tell CI",
+          eventTypes: ["PUSH_ARTIFACT", "DELETE_ARTIFACT"],
+          // Harbor drops the query and keeps the trailing slash before it: nothing may flap on that.
+          targets: [{ address: `${base}/hooks/?source=harbor`, authHeaderSecretRef: { name: "ci-auth" } }],
+        }),
+      );
+      const cr = await op.waitReady<WebhookCR>(RESOURCE, "ci");
+      const webhookCalls = calls.filter((c) => /Webhook|LastTrigger/.test(c));
+      expect(webhookCalls.slice(0, 3)).toEqual([
+        "ListWebhookPoliciesOfProject",
+        "CreateWebhookPolicyOfProject",
+        "GetWebhookPolicyOfProject",
+      ]);
+      expect(webhookCalls.slice(3).every((c) => c === "ListWebhookPoliciesOfProject")).toBe(true);
+
+      const inHarbor = await policy("team", "ci");
+      expect(cr.status?.harborId).toBe(inHarbor?.id);
+      expect(inHarbor).toMatchObject({
+        description: "tell CI",
+        enabled: true,
+        creator: "harbor-config-operator",
+        targets: [
+          {
+            type: "http",
+            address: `${base}/hooks/`,
+            auth_header: "Bearer first-token",
+            payload_format: "Default",
+          },
+        ],
+      });
+      expect([...(inHarbor?.event_types ?? [])].sort()).toEqual(["DELETE_ARTIFACT", "PUSH_ARTIFACT"]);
+      expect(cr.metadata.finalizers).toContain("harborconfig.io/finalizer");
+
+      const table = await op.kubectl.run(["get", "harborwebhookpolicies"]);
+      expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+PROJECT\s+AGE/);
+      expect(table).toMatch(new RegExp(`ci\\s+True\\s+Synced\\s+${inHarbor?.id}\\s+team\\s`));
+      expect(await op.kubectl.run(["get", "harbor"])).toContain("harborwebhookpolicy.harborconfig.io/ci");
+    } finally {
+      counters.add = count;
+    }
+  });
+
+  test("a real delivery reaches the receiver with the auth header, and the status shows it", async () => {
+    await op.kubectl.apply(
+      webhook("failing", { eventTypes: ["PUSH_ARTIFACT"], targets: [{ address: `${base}/fail` }] }),
+    );
+    await op.waitReady(RESOURCE, "failing");
+    op.emulator.control.webhooks.trigger({ project: "team", eventType: "PUSH_ARTIFACT" });
+    await op.emulator.control.webhooks.flush();
+
+    const delivered = received.filter((r) => r.path === "/hooks/");
+    expect(delivered).toHaveLength(1);
+    expect(delivered[0]?.headers.authorization).toBe("Bearer first-token");
+    expect(JSON.parse(delivered[0]?.body ?? "{}")).toMatchObject({ type: "PUSH_ARTIFACT" });
+
+    // Delivery status is refreshed by a reconcile a few drift intervals after the last one.
+    const ci = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "ci",
+      (o) => (o.status?.lastTriggers?.length ?? 0) > 0,
+      40_000,
+    );
+    expect(ci.status?.lastTriggers?.map((t) => t.eventType)).toEqual(["PUSH_ARTIFACT"]);
+    expect(ci.status?.recentFailures).toEqual([]);
+    const failing = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "failing",
+      (o) => (o.status?.recentFailures?.length ?? 0) > 0,
+      40_000,
+    );
+    expect(failing.status?.recentFailures?.[0]).toMatchObject({
+      eventType: "PUSH_ARTIFACT",
+      notifyType: "http",
+    });
+    expect(condition(failing, "Ready")?.status).toBe("True");
+  }, 60_000);
+
+  test("editing the YAML changes Harbor", async () => {
+    await op.kubectl.apply(
+      webhook("ci", {
+        description: "tell CI",
+        enabled: false,
+        eventTypes: ["PUSH_ARTIFACT", "SCANNING_FAILED"],
+        targets: [
+          { address: `${base}/hooks/?source=harbor`, authHeaderSecretRef: { name: "ci-auth" } },
+          { type: "slack", address: "https://hooks.slack.com/services/T0/B0/xyz" },
+        ],
+      }),
+    );
+    await expect
+      .poll(
+        async () => {
+          const p = await policy("team", "ci");
+          return {
+            enabled: p?.enabled,
+            events: [...(p?.event_types ?? [])].sort(),
+            targets: p?.targets?.length,
+          };
+        },
+        { timeout: 30_000 },
+      )
+      .toEqual({ enabled: false, events: ["PUSH_ARTIFACT", "SCANNING_FAILED"], targets: 2 });
+    const cr = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "ci",
+      (o) => o.status?.observedGeneration === o.metadata.generation,
+    );
+    expect(condition(cr, "Ready")?.status).toBe("True");
+    expect(cr.status?.lastDriftCorrection).toBeUndefined();
+    expect(await eventsOf("ci")).toContain("Updated");
+  });
+
+  test("a change made in Harbor behind the operator's back is reverted and named", async () => {
+    const before = await policy("team", "ci");
+    await op.harbor.webhooks.updatePolicy("team", before?.id as number, {
+      name: "ci",
+      description: "tell CI",
+      enabled: true,
+      event_types: ["PUSH_ARTIFACT"],
+      targets: [
+        { type: "http", address: "http://elsewhere.example.com/x" },
+        { type: "slack", address: "https://hooks.slack.com/services/T0/B0/xyz" },
+      ],
+    });
+    const after = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "ci",
+      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("targets[0].address"),
+      30_000,
+    );
+    expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual([
+      "enabled",
+      "eventTypes",
+      "targets[0].address",
+      "targets[0].authHeader",
+    ]);
+    const reverted = await policy("team", "ci");
+    expect(reverted?.id).toBe(before?.id);
+    expect(reverted).toMatchObject({
+      enabled: false,
+      targets: [{ address: `${base}/hooks/`, auth_header: "Bearer first-token" }, { type: "slack" }],
+    });
+    expect(await eventsOf("ci")).toContain("DriftCorrected");
+  });
+
+  test("steady state makes no Harbor writes and reads one list per project", async () => {
+    const snapshot = () => {
+      const byOp = new Map<string, number>();
+      for (const r of op.emulator.counters.list()) byOp.set(r.op, (byOp.get(r.op) ?? 0) + r.count);
+      const writes = op.emulator.counters
+        .list()
+        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
+        .reduce((n, r) => n + r.count, 0);
+      return { byOp, writes };
+    };
+    const before = snapshot();
+    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
+    const after = snapshot();
+    const delta = (name: string) => (after.byOp.get(name) ?? 0) - (before.byOp.get(name) ?? 0);
+    expect(after.writes).toBe(before.writes);
+    expect(delta("ListWebhookPoliciesOfProject")).toBeGreaterThanOrEqual(2);
+    // Two policies: the only per-policy reads are one delivery-status refresh each at most.
+    expect(delta("GetWebhookPolicyOfProject")).toBeLessThanOrEqual(2);
+  }, 20_000);
+
+  test("a changed auth header Secret reaches Harbor, and its value appears nowhere", async () => {
+    await op.kubectl.apply(authSecret("Bearer second-token"));
+    await expect
+      .poll(async () => (await policy("team", "ci"))?.targets?.[0]?.auth_header, { timeout: 30_000 })
+      .toBe("Bearer second-token");
+    const cr = await op.kubectl.run(["get", RESOURCE, "ci", "-o", "json"]);
+    expect(cr).not.toContain("Bearer");
+    expect(await eventsOf("ci")).not.toContain("Bearer");
+    expect(op.output()).not.toContain("Bearer");
+  });
+
+  test("invalid YAML is rejected by kubectl with a clear message", async () => {
+    const reject = async (manifest: object, message: string | RegExp) => {
+      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(manifest) });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    };
+    await reject(
+      webhook("bad-slack", {
+        eventTypes: ["PUSH_ARTIFACT"],
+        targets: [{ type: "slack", address: "https://hooks.slack.com/x", payloadFormat: "CloudEvents" }],
+      }),
+      "slack targets take no payloadFormat",
+    );
+    await reject(
+      webhook("bad-event", { eventTypes: ["PUSH_IMAGE"], targets: [{ address: "https://a.example.com" }] }),
+      /Unsupported value: "PUSH_IMAGE"/,
+    );
+    await reject(
+      webhook("bad-twice", {
+        eventTypes: ["PUSH_ARTIFACT", "PUSH_ARTIFACT"],
+        targets: [{ address: "https://a.example.com" }],
+      }),
+      /Duplicate value/,
+    );
+    await reject(
+      webhook("bad-address", {
+        eventTypes: ["PUSH_ARTIFACT"],
+        targets: [{ address: "https://user:secret@a.example.com/x" }],
+      }),
+      /spec\.targets\[0\]\.address/,
+    );
+    await reject(webhook("bad-empty", { eventTypes: ["PUSH_ARTIFACT"], targets: [] }), /spec\.targets/);
+    await reject(
+      webhook("ci", {
+        name: "renamed",
+        eventTypes: ["PUSH_ARTIFACT"],
+        targets: [{ address: "https://a.example.com" }],
+      }),
+      "name is immutable",
+    );
+  });
+
+  test("what only Harbor can judge stalls the resource with Harbor's message", async () => {
+    await op.kubectl.apply(
+      webhook("bad-host", { eventTypes: ["PUSH_ARTIFACT"], targets: [{ address: "http://bad^host/x" }] }),
+    );
+    const cr = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "bad-host",
+      (o) => condition(o, "Stalled")?.status === "True",
+    );
+    expect(condition(cr, "Ready")).toMatchObject({ status: "False", reason: "HarborRejected" });
+    expect(condition(cr, "Ready")?.message).toContain('invalid character "^" in host name');
+    await op.kubectl.delete(RESOURCE, "bad-host", { wait: true });
+  });
+
+  test("an existing Harbor policy is refused under Create and adopted under CreateOrAdopt or Adopt", async () => {
+    const existing = await op.harbor.webhooks.createPolicy("team", {
+      name: "existing",
+      enabled: true,
+      event_types: ["PULL_ARTIFACT"],
+      targets: [{ type: "http", address: "http://old.example.com/hook" }],
+    });
+    const spec = { eventTypes: ["PUSH_ARTIFACT"], targets: [{ address: `${base}/adopted` }] };
+    await op.kubectl.apply(webhook("existing", spec));
+    const refused = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "existing",
+      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
+    );
+    expect(condition(refused, "Stalled")?.status).toBe("True");
+    expect(condition(refused, "Ready")?.message).toContain("creationPolicy");
+    expect((await policy("team", "existing"))?.targets?.[0]?.address).toBe("http://old.example.com/hook");
+
+    await op.kubectl.apply(webhook("existing", { ...spec, creationPolicy: "CreateOrAdopt" }));
+    const adopted = await op.waitReady<WebhookCR>(RESOURCE, "existing");
+    expect(adopted.status?.harborId).toBe(existing);
+    expect(await policy("team", "existing")).toMatchObject({
+      id: existing,
+      event_types: ["PUSH_ARTIFACT"],
+      targets: [{ address: `${base}/adopted` }],
+    });
+
+    const other = await op.harbor.webhooks.createPolicy("team", {
+      name: "adopt-only",
+      enabled: true,
+      event_types: ["PUSH_ARTIFACT"],
+      targets: [{ type: "http", address: `${base}/adopted` }],
+    });
+    await op.kubectl.apply(webhook("adopt-only", { ...spec, creationPolicy: "Adopt" }));
+    expect((await op.waitReady<WebhookCR>(RESOURCE, "adopt-only")).status?.harborId).toBe(other);
+  });
+
+  test("a policy waits for its project to be Ready, then converges", async () => {
+    await op.kubectl.apply(
+      webhook("waiting", {
+        projectRef: { name: "later" },
+        eventTypes: ["PUSH_ARTIFACT"],
+        targets: [{ address: base }],
+      }),
+    );
+    const waiting = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "waiting",
+      (o) => condition(o, "Ready")?.reason === "DependencyNotReady",
+    );
+    expect(condition(waiting, "Ready")?.message).toContain("later");
+    await op.kubectl.apply(project("later"));
+    const ready = await op.waitReady<WebhookCR>(RESOURCE, "waiting");
+    expect(ready.status?.harborId).toBe((await policy("later", "waiting"))?.id);
+  });
+
+  test("delete removes the policy from Harbor; Orphan keeps it", async () => {
+    await op.kubectl.apply(
+      webhook("adopt-only", {
+        eventTypes: ["PUSH_ARTIFACT"],
+        targets: [{ address: `${base}/adopted` }],
+        creationPolicy: "Adopt",
+        deletionPolicy: "Orphan",
+      }),
+    );
+    await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "adopt-only",
+      (o) => o.status?.observedGeneration === o.metadata.generation,
+    );
+    await op.kubectl.delete(RESOURCE, "ci", { wait: true });
+    await op.kubectl.delete(RESOURCE, "adopt-only", { wait: true });
+    expect(await policy("team", "ci")).toBeUndefined();
+    expect(await policy("team", "adopt-only")).toBeDefined();
+  });
+
+  test("a policy whose project went first is released, not stuck", async () => {
+    await op.kubectl.delete("harborproject", "later", { wait: true });
+    await op.kubectl.delete(RESOURCE, "waiting");
+    await op.kubectl.wait(RESOURCE, "waiting", "delete", 30_000);
+  });
+});

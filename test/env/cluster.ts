@@ -1,0 +1,49 @@
+// What a test file of the `cluster` project uses to reach the shared control plane that
+// global-setup.ts started: kubectl against it, and a namespace of the file's own.
+import { afterAll, beforeAll, inject } from "vitest";
+import { type Kubectl, kubectl } from "./kubectl.ts";
+
+/** kubectl as the cluster's admin (group system:masters). */
+export function adminKubectl(): Kubectl {
+  const { kubeconfigPath, kubectl: command } = inject("controlPlane");
+  return kubectl(kubeconfigPath, command);
+}
+
+export interface TestNamespace {
+  /** The namespace's generated name; available from beforeAll on. */
+  readonly name: string;
+  /** kubectl as admin, defaulting to this namespace. */
+  readonly kubectl: Kubectl;
+}
+
+/**
+ * A fresh namespace for the calling test file: created in beforeAll with a generated name
+ * (`<prefix>-xxxxx`), deleted in afterAll. Deletion is not awaited: the namespace controller
+ * finishes it in the background while the next file runs.
+ */
+export function useNamespace(prefix = "test"): TestNamespace {
+  const admin = adminKubectl();
+  let created: TestNamespace | undefined;
+  beforeAll(async () => {
+    const manifest = { apiVersion: "v1", kind: "Namespace", metadata: { generateName: `${prefix}-` } };
+    const name = await admin.run(["create", "-f", "-", "-o", "jsonpath={.metadata.name}"], {
+      input: JSON.stringify(manifest),
+    });
+    created = { name, kubectl: admin.inNamespace(name) };
+  });
+  afterAll(async () => {
+    if (created) await admin.delete("namespace", created.name);
+  });
+  const current = (): TestNamespace => {
+    if (!created) throw new Error("useNamespace(): the namespace exists from beforeAll on");
+    return created;
+  };
+  return {
+    get name() {
+      return current().name;
+    },
+    get kubectl() {
+      return current().kubectl;
+    },
+  };
+}

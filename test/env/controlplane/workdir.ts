@@ -1,0 +1,84 @@
+// A control plane's temporary folder and the processes that run in it.
+//
+// The folder holds the components' data, certificates and logs, and a state file naming the owner
+// process and every pid started for it. A run that dies before it can stop its components (SIGKILL,
+// a crash) leaves that file behind, and the next run uses it to stop them and remove the folder.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { isAlive, killLeftover, type ManagedProcess, onExit, startProcess } from "./processes.ts";
+
+const prefix = "hco-controlplane-";
+
+interface State {
+  owner: number;
+  pids: number[];
+}
+
+export interface Workdir {
+  readonly path: string;
+  /** Starts a component, logging to `<name>.log`; a later start of the same name replaces it. */
+  start(name: string, command: string, args: string[]): ManagedProcess;
+  get(name: string): ManagedProcess | undefined;
+  running(): ManagedProcess[];
+  /** The end of a component's log, for error messages. */
+  logTail(name: string, lines?: number): string;
+  /** Stops the components, last started first, and removes the folder. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export function createWorkdir(): Workdir {
+  const path = mkdtempSync(join(tmpdir(), prefix));
+  const state: State = { owner: process.pid, pids: [] };
+  const save = () => writeFileSync(join(path, "state.json"), JSON.stringify(state));
+  save();
+  const processes = new Map<string, ManagedProcess>();
+  // An interrupted run removes its folder too (the components are killed first): etcd alone
+  // preallocates over 100 MB.
+  const forget = onExit(() => rmSync(path, { recursive: true, force: true }));
+  let closed = false;
+  return {
+    path,
+    start(name, command, args) {
+      const proc = startProcess({ name, command, args, logFile: join(path, `${name}.log`) });
+      processes.delete(name);
+      processes.set(name, proc);
+      state.pids.push(proc.pid);
+      save();
+      return proc;
+    },
+    get: (name) => processes.get(name),
+    running: () => [...processes.values()].filter((p) => p.exit === undefined),
+    logTail(name, lines = 30) {
+      const log = join(path, `${name}.log`);
+      return existsSync(log) ? readFileSync(log, "utf8").split("\n").slice(-lines).join("\n") : "(no log)";
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      // Clients before the servers they talk to.
+      for (const proc of [...processes.values()].reverse()) await proc.stop();
+      rmSync(path, { recursive: true, force: true });
+      forget();
+    },
+  };
+}
+
+/** Stops the processes of control planes whose owner has died, and removes their folders. */
+export function removeLeftovers(log: (line: string) => void): void {
+  for (const entry of readdirSync(tmpdir())) {
+    if (!entry.startsWith(prefix)) continue;
+    const dir = join(tmpdir(), entry);
+    let state: State;
+    try {
+      state = JSON.parse(readFileSync(join(dir, "state.json"), "utf8")) as State;
+    } catch {
+      continue;
+    }
+    if (isAlive(state.owner)) continue;
+    // Every component's command line names its folder: that is how a recycled pid is told apart.
+    const killed = state.pids.filter((pid) => killLeftover(pid, dir));
+    if (killed.length > 0) log(`stopped ${killed.length} leftover control plane processes in ${dir}`);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,167 @@
+// End-to-end fixture: the operator as users run it — a separate process (`node src/main.ts`) that
+// watches one namespace of the shared control plane — plus a Harbor emulator of the file's own
+// and a Ready HarborConnection named "harbor" pointing at it. Tests drive everything with kubectl
+// and look at Harbor through an admin client, the way a user would check.
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, inject } from "vitest";
+import type { HarborClient } from "../../src/harbor/client.ts";
+import { useNamespace } from "./cluster.ts";
+import type { Emulator } from "./emulator/index.ts";
+import { useEmulator } from "./harbor.ts";
+import type { Kubectl, KubeObject } from "./kubectl.ts";
+
+export interface OperatorOptions {
+  /** Drift interval of the operator (short so that tests see drift corrected quickly). */
+  driftInterval?: string;
+  /** Extra environment for the operator process, e.g. HCO_TEST_CRASH_POINT. */
+  env?: Record<string, string>;
+  extraArgs?: string[];
+  namespacePrefix?: string;
+}
+
+export interface OperatorFixture {
+  readonly namespace: string;
+  /** kubectl as admin, defaulting to the fixture's namespace. */
+  readonly kubectl: Kubectl;
+  readonly emulator: Emulator;
+  /** An admin client of the emulator, to check or change Harbor behind the operator's back. */
+  readonly harbor: HarborClient;
+  /** Name of the Ready HarborConnection in the namespace. */
+  readonly connection: string;
+  /** Everything the operator process printed so far (stdout and stderr). */
+  output(): string;
+  /** Starts the operator (again), optionally with other environment variables. */
+  start(env?: Record<string, string>): Promise<void>;
+  /** Stops it: SIGTERM (graceful), or SIGKILL when `kill` is set. Resolves once it exited. */
+  stop(opts?: { kill?: boolean }): Promise<void>;
+  /** Resolves when the process exits on its own (e.g. at a crash point). */
+  exited(): Promise<number | null>;
+  /** `kubectl wait --for=condition=Ready` then the object as JSON. */
+  waitReady<T = KubeObject>(resource: string, name: string, timeoutMs?: number): Promise<T>;
+  /** Polls `kubectl get` until the predicate holds; returns the object. */
+  waitFor<T = KubeObject>(
+    resource: string,
+    name: string,
+    predicate: (o: T) => boolean,
+    timeoutMs?: number,
+  ): Promise<T>;
+}
+
+const root = join(import.meta.dirname, "..", "..");
+
+export function useOperator(options: OperatorOptions = {}): OperatorFixture {
+  const ns = useNamespace(options.namespacePrefix ?? "e2e");
+  const h = useEmulator();
+  let child: ChildProcess | undefined;
+  let exit: Promise<number | null> = Promise.resolve(null);
+  let out = "";
+  let kubeconfig = "";
+
+  const start = async (env: Record<string, string> = {}) => {
+    if (child && child.exitCode === null) throw new Error("operator already running");
+    const args = [
+      join(root, "src", "main.ts"),
+      `--kubeconfig=${kubeconfig}`,
+      `--namespace=${ns.name}`,
+      "--leader-elect=false",
+      "--metrics-bind-address=0",
+      "--health-probe-bind-address=0",
+      `--drift-interval=${options.driftInterval ?? "3s"}`,
+      "--log-level=debug",
+      ...(options.extraArgs ?? []),
+    ];
+    const proc = spawn(process.execPath, args, {
+      cwd: root,
+      env: { ...process.env, ...options.env, ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    child = proc;
+    proc.stdout?.setEncoding("utf8").on("data", (c: string) => {
+      out += c;
+    });
+    proc.stderr?.setEncoding("utf8").on("data", (c: string) => {
+      out += c;
+    });
+    exit = new Promise((resolve) => proc.once("exit", (code) => resolve(code)));
+  };
+
+  const stop = async (opts: { kill?: boolean } = {}) => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    proc.kill(opts.kill ? "SIGKILL" : "SIGTERM");
+    const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+    await exit;
+    clearTimeout(timer);
+  };
+
+  const fixture: OperatorFixture = {
+    get namespace() {
+      return ns.name;
+    },
+    get kubectl() {
+      return ns.kubectl;
+    },
+    get emulator() {
+      return h.emulator;
+    },
+    get harbor() {
+      return h.admin;
+    },
+    connection: "harbor",
+    output: () => out,
+    start,
+    stop,
+    exited: () => exit,
+    async waitReady<T>(resource: string, name: string, timeoutMs = 60_000) {
+      await ns.kubectl.wait(resource, name, "condition=Ready", timeoutMs);
+      return ns.kubectl.get<T>(resource, name);
+    },
+    async waitFor<T>(resource: string, name: string, predicate: (o: T) => boolean, timeoutMs = 60_000) {
+      const deadline = Date.now() + timeoutMs;
+      let last: T | undefined;
+      for (;;) {
+        const r = await ns.kubectl.tryRun(["get", resource, name, "-o", "json"]);
+        if (r.code === 0) {
+          last = JSON.parse(r.stdout) as T;
+          if (predicate(last)) return last;
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`timed out waiting for ${resource}/${name}; last seen: ${JSON.stringify(last)}`);
+        }
+        await new Promise((r2) => setTimeout(r2, 250));
+      }
+    },
+  };
+
+  beforeAll(async () => {
+    // The operator runs as the cluster admin here; the RBAC of deploy/ is tested on its own.
+    kubeconfig = inject("controlPlane").kubeconfigPath;
+    await ns.kubectl.apply([
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "harbor-credentials" },
+        stringData: { username: h.emulator.adminUsername, password: h.emulator.adminPassword },
+      },
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborConnection",
+        metadata: { name: "harbor" },
+        spec: { url: h.emulator.url, credentialsSecretRef: { name: "harbor-credentials" } },
+      },
+    ]);
+    await start();
+    await fixture.waitReady("harborconnection", "harbor", 60_000).catch((e: unknown) => {
+      throw new Error(
+        `the operator did not get its connection Ready: ${(e as Error).message}\n--- operator output ---\n${out.slice(-4000)}`,
+      );
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    await stop();
+  });
+
+  return fixture;
+}

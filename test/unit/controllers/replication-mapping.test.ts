@@ -1,0 +1,224 @@
+import { describe, expect, test } from "vitest";
+import { HarborReplicationPolicySpec } from "../../../src/api/replication.ts";
+import {
+  diff,
+  executionStatus,
+  filtersRequest,
+  isRunning,
+  policyRequest,
+} from "../../../src/controllers/replication/mapping.ts";
+import { type ReplicationPolicy, ReplicationPolicyReq } from "../../../src/harbor/replication.ts";
+
+const spec = (s: Record<string, unknown> = {}) =>
+  HarborReplicationPolicySpec.parse({
+    connectionRef: { name: "h" },
+    direction: "push",
+    registryRef: { name: "mirror" },
+    ...s,
+  });
+
+const registry = (id: number) => ({ id, name: id === 0 ? "Local" : "mirror" });
+
+/** What Harbor returns for a policy stored from `req`: both registries, empty values left out. */
+function readBack(req: ReturnType<typeof policyRequest>): ReplicationPolicy {
+  const body = ReplicationPolicyReq.parse(req) as Record<string, unknown> & typeof req;
+  const out: Record<string, unknown> = {
+    id: 3,
+    name: body.name,
+    src_registry: registry(body.src_registry.id),
+    dest_registry: registry(body.dest_registry.id),
+    dest_namespace_replace_count: body.dest_namespace_replace_count ?? -1,
+    // Harbor reads `deletion` and fills both fields from it.
+    replicate_deletion: body.deletion,
+    deletion: body.deletion,
+    speed: Math.max(0, body.speed ?? 0),
+    copy_by_chunk: body.copy_by_chunk ?? false,
+    filters: (body.filters ?? []).map((f) => (f.decoration ? f : { type: f.type, value: f.value })),
+  };
+  if (body.description) out.description = body.description;
+  if (body.dest_namespace) out.dest_namespace = body.dest_namespace;
+  if (body.override) out.override = true;
+  if (body.enabled) out.enabled = true;
+  if (body.trigger && body.trigger.type !== "manual") out.trigger = body.trigger;
+  return out as ReplicationPolicy;
+}
+
+describe("replication policy requests", () => {
+  test("push: Local (0) is the source; pull: the destination", () => {
+    const push = policyRequest(spec(), "p", 5);
+    expect(push.src_registry).toEqual({ id: 0 });
+    expect(push.dest_registry).toEqual({ id: 5 });
+    const pull = policyRequest(spec({ direction: "pull" }), "p", 5);
+    expect(pull.src_registry).toEqual({ id: 5 });
+    expect(pull.dest_registry).toEqual({ id: 0 });
+  });
+
+  test("replicate deletion goes out in both fields, since Harbor reads `deletion`", () => {
+    const body = ReplicationPolicyReq.parse(policyRequest(spec({ replicateDeletion: true }), "p", 5));
+    expect(body).toMatchObject({ replicate_deletion: true, deletion: true });
+  });
+
+  test("filters become Harbor's list; decorations only on tag and label", () => {
+    expect(
+      filtersRequest(
+        spec({
+          filters: {
+            name: "library/**",
+            tag: { pattern: "v*" },
+            labels: { values: ["prod"], decoration: "excludes" },
+            resource: "image",
+          },
+        }).filters,
+      ),
+    ).toEqual([
+      { type: "name", value: "library/**" },
+      { type: "tag", value: "v*", decoration: "matches" },
+      { type: "label", value: ["prod"], decoration: "excludes" },
+      { type: "resource", value: "image" },
+    ]);
+  });
+
+  test("a scheduled trigger carries its cron; others only their type", () => {
+    expect(
+      policyRequest(spec({ trigger: { type: "scheduled", cron: "0 0 2 * * *" } }), "p", 5).trigger,
+    ).toEqual({
+      type: "scheduled",
+      trigger_settings: { cron: "0 0 2 * * *" },
+    });
+    expect(policyRequest(spec({ trigger: { type: "event_based" } }), "p", 5).trigger).toEqual({
+      type: "event_based",
+    });
+  });
+
+  test("an unset description keeps Harbor's on update; a negative speed is sent as 0", () => {
+    const current = readBack(policyRequest(spec({ description: "by hand" }), "p", 5));
+    const req = policyRequest(spec(), "p", 5, current);
+    expect(req.description).toBe("by hand");
+    expect(req.speed).toBe(0);
+  });
+});
+
+describe("replication policy diff", () => {
+  test.each([
+    ["defaults", {}],
+    [
+      "pull with namespace",
+      { direction: "pull", destinationNamespace: "mirror/team", destinationNamespaceReplaceCount: 1 },
+    ],
+    [
+      "all filters",
+      {
+        filters: {
+          name: "a/**",
+          tag: { pattern: "v*", decoration: "excludes" },
+          labels: { values: ["b", "a"] },
+          resource: "artifact",
+        },
+      },
+    ],
+    ["scheduled", { trigger: { type: "scheduled", cron: "0 30 2 * * *" } }],
+    [
+      "event based, everything off",
+      {
+        trigger: { type: "event_based" },
+        override: false,
+        enabled: false,
+        replicateDeletion: true,
+        speedKbps: 0,
+      },
+    ],
+    ["speed and chunks", { speedKbps: 1024, copyByChunk: true, description: "d" }],
+  ])("what Harbor returns for %s is no drift", (_name, s) => {
+    const desired = spec(s);
+    expect(diff(desired, "p", 5, readBack(policyRequest(desired, "p", 5)))).toEqual([]);
+  });
+
+  test("filter order, label order and an omitted matches decoration are no drift", () => {
+    const desired = spec({ filters: { name: "a/**", labels: { values: ["x", "y"] } } });
+    const harbor = readBack(policyRequest(desired, "p", 5));
+    harbor.filters = [
+      { type: "label", value: ["y", "x"] },
+      { type: "name", value: "a/**" },
+    ];
+    expect(diff(desired, "p", 5, harbor)).toEqual([]);
+  });
+
+  test("names every drifted field", () => {
+    const desired = spec({ trigger: { type: "scheduled", cron: "0 0 2 * * *" }, description: "d" });
+    const harbor: ReplicationPolicy = {
+      ...readBack(policyRequest(desired, "p", 5)),
+      name: "q",
+      description: "x",
+      dest_registry: registry(6),
+      dest_namespace: "elsewhere",
+      dest_namespace_replace_count: 2,
+      filters: [{ type: "name", value: "other/**" }],
+      trigger: { type: "scheduled", trigger_settings: { cron: "0 0 3 * * *" } },
+      replicate_deletion: true,
+      deletion: true,
+      override: false,
+      enabled: false,
+      speed: 10,
+      copy_by_chunk: true,
+    };
+    expect(diff(desired, "p", 5, harbor)).toEqual([
+      "name",
+      "description",
+      "registryRef",
+      "destinationNamespace",
+      "destinationNamespaceReplaceCount",
+      "filters",
+      "trigger",
+      "replicateDeletion",
+      "override",
+      "enabled",
+      "speedKbps",
+      "copyByChunk",
+    ]);
+  });
+
+  test("a swapped direction is named as such", () => {
+    const desired = spec();
+    const harbor = readBack(policyRequest(spec({ direction: "pull" }), "p", 5));
+    expect(diff(desired, "p", 5, harbor)).toEqual(["direction"]);
+  });
+
+  test("a decoration changed in Harbor is filter drift", () => {
+    const desired = spec({ filters: { tag: { pattern: "v*" } } });
+    const harbor = readBack(policyRequest(desired, "p", 5));
+    harbor.filters = [{ type: "tag", value: "v*", decoration: "excludes" }];
+    expect(diff(desired, "p", 5, harbor)).toEqual(["filters"]);
+  });
+});
+
+describe("executions", () => {
+  test("status.lastExecution leaves out Harbor's unset times and empty text", () => {
+    const running = {
+      id: 9,
+      policy_id: 3,
+      status: "InProgress",
+      trigger: "manual",
+      start_time: "2025-01-01T00:00:00.000Z",
+      end_time: "0001-01-01T00:00:00.000Z",
+      status_text: "",
+      total: 2,
+      failed: 0,
+      succeed: 1,
+      in_progress: 1,
+      stopped: 0,
+    };
+    expect(executionStatus(running)).toEqual({
+      id: 9,
+      status: "InProgress",
+      trigger: "manual",
+      total: 2,
+      succeeded: 1,
+      failed: 0,
+      inProgress: 1,
+      stopped: 0,
+      startTime: "2025-01-01T00:00:00.000Z",
+    });
+    expect(isRunning(running)).toBe(true);
+    expect(isRunning({ status: "Succeed" })).toBe(false);
+  });
+});
