@@ -37,6 +37,11 @@ export interface OperatorFixture {
   stop(opts?: { kill?: boolean }): Promise<void>;
   /** Resolves when the process exits on its own (e.g. at a crash point). */
   exited(): Promise<number | null>;
+  /**
+   * Another operator process for the same namespace (e.g. to contend for leadership), with extra
+   * flags; stopped with the fixture.
+   */
+  spawn(extraArgs?: string[], env?: Record<string, string>): OperatorProcess;
   /** `kubectl wait --for=condition=Ready` then the object as JSON. */
   waitReady<T = KubeObject>(resource: string, name: string, timeoutMs?: number): Promise<T>;
   /** Polls `kubectl get` until the predicate holds; returns the object. */
@@ -50,51 +55,83 @@ export interface OperatorFixture {
 
 const root = join(import.meta.dirname, "..", "..");
 
+export interface OperatorProcess {
+  readonly pid: number | undefined;
+  /** True until the process has exited. */
+  readonly running: boolean;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** SIGTERM (graceful), or SIGKILL with `kill`; resolves once it exited. */
+  stop(opts?: { kill?: boolean }): Promise<void>;
+  /** Resolves with the exit code when the process ends. */
+  readonly exited: Promise<number | null>;
+}
+
+/** `node src/main.ts <args>` as a child process. */
+export function spawnOperator(
+  args: string[],
+  env: Record<string, string> = {},
+  onOutput?: (chunk: string) => void,
+): OperatorProcess {
+  const proc: ChildProcess = spawn(process.execPath, [join(root, "src", "main.ts"), ...args], {
+    cwd: root,
+    env: { ...process.env, ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  const collect = (c: string) => {
+    out += c;
+    onOutput?.(c);
+  };
+  proc.stdout?.setEncoding("utf8").on("data", collect);
+  proc.stderr?.setEncoding("utf8").on("data", collect);
+  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  return {
+    pid: proc.pid,
+    get running() {
+      return proc.exitCode === null && proc.signalCode === null;
+    },
+    output: () => out,
+    exited,
+    async stop(opts = {}) {
+      if (proc.exitCode !== null || proc.signalCode !== null) return;
+      proc.kill(opts.kill ? "SIGKILL" : "SIGTERM");
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
 export function useOperator(options: OperatorOptions = {}): OperatorFixture {
   const ns = useNamespace(options.namespacePrefix ?? "e2e");
   const h = useEmulator();
-  let child: ChildProcess | undefined;
-  let exit: Promise<number | null> = Promise.resolve(null);
+  let child: OperatorProcess | undefined;
+  const extras: OperatorProcess[] = [];
   let out = "";
   let kubeconfig = "";
 
+  const spawnArgs = (extra: string[]) => [
+    `--kubeconfig=${kubeconfig}`,
+    `--namespace=${ns.name}`,
+    "--metrics-bind-address=0",
+    "--health-probe-bind-address=0",
+    `--drift-interval=${options.driftInterval ?? "3s"}`,
+    "--log-level=debug",
+    ...(options.extraArgs ?? []),
+    ...extra,
+  ];
+
   const start = async (env: Record<string, string> = {}) => {
-    if (child && child.exitCode === null) throw new Error("operator already running");
-    const args = [
-      join(root, "src", "main.ts"),
-      `--kubeconfig=${kubeconfig}`,
-      `--namespace=${ns.name}`,
-      "--leader-elect=false",
-      "--metrics-bind-address=0",
-      "--health-probe-bind-address=0",
-      `--drift-interval=${options.driftInterval ?? "3s"}`,
-      "--log-level=debug",
-      ...(options.extraArgs ?? []),
-    ];
-    const proc = spawn(process.execPath, args, {
-      cwd: root,
-      env: { ...process.env, ...options.env, ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child = proc;
-    proc.stdout?.setEncoding("utf8").on("data", (c: string) => {
+    if (child?.running) throw new Error("operator already running");
+    child = spawnOperator(spawnArgs(["--leader-elect=false"]), { ...options.env, ...env }, (c) => {
       out += c;
     });
-    proc.stderr?.setEncoding("utf8").on("data", (c: string) => {
-      out += c;
-    });
-    exit = new Promise((resolve) => proc.once("exit", (code) => resolve(code)));
   };
 
   const stop = async (opts: { kill?: boolean } = {}) => {
-    const proc = child;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    proc.kill(opts.kill ? "SIGKILL" : "SIGTERM");
-    const timer = setTimeout(() => proc.kill("SIGKILL"), 15_000);
-    await exit;
-    clearTimeout(timer);
+    await child?.stop(opts);
   };
-
   const fixture: OperatorFixture = {
     get namespace() {
       return ns.name;
@@ -112,7 +149,12 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
     output: () => out,
     start,
     stop,
-    exited: () => exit,
+    exited: () => child?.exited ?? Promise.resolve(null),
+    spawn: (extra = [], env = {}) => {
+      const proc = spawnOperator(spawnArgs(extra), { ...options.env, ...env });
+      extras.push(proc);
+      return proc;
+    },
     async waitReady<T>(resource: string, name: string, timeoutMs = 60_000) {
       await ns.kubectl.wait(resource, name, "condition=Ready", timeoutMs);
       return ns.kubectl.get<T>(resource, name);
@@ -161,6 +203,7 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
 
   afterAll(async () => {
     await stop();
+    await Promise.all(extras.map((p) => p.stop()));
   });
 
   return fixture;
