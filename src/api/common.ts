@@ -15,6 +15,11 @@ export const PAUSED_ANNOTATION = "harborconfig.io/paused";
 /** Labels on objects the operator writes (Secrets, copies) so it can find and clean them up. */
 export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
 export const MANAGED_BY = "harbor-config-operator";
+/**
+ * `harborconfig.io/watch: "true"` puts a Secret under the operator's watch: its own Secrets carry it,
+ * and users add it to credential Secrets whose changes should reach Harbor at once.
+ */
+export const WATCH_LABEL = "harborconfig.io/watch";
 
 /** Kubernetes object names (DNS subdomain). */
 export const k8sName = z

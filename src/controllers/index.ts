@@ -2,7 +2,7 @@
 // one ManagedKind per kind, and the enqueues that make changes elsewhere reach the resources they
 // concern — a referenced resource turning Ready, a connection becoming usable, a Secret or a
 // Namespace changing.
-import { MANAGED_BY, MANAGED_BY_LABEL } from "../api/common.ts";
+import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../api/common.ts";
 import { harborProject } from "../api/project.ts";
 import { harborRegistry } from "../api/registry.ts";
 import { harborReplicationPolicy } from "../api/replication.ts";
@@ -26,9 +26,6 @@ import { replicationKind } from "./replication/index.ts";
 import { robotKind } from "./robot/index.ts";
 import { type Informers, type KindContext, resourceType } from "./shared/kinds.ts";
 import { webhookKind } from "./webhook/index.ts";
-
-/** Label that puts a Secret under watch: the operator's own Secrets, and credentials users label. */
-export const WATCH_LABEL = "harborconfig.io/watch";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
 type AnyKind = ManagedKind<any, any, any, any>;

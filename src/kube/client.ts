@@ -298,6 +298,10 @@ export class KubeClient {
     const timeout = AbortSignal.timeout(this.#timeoutMs);
     const signal = r.signal ? AbortSignal.any([r.signal, timeout]) : timeout;
     const body = r.body === undefined ? undefined : JSON.stringify(r.body);
+    // Without a length, a DELETE's body would be read as the start of the next request on the
+    // same keep-alive connection.
+    if (body !== undefined)
+      options.headers = { ...options.headers, "content-length": String(Buffer.byteLength(body)) };
     const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {
       const req = this.#transport(url).request(url, { ...options, signal }, (res) => {
         readAll(res).then((t) => resolve({ status: res.statusCode ?? 0, text: t }), reject);

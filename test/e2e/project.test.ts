@@ -178,9 +178,13 @@ describe("HarborProject", () => {
   });
 
   test("converging a new project costs at most 3 Harbor requests", async () => {
-    const before = op.emulator.counters.total();
+    // The calls about one project; periodic sweeps (listProjects) and connection checks run
+    // meanwhile and are not part of converging this object.
+    const perObject = ["createProject", "getProject", "headProject", "updateProject", "getProjectSummary"];
+    const count = () => perObject.reduce((n, o) => n + op.emulator.counters.total({ op: o }), 0);
+    const before = count();
     await op.kubectl.apply(project("counted"));
     await op.waitReady("harborproject", "counted");
-    expect(op.emulator.counters.total() - before).toBeLessThanOrEqual(3);
+    expect(count() - before).toBeLessThanOrEqual(3);
   });
 });

@@ -14,7 +14,7 @@
 // - ServiceAccounts are changed read-modify-write (the resourceVersion guards against lost
 //   updates), only when the entry is missing or stale; one that does not exist yet is skipped and
 //   picked up by a later reconcile.
-import { MANAGED_BY, MANAGED_BY_LABEL } from "../../api/common.ts";
+import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../../api/common.ts";
 import type { HarborRobotSpec } from "../../api/robot.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import {
@@ -35,7 +35,6 @@ import type { Informer } from "../../runtime/informer.ts";
 import { credentialHash, secretValues, selectorMatches } from "./mapping.ts";
 
 /** The label the operator's Secret watch selects on. */
-export const WATCH_LABEL = "harborconfig.io/watch";
 /** Fingerprint of the credentials a Secret holds (see credentialHash). */
 export const CREDENTIAL_HASH_LABEL = "harborconfig.io/credential-hash";
 /** On copies: the uid of the HarborRobot they copy. */

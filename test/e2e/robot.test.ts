@@ -1,0 +1,397 @@
+// HarborRobot end to end: kubectl → apiserver → the operator process → Harbor (the emulator), and
+// the delivered pull secret tried against the emulator's registry token service the way a
+// container runtime uses it. Two operators: one with a short drift interval (drift, steady state),
+// one whose drift interval is too long to matter, so that request counts come from the reconcile
+// alone.
+import { afterAll, describe, expect, test } from "vitest";
+import { type OperatorFixture, useOperator } from "../env/operator.ts";
+import { pullAccess } from "../env/registry-auth.ts";
+
+interface RobotCR {
+  metadata: { name: string; generation?: number; finalizers?: string[] };
+  status?: {
+    observedGeneration?: number;
+    harborId?: number;
+    fullName?: string;
+    expiresAt?: string;
+    lastRotation?: string;
+    secretName?: string;
+    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+    lastDriftCorrection?: { fields: string[] };
+  };
+}
+
+interface SecretObj {
+  type: string;
+  metadata: { labels?: Record<string, string>; ownerReferences?: Array<{ kind: string; name: string }> };
+  data: Record<string, string>;
+}
+
+const project = (name: string) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborProject",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" } },
+});
+
+const pull = [{ resource: "repository", action: "pull" }];
+
+const robot = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborRobot",
+  metadata: { name },
+  spec: {
+    connectionRef: { name: "harbor" },
+    projectRef: { name: "team" },
+    permissions: [{ access: pull }],
+    ...spec,
+  },
+});
+
+const condition = (o: RobotCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+const synced = (o: RobotCR) =>
+  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
+
+/** Every password a test saw; none may ever appear in the operator's output. */
+const delivered: string[] = [];
+
+async function credentials(op: OperatorFixture, name: string) {
+  const s = await op.kubectl.get<SecretObj>("secret", name);
+  const text = (k: string) => Buffer.from(s.data[k] ?? "", "base64").toString("utf8");
+  const creds = { username: text("username"), password: text("password"), secret: s, text };
+  delivered.push(creds.password);
+  return creds;
+}
+
+const access = (op: OperatorFixture, c: { username: string; password: string }, repo = "team/app") =>
+  pullAccess(op.emulator.url, c.username, c.password, repo);
+
+const robotCount = (op: OperatorFixture, o: string) => op.emulator.counters.total({ op: o });
+
+function assertNoSecretsIn(text: string) {
+  for (const p of delivered) expect(text.includes(p), "a delivered secret leaked").toBe(false);
+}
+
+describe("HarborRobot", () => {
+  const op = useOperator({ namespacePrefix: "robot" });
+
+  afterAll(() => {
+    // Checked here as well as in the last test, so that a failure in between still checks it.
+    assertNoSecretsIn(op.output());
+  });
+
+  test("apply → Ready with the Harbor id and the robot's full name in kubectl get; the Secret pulls", async () => {
+    await op.kubectl.apply([project("team"), robot("ci", { description: "CI pulls" })]);
+    const cr = await op.waitReady<RobotCR>("harborrobot", "ci");
+    const inHarbor = await op.harbor.robots.get(cr.status?.harborId as number);
+    expect(inHarbor).toMatchObject({
+      name: "robot$team+ci",
+      description: "CI pulls",
+      level: "project",
+      disable: false,
+    });
+    expect(cr.status).toMatchObject({ fullName: "robot$team+ci", secretName: "ci" });
+    expect(cr.status?.expiresAt).toBe(
+      new Date((inHarbor.expires_at as number) * 1000).toISOString().replace(/\.\d+Z$/, "Z"),
+    );
+    expect(Date.parse(cr.status?.lastRotation as string)).toBeGreaterThan(Date.now() - 60_000);
+    expect(cr.metadata.finalizers).toContain("harborconfig.io/finalizer");
+
+    const table = await op.kubectl.run(["get", "harborrobots"]);
+    expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+ROBOT\s+AGE/);
+    expect(table).toMatch(new RegExp(`ci\\s+True\\s+Synced\\s+${inHarbor.id}\\s+robot\\$team\\+ci\\s`));
+
+    const c = await credentials(op, "ci");
+    expect(c.secret.type).toBe("kubernetes.io/dockerconfigjson");
+    expect(c.secret.metadata.ownerReferences?.[0]).toMatchObject({ kind: "HarborRobot", name: "ci" });
+    expect(c.secret.metadata.labels).toMatchObject({
+      "app.kubernetes.io/managed-by": "harbor-config-operator",
+      "harborconfig.io/watch": "true",
+    });
+    expect(c.username).toBe("robot$team+ci");
+    const host = new URL(op.emulator.url).host;
+    const config = JSON.parse(c.text(".dockerconfigjson")) as {
+      auths: Record<string, { username: string; password: string; auth: string }>;
+    };
+    expect(config.auths[host]).toEqual({
+      username: c.username,
+      password: c.password,
+      auth: Buffer.from(`${c.username}:${c.password}`).toString("base64"),
+    });
+    expect(await access(op, c)).toEqual(["pull"]);
+    await expect(access(op, { username: c.username, password: `${c.password}x` })).rejects.toThrow(
+      /rejected/,
+    );
+  });
+
+  test("editing the YAML changes Harbor: description, permissions, disabled", async () => {
+    await op.kubectl.apply(
+      robot("ci", {
+        description: "CI pushes",
+        permissions: [{ access: [...pull, { resource: "repository", action: "push" }] }],
+      }),
+    );
+    await op.waitFor<RobotCR>("harborrobot", "ci", synced);
+    const id = (await op.kubectl.get<RobotCR>("harborrobot", "ci")).status?.harborId as number;
+    expect(await op.harbor.robots.get(id)).toMatchObject({ description: "CI pushes" });
+    const c = await credentials(op, "ci");
+    expect((await access(op, c)).sort()).toEqual(["pull", "push"]);
+
+    await op.kubectl.apply(robot("ci", { description: "CI pushes", disabled: true }));
+    await op.waitFor<RobotCR>("harborrobot", "ci", synced);
+    expect(await op.harbor.robots.get(id)).toMatchObject({ disable: true });
+    await expect(access(op, c)).rejects.toThrow(/rejected/); // a disabled robot cannot log in
+
+    await op.kubectl.apply(robot("ci", { description: "CI pulls" }));
+    await op.waitFor<RobotCR>("harborrobot", "ci", synced);
+    expect(await op.harbor.robots.get(id)).toMatchObject({ disable: false, description: "CI pulls" });
+    expect(await access(op, c)).toEqual(["pull"]); // the same secret throughout
+  });
+
+  test("a change made in Harbor behind the operator's back is reverted and named", async () => {
+    const before = await op.kubectl.get<RobotCR>("harborrobot", "ci");
+    const id = before.status?.harborId as number;
+    await op.harbor.robots.update(id, {
+      name: "robot$team+ci",
+      level: "project",
+      description: "edited in the UI",
+      permissions: [
+        {
+          kind: "project",
+          namespace: "team",
+          access: [
+            ...pull,
+            { resource: "repository", action: "push" },
+            { resource: "artifact", action: "delete" },
+          ],
+        },
+      ],
+    });
+    const after = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "ci",
+      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("permissions"),
+      30_000,
+    );
+    expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual(["description", "permissions"]);
+    const inHarbor = await op.harbor.robots.get(id);
+    expect(inHarbor.description).toBe("CI pulls");
+    expect(inHarbor.permissions?.[0]?.access?.map((a) => `${a.resource}:${a.action}`)).toEqual([
+      "repository:pull",
+    ]);
+    expect(after.status?.harborId).toBe(id);
+    const events = await op.kubectl.run([
+      "get",
+      "events",
+      "--field-selector",
+      "involvedObject.name=ci",
+      "-o",
+      "json",
+    ]);
+    expect(events).toContain("DriftCorrected");
+  });
+
+  test("steady state makes no Harbor writes and reads robots only through list calls", async () => {
+    const writes = () =>
+      op.emulator.counters
+        .list()
+        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
+        .reduce((n, r) => n + r.count, 0);
+    const [w, gets, lists] = [writes(), robotCount(op, "GetRobotByID"), robotCount(op, "ListRobot")];
+    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
+    expect(writes()).toBe(w);
+    expect(robotCount(op, "GetRobotByID")).toBe(gets);
+    expect(robotCount(op, "ListRobot")).toBeGreaterThan(lists); // the sweep did look
+  });
+
+  test("a robot waits with DependencyNotReady until its project is Ready", async () => {
+    await op.kubectl.apply(robot("waiter", { projectRef: { name: "later" } }));
+    const waiting = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "waiter",
+      (o) => condition(o, "Ready")?.reason === "DependencyNotReady",
+    );
+    expect(condition(waiting, "Ready")?.message).toContain("later");
+    await op.kubectl.apply(project("later"));
+    const ready = await op.waitReady<RobotCR>("harborrobot", "waiter", 60_000);
+    expect(ready.status?.fullName).toBe("robot$later+waiter");
+    expect(await access(op, await credentials(op, "waiter"), "later/app")).toEqual(["pull"]);
+  });
+
+  test("a system robot gets permissions in several projects", async () => {
+    await op.kubectl.apply(
+      robot("sys", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [
+          { kind: "system", access: [{ resource: "project", action: "list" }] },
+          { kind: "project", namespace: "team", access: pull },
+          {
+            kind: "project",
+            namespace: "later",
+            access: [...pull, { resource: "repository", action: "push" }],
+          },
+        ],
+        secret: { type: "Opaque" },
+      }),
+    );
+    const cr = await op.waitReady<RobotCR>("harborrobot", "sys");
+    expect(cr.status?.fullName).toBe("robot$sys");
+    const c = await credentials(op, "sys");
+    expect(c.secret.type).toBe("Opaque");
+    expect(Object.keys(c.secret.data).sort()).toEqual(["password", "username"]);
+    expect(await access(op, c, "team/app")).toEqual(["pull"]);
+    expect((await access(op, c, "later/app")).sort()).toEqual(["pull", "push"]);
+  });
+
+  test("invalid YAML is rejected by kubectl with a clear message", async () => {
+    const reject = async (manifest: object, message: RegExp | string) => {
+      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(manifest) });
+      expect(r.code).not.toBe(0);
+      expect(r.stderr).toMatch(message);
+    };
+    await reject(robot("bad-name", { name: "Not_Valid" }), /spec\.name/);
+    await reject(
+      robot("bad-pair", { permissions: [{ access: [{ resource: "repository", action: "fly" }] }] }),
+      "a project permission names a resource/action pair Harbor does not allow for robots",
+    );
+    await reject(
+      robot("system-pair", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [{ kind: "system", access: [{ resource: "repository", action: "pull" }] }],
+      }),
+      "a system permission names a resource/action pair",
+    );
+    await reject(
+      robot("two", { permissions: [{ access: pull }, { access: pull }] }),
+      "a project-level robot has exactly one permission",
+    );
+    await reject(robot("no-project", { projectRef: undefined }), "a project-level robot needs projectRef");
+    await reject(
+      robot("sys-no-ns", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [{ kind: "project", access: pull }],
+      }),
+      "a project permission of a system-level robot needs a namespace",
+    );
+    await reject(robot("zero", { durationDays: 0 }), "durationDays is -1 (never expires) or at least 1");
+    await reject(
+      robot("window", { durationDays: 5, rotation: { beforeExpiryDays: 5 } }),
+      "rotation.beforeExpiryDays must be smaller than durationDays",
+    );
+    await reject(robot("ci", { name: "renamed" }), "name is immutable");
+    await reject(robot("ci", { level: "system", projectRef: undefined }), "level is immutable");
+  });
+
+  test("what only Harbor can judge stalls the robot with Harbor's message", async () => {
+    await op.kubectl.apply(
+      robot("ghost", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [{ kind: "project", namespace: "nowhere", access: pull }],
+      }),
+    );
+    const stalled = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "ghost",
+      (o) => condition(o, "Stalled")?.status === "True",
+    );
+    expect(condition(stalled, "Ready")?.message).toContain("project nowhere not found");
+    expect((await op.harbor.robots.list({})).map((r) => r.name)).not.toContain("robot$ghost");
+    await op.kubectl.delete("harborrobot", "ghost", { wait: true });
+  });
+
+  test("an existing Harbor robot is refused under Create, adopted under CreateOrAdopt with a new secret", async () => {
+    const existing = await op.harbor.robots.create({
+      name: "legacy-ci",
+      level: "project",
+      duration: 30,
+      permissions: [{ kind: "project", namespace: "team", access: pull }],
+    });
+    delivered.push(existing.secret);
+    await op.kubectl.apply(robot("legacy-ci"));
+    const refused = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "legacy-ci",
+      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
+    );
+    expect(condition(refused, "Stalled")?.status).toBe("True");
+    expect(condition(refused, "Ready")?.message).toContain("creationPolicy");
+    expect((await op.kubectl.tryRun(["get", "secret", "legacy-ci"])).code).not.toBe(0);
+
+    await op.kubectl.apply(robot("legacy-ci", { creationPolicy: "CreateOrAdopt" }));
+    const adopted = await op.waitReady<RobotCR>("harborrobot", "legacy-ci");
+    expect(adopted.status?.harborId).toBe(existing.id);
+    const c = await credentials(op, "legacy-ci");
+    expect(c.username).toBe(existing.name);
+    expect(await access(op, c)).toEqual(["pull"]);
+    // Harbor never shows a secret again, so adoption issued a new one: the old one is void.
+    await expect(access(op, { username: existing.name, password: existing.secret })).rejects.toThrow(
+      /rejected/,
+    );
+    const robots = await op.harbor.robots.list({
+      projectId: (await op.harbor.projects.get("team")).project_id,
+    });
+    expect(robots.filter((r) => r.name === existing.name)).toHaveLength(1);
+  });
+
+  test("delete removes the robot and its Secret; Orphan keeps the robot in Harbor", async () => {
+    await op.kubectl.apply([robot("gone"), robot("kept", { deletionPolicy: "Orphan" })]);
+    const gone = await op.waitReady<RobotCR>("harborrobot", "gone");
+    const kept = await op.waitReady<RobotCR>("harborrobot", "kept");
+    await op.kubectl.delete("harborrobot", "gone", { wait: true });
+    await op.kubectl.delete("harborrobot", "kept", { wait: true });
+    await expect(op.harbor.robots.get(gone.status?.harborId as number)).rejects.toThrow(/404|not found/i);
+    expect((await op.harbor.robots.get(kept.status?.harborId as number)).name).toBe("robot$team+kept");
+    expect((await op.kubectl.tryRun(["get", "secret", "gone"])).code).not.toBe(0);
+  });
+
+  test("no delivered secret ever reaches the operator's output, status or events", async () => {
+    assertNoSecretsIn(op.output());
+    assertNoSecretsIn(await op.kubectl.run(["get", "harborrobots", "-o", "json"]));
+    assertNoSecretsIn(await op.kubectl.run(["get", "events", "-o", "json"]));
+    expect(delivered.length).toBeGreaterThan(5);
+  });
+});
+
+describe("HarborRobot, request counts (no drift sweeps)", () => {
+  const op = useOperator({ namespacePrefix: "robot-n", driftInterval: "1h" });
+
+  test("converging a new robot costs one write and three reads: look up, create, read back", async () => {
+    await op.kubectl.apply(project("team"));
+    await op.waitReady("harborproject", "team");
+    const before = op.emulator.counters.list();
+    await op.kubectl.apply(robot("counted"));
+    await op.waitReady("harborrobot", "counted");
+    await new Promise((r) => setTimeout(r, 1_500)); // let any follow-up reconcile happen
+    const after = op.emulator.counters.list();
+    const delta = (o: string) =>
+      after.filter((r) => r.op === o).reduce((n, r) => n + r.count, 0) -
+      before.filter((r) => r.op === o).reduce((n, r) => n + r.count, 0);
+    expect({
+      ListRobot: delta("ListRobot"),
+      CreateRobot: delta("CreateRobot"),
+      UpdateRobot: delta("UpdateRobot"),
+      RefreshSec: delta("RefreshSec"),
+    }).toEqual({ ListRobot: 1, CreateRobot: 1, UpdateRobot: 0, RefreshSec: 0 });
+    // The read-back, plus at most one more reconcile: the Secret watch reports the operator's own
+    // write of the new Secret, and that reconcile reads the robot once.
+    expect(delta("GetRobotByID")).toBeGreaterThanOrEqual(1);
+    expect(delta("GetRobotByID")).toBeLessThanOrEqual(2);
+    const total = after.reduce((n, r) => n + r.count, 0) - before.reduce((n, r) => n + r.count, 0);
+    expect(total).toBeLessThanOrEqual(4);
+    expect(await access(op, await credentials(op, "counted"))).toEqual(["pull"]);
+  });
+
+  test("a reconcile of a robot in sync reads it once and writes nothing", async () => {
+    const total = () => op.emulator.counters.total();
+    const before = total();
+    await op.kubectl.run(["annotate", "harborrobot", "counted", "example.com/touch=1"]);
+    await op.waitFor<RobotCR>("harborrobot", "counted", synced);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(op.emulator.counters.total({ op: "GetRobotByID" })).toBeGreaterThan(0);
+    expect(total() - before).toBe(1);
+  });
+});

@@ -1,0 +1,220 @@
+// `npm run demo`: the operator working end to end on this machine.
+//
+// With no cluster configured it starts everything locally — a real kube-apiserver and etcd (built
+// on the first run), the Harbor emulator, and the operator — applies deploy/examples/ with their
+// HarborConnection pointed at the emulator, waits until every example is Ready, prints
+// `kubectl get harbor` and how to explore, and stops everything cleanly on Ctrl-C.
+//
+// With --kubeconfig (or $KUBECONFIG) naming a real cluster and --harbor-url naming a real Harbor,
+// the same operator runs there: the CRDs are applied, the examples go into --namespace, and the
+// connection uses --harbor-username / --harbor-password.
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { parseAllDocuments } from "yaml";
+import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
+import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
+import { type OperatorProcess, spawnOperator } from "./operator.ts";
+
+const root = join(import.meta.dirname, "..", "..");
+const examplesDir = join(root, "deploy", "examples");
+const crdsDir = join(root, "crds");
+
+const { values } = parseArgs({
+  options: {
+    kubeconfig: { type: "string" },
+    "harbor-url": { type: "string" },
+    "harbor-username": { type: "string", default: "admin" },
+    "harbor-password": { type: "string" },
+    namespace: { type: "string", default: "harbor-demo" },
+    once: { type: "boolean", default: false },
+    help: { type: "boolean", short: "h", default: false },
+  },
+});
+
+if (values.help) {
+  process.stdout.write(`Usage: npm run demo -- [--once] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P] [--namespace NS]
+
+Without --harbor-url: a local control plane, the Harbor emulator and the operator, with every
+example of deploy/examples/ applied. Ctrl-C stops everything; --once stops as soon as all are Ready.
+With --harbor-url (and a kubeconfig): the operator runs against that cluster and that Harbor.
+`);
+  process.exit(0);
+}
+
+const say = (line = "") => process.stdout.write(`${line}\n`);
+const cleanups: Array<() => Promise<void>> = [];
+let stopping = false;
+
+async function stopAll(code: number): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+  process.exit(code);
+}
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    say("\nStopping the demo…");
+    void stopAll(0);
+  });
+}
+
+/** The example manifests, with the connection and its credentials pointed at `harbor`. */
+function examples(harbor: { url: string; username: string; password: string }): object[] {
+  const docs: Array<Record<string, unknown>> = [];
+  for (const file of readdirSync(examplesDir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()) {
+    for (const doc of parseAllDocuments(readFileSync(join(examplesDir, file), "utf8"))) {
+      const obj = doc.toJSON() as Record<string, unknown> | null;
+      if (obj && typeof obj === "object" && obj.kind && obj.kind !== "Kustomization") docs.push(obj);
+    }
+  }
+  const credentialSecrets = new Set<string>();
+  for (const d of docs) {
+    if (d.kind === "HarborConnection" || d.kind === "ClusterHarborConnection") {
+      const spec = d.spec as { url: string; credentialsSecretRef?: { name: string } };
+      spec.url = harbor.url;
+      if (spec.credentialsSecretRef) credentialSecrets.add(spec.credentialsSecretRef.name);
+    }
+  }
+  for (const d of docs) {
+    const meta = d.metadata as { name: string };
+    if (d.kind === "Secret" && credentialSecrets.has(meta.name)) {
+      d.stringData = { username: harbor.username, password: harbor.password };
+      delete d.data;
+    }
+  }
+  // Connections and Secrets first, then what uses them; Namespaces before everything.
+  const order = (k: unknown) =>
+    k === "Namespace" ? 0 : k === "Secret" ? 1 : String(k).endsWith("HarborConnection") ? 2 : 3;
+  return docs.sort((a, b) => order(a.kind) - order(b.kind));
+}
+
+async function waitAllReady(k: Kubectl, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const list = JSON.parse(
+      await k.run(["get", "harbor,harborconnections,clusterharborconnections", "-A", "-o", "json"]),
+    ) as {
+      items: Array<{
+        kind: string;
+        metadata: { namespace?: string; name: string };
+        status?: { conditions?: Array<{ type: string; status: string; reason: string; message: string }> };
+      }>;
+    };
+    const notReady = list.items.filter(
+      (i) => i.status?.conditions?.find((c) => c.type === "Ready")?.status !== "True",
+    );
+    if (notReady.length === 0 && list.items.length > 0) return;
+    if (Date.now() > deadline) {
+      const lines = notReady.map((i) => {
+        const c = i.status?.conditions?.find((x) => x.type === "Ready");
+        return `  ${i.kind} ${i.metadata.namespace ?? ""}/${i.metadata.name}: ${c ? `${c.reason}: ${c.message}` : "no status yet"}`;
+      });
+      throw new Error(`not every example became Ready in time:\n${lines.join("\n")}`);
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(examplesDir)) throw new Error(`no examples at ${examplesDir}`);
+  const remote = values["harbor-url"] !== undefined;
+  let kubeconfig = values.kubeconfig ?? (remote ? process.env.KUBECONFIG : undefined);
+  let harbor: { url: string; username: string; password: string };
+  let emulator: Emulator | undefined;
+  let kubectlBinary = "kubectl";
+
+  if (remote) {
+    if (!kubeconfig) throw new Error("--harbor-url needs a cluster: set KUBECONFIG or pass --kubeconfig");
+    if (!values["harbor-password"])
+      throw new Error("--harbor-url needs --harbor-password (or HARBOR_PASSWORD)");
+    harbor = {
+      url: values["harbor-url"] as string,
+      username: values["harbor-username"] as string,
+      password: values["harbor-password"],
+    };
+    say(`Using the cluster of ${kubeconfig} and Harbor at ${harbor.url}.`);
+  } else {
+    say(
+      "Starting a local Kubernetes control plane (the first run builds it from Go modules: a few minutes)…",
+    );
+    const { startControlPlane } = await import("./controlplane/launcher.ts");
+    const cp = await startControlPlane({ crds: crdsDir, log: (l) => say(`  ${l}`) });
+    cleanups.push(() => cp.stop());
+    kubeconfig = cp.kubeconfigPath;
+    kubectlBinary = cp.binaries.kubectl;
+    emulator = await startEmulator({ host: "127.0.0.1", adminPassword: DEFAULT_ADMIN_PASSWORD });
+    const e = emulator;
+    cleanups.push(() => e.close());
+    harbor = { url: emulator.url, username: emulator.adminUsername, password: emulator.adminPassword };
+    say(`Harbor emulator at ${harbor.url}.`);
+  }
+
+  const admin = kubectlAt(kubeconfig, kubectlBinary);
+  if (remote) {
+    say("Installing the CRDs…");
+    await admin.run(["apply", "--server-side", "--force-conflicts", "-f", crdsDir]);
+  }
+  const ns = values.namespace as string;
+  await admin.tryRun(["create", "namespace", ns]);
+  const k = admin.inNamespace(ns);
+
+  say("Starting the operator…");
+  const operator: OperatorProcess = spawnOperator([
+    `--kubeconfig=${kubeconfig}`,
+    "--leader-elect=false",
+    "--metrics-bind-address=0",
+    "--health-probe-bind-address=0",
+    "--drift-interval=30s",
+  ]);
+  cleanups.push(() => operator.stop());
+  void operator.exited.then((code) => {
+    if (!stopping) {
+      say(`The operator exited (code ${code}). Its last output:\n${operator.output().slice(-3000)}`);
+      void stopAll(1);
+    }
+  });
+
+  say(`Applying deploy/examples/ into namespace ${ns}…`);
+  await k.apply(examples(harbor));
+  say("Waiting until every example is Ready…");
+  await waitAllReady(k, 180_000);
+
+  say();
+  say(await k.run(["get", "harbor,harborconnections"]));
+  const robot = JSON.parse(await k.run(["get", "harborrobots", "-o", "json"])) as {
+    items: Array<{ metadata: { name: string }; status?: { fullName?: string; secretName?: string } }>;
+  };
+  const firstRobot = robot.items[0];
+  say("Explore:");
+  say(`  export KUBECONFIG=${kubeconfig}`);
+  say(`  kubectl -n ${ns} get harbor`);
+  say(`  kubectl -n ${ns} describe harborproject`);
+  if (emulator) {
+    say(
+      `  Harbor emulator: ${emulator.url}  (user ${emulator.adminUsername}, password ${emulator.adminPassword})`,
+    );
+    say(`  curl -u ${emulator.adminUsername}:${emulator.adminPassword} ${emulator.url}/api/v2.0/projects`);
+  }
+  if (firstRobot?.status?.secretName) {
+    say(`  Robot ${firstRobot.status.fullName}'s pull secret:`);
+    say(
+      `    kubectl -n ${ns} get secret ${firstRobot.status.secretName} -o jsonpath='{.data.password}' | base64 -d`,
+    );
+  }
+  say();
+  if (values.once) {
+    say("All examples are Ready. Stopping (--once).");
+    await stopAll(0);
+  }
+  say("Press Ctrl-C to stop everything.");
+  await new Promise(() => undefined);
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`demo failed: ${e instanceof Error ? e.message : String(e)}\n`);
+  void stopAll(1);
+});

@@ -1,0 +1,173 @@
+// The robot's afterSync decisions with Harbor, the Secret and the clock replaced by fakes: when a
+// secret is issued, when the expiry is renewed, what the status, Events, metric and requeue say.
+import pino from "pino";
+import { describe, expect, test } from "vitest";
+import { HarborRobotSpec } from "../../../src/api/robot.ts";
+import type { HarborConnectionHandle } from "../../../src/controllers/connection/handle.ts";
+import type { Credentials, Delivered, RobotDelivery } from "../../../src/controllers/robot/delivery.ts";
+import { robotExternal } from "../../../src/controllers/robot/external.ts";
+import { DAY_MS } from "../../../src/controllers/robot/mapping.ts";
+import type { Robot } from "../../../src/harbor/robots.ts";
+import type { Informer } from "../../../src/runtime/informer.ts";
+import type { ManagedObject } from "../../../src/runtime/managed.ts";
+import { Metrics } from "../../../src/runtime/metrics.ts";
+
+const created = Date.parse("2025-03-01T10:00:00.000Z");
+
+function setup(o: { delivered: Delivered; now: number; durationDays?: number; lastRotation?: string }) {
+  const calls: string[] = [];
+  const events: string[] = [];
+  const written: Credentials[] = [];
+  let robot: Robot = {
+    id: 5,
+    name: "robot$team+ci",
+    level: "project",
+    duration: o.durationDays ?? 30,
+    expires_at:
+      (o.durationDays ?? 30) === -1 ? -1 : Math.floor(created / 1000) + (o.durationDays ?? 30) * 86_400,
+    creation_time: new Date(created).toISOString(),
+    disable: false,
+    permissions: [
+      { kind: "project", namespace: "team", access: [{ resource: "repository", action: "pull" }] },
+    ],
+  };
+  const delivery = {
+    read: async () => o.delivered,
+    write: async (_owner: unknown, _target: unknown, c: Credentials) => {
+      written.push(c);
+    },
+    markPending: async () => {
+      calls.push("markPending");
+    },
+    remove: async () => undefined,
+    syncCopies: async () => ({ copiedTo: [], waitingForServiceAccounts: false }),
+  } as unknown as RobotDelivery;
+  const conn = {
+    key: "HarborConnection/ns/harbor",
+    url: "https://harbor.example.com",
+    registryHost: "harbor.example.com",
+    client: {
+      robots: {
+        refreshSecret: async () => {
+          calls.push("refresh");
+          return { secret: `Fresh${calls.length}Secret` };
+        },
+        update: async (_id: number, body: { duration?: number }) => {
+          calls.push(`update duration=${body.duration}`);
+          if (body.duration !== undefined) {
+            robot = {
+              ...robot,
+              duration: body.duration,
+              expires_at: Math.floor(created / 1000) + body.duration * 86_400,
+            };
+          }
+        },
+        get: async () => {
+          calls.push("get");
+          return robot;
+        },
+      },
+    },
+  } as unknown as HarborConnectionHandle;
+  const metrics = new Metrics({ processMetrics: false });
+  const external = robotExternal({
+    projects: {} as Informer<ManagedObject>,
+    delivery,
+    events: { record: (_o, _t, reason, message) => events.push(`${reason}: ${message}`) },
+    metrics,
+    now: () => o.now,
+  });
+  const spec = HarborRobotSpec.parse({
+    connectionRef: { name: "harbor" },
+    projectRef: { name: "team" },
+    durationDays: o.durationDays ?? 30,
+    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+  });
+  const resource: ManagedObject = {
+    metadata: { name: "ci", namespace: "ns", uid: "u1" },
+    status: o.lastRotation ? { lastRotation: o.lastRotation } : {},
+  };
+  const input = {
+    resource,
+    spec,
+    harborName: "ci",
+    knownId: 5,
+    conn,
+    extra: { project: { id: 1, name: "team" } },
+    logger: pino({ level: "silent" }),
+    signal: new AbortController().signal,
+  };
+  const gauge = async () =>
+    (await metrics.robotSecretExpiry.get()).values.find((v) => v.labels.name === "ci")?.value;
+  return { calls, events, written, input, external, gauge, robot: () => robot };
+}
+
+const intact: Delivered = {
+  state: "intact",
+  credentials: { username: "robot$team+ci", password: "Old1Secret" },
+};
+
+describe("afterSync", () => {
+  test("credentials in place and no rotation due: nothing in Harbor, requeued for the rotation", async () => {
+    const now = created + DAY_MS;
+    const t = setup({ delivered: intact, now, lastRotation: new Date(created).toISOString() });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(t.calls).toEqual([]);
+    expect(t.events).toEqual([]);
+    expect(t.written).toEqual([intact.credentials]); // re-rendered; the writer skips unchanged content
+    expect(r?.requeueAfterMs).toBe(12 * 60 * 60_000);
+    expect(r?.status).toMatchObject({
+      fullName: "robot$team+ci",
+      expiresAt: "2025-03-31T10:00:00Z",
+      lastRotation: "2025-03-01T10:00:00Z",
+      copiedTo: [],
+    });
+    expect(await t.gauge()).toBe(Math.floor(created / 1000) + 30 * 86_400);
+  });
+
+  test.each(["missing", "changed", "interrupted"] as const)(
+    "a Secret that is %s gets a new secret from the same robot, without renewing it",
+    async (state) => {
+      const now = created + DAY_MS;
+      const t = setup({ delivered: { state }, now });
+      const r = await t.external.afterSync?.(t.input, t.robot(), false);
+      expect(t.calls).toEqual(["refresh"]);
+      expect(t.written).toEqual([{ username: "robot$team+ci", password: "Fresh1Secret" }]);
+      expect(t.events).toHaveLength(1);
+      expect(t.events[0]).toMatch(
+        /^SecretRestored: Issued a new secret for robot\$team\+ci \(same robot, id 5\)/,
+      );
+      expect(r?.status).toMatchObject({ lastRotation: new Date(now).toISOString().replace(/\.\d+Z$/, "Z") });
+    },
+  );
+
+  test("inside the window before expiry: the Secret is marked, a new secret issued and the expiry renewed", async () => {
+    const now = created + 25 * DAY_MS; // expires at +30 days, window 7 days
+    const t = setup({ delivered: intact, now, lastRotation: new Date(created).toISOString() });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(t.calls).toEqual(["markPending", "refresh", "update duration=55", "get"]);
+    expect(t.written.at(-1)?.password).toBe("Fresh2Secret");
+    expect(t.events[0]).toMatch(
+      /^SecretRotated: .*expires at 2025-03-31T10:00:00Z.*it expires 2025-04-25T10:00:00Z/,
+    );
+    expect(r?.status).toMatchObject({ expiresAt: "2025-04-25T10:00:00Z" });
+    expect(await t.gauge()).toBe(Math.floor(created / 1000) + 55 * 86_400);
+    // The next rotation is 23 days away: the requeue is capped at 12 hours.
+    expect(r?.requeueAfterMs).toBe(12 * 60 * 60_000);
+  });
+
+  test("a robot that never expires has no expiry metric and is not renewed", async () => {
+    const t = setup({ delivered: { state: "missing" }, now: created + DAY_MS, durationDays: -1 });
+    await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(t.calls).toEqual(["refresh"]);
+    expect(await t.gauge()).toBeUndefined();
+  });
+
+  test("the requeue is the time until the next rotation when that is near", async () => {
+    const now = created + 23 * DAY_MS - 60 * 60_000; // due at +23 days
+    const t = setup({ delivered: intact, now, lastRotation: new Date(created).toISOString() });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(t.calls).toEqual([]);
+    expect(r?.requeueAfterMs).toBe(60 * 60_000);
+  });
+});
