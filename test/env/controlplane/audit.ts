@@ -3,9 +3,8 @@
 import { readFileSync } from "node:fs";
 
 /**
- * Metadata (user, verb, object, response code) of every resource request, from the
- * ResponseComplete stage on; the bodies are left out. Non-resource paths are the probes'
- * /readyz and /healthz and discovery: noise for counting.
+ * Metadata (user, verb, object, response code) of every resource request, without bodies.
+ * Non-resource requests (the probes' /readyz, discovery) are left out: noise for counting.
  */
 export const auditPolicy = `apiVersion: audit.k8s.io/v1
 kind: Policy

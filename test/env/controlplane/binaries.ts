@@ -10,7 +10,7 @@ import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
 import { withFileLock } from "./file-lock.ts";
 
-export type Binary = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kubectl";
+type Binary = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kubectl";
 
 export interface ControlPlaneBinaries {
   etcd: string;
@@ -20,7 +20,7 @@ export interface ControlPlaneBinaries {
   kubectl: string;
 }
 
-export interface Versions {
+interface Versions {
   kubernetes: string;
   etcd: string;
 }
@@ -43,7 +43,7 @@ const goPackages: Record<Binary, { module: keyof typeof buildModules; pkg: strin
 };
 
 /** The versions pinned by the build modules' go.mod files: the single place they are written. */
-export function pinnedVersions(): Versions {
+function pinnedVersions(): Versions {
   return {
     kubernetes: requiredVersion("kubernetes", "k8s.io/kubernetes"),
     etcd: requiredVersion("etcd", "go.etcd.io/etcd/server/v3"),

@@ -95,7 +95,8 @@ export function isAlive(pid: number): boolean {
 /**
  * Kills a process group left behind by a run that could not clean up (killed with SIGKILL, machine
  * suspended mid-run). The group is killed only if its leader still runs a command line that
- * mentions `marker`, so that a recycled pid never takes an unrelated process with it.
+ * mentions `marker`, so that a recycled pid never takes an unrelated process with it. Command
+ * lines are read from Linux's /proc; elsewhere nothing is killed.
  */
 export function killLeftover(pid: number, marker: string): boolean {
   let cmdline: string;

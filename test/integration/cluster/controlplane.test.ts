@@ -36,7 +36,11 @@ function widgetCrd(extraColumns: object[] = []) {
             openAPIV3Schema: {
               type: "object",
               properties: {
-                spec: { type: "object", properties: { size: { type: "integer", minimum: 1 } } },
+                spec: {
+                  type: "object",
+                  properties: { size: { type: "integer", minimum: 1 } },
+                  "x-kubernetes-validations": [{ rule: "self.size <= 10", message: "size is at most 10" }],
+                },
                 status: {
                   type: "object",
                   properties: {
@@ -115,14 +119,20 @@ describe("the test control plane", () => {
     expect(table).toMatch(/^status\s+True\s+/m);
   });
 
-  it("rejects what the CRD's schema forbids", { timeout: 30_000 }, async () => {
-    const result = await ns.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(widget("invalid", 0)),
+  it("rejects what the CRD's schema and CEL rules forbid", { timeout: 30_000 }, async () => {
+    const tooSmall = await ns.kubectl.tryRun(["apply", "-f", "-"], {
+      input: JSON.stringify(widget("small", 0)),
     });
-    expect(result.code).not.toBe(0);
-    expect(result.stderr).toMatch(
+    expect(tooSmall.code).not.toBe(0);
+    expect(tooSmall.stderr).toMatch(
       /spec\.size: Invalid value: 0: spec\.size in body should be greater than or equal to 1/,
     );
+
+    const tooLarge = await ns.kubectl.tryRun(["apply", "-f", "-"], {
+      input: JSON.stringify(widget("large", 11)),
+    });
+    expect(tooLarge.code).not.toBe(0);
+    expect(tooLarge.stderr).toContain("size is at most 10");
   });
 
   it("answers 409 Conflict to an update with a stale resourceVersion", { timeout: 30_000 }, async () => {
