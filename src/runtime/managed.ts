@@ -161,6 +161,11 @@ export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
 
 type Ready = { status: Condition["status"]; reason: string; message: string };
 
+/** The reason of a wait on another resource of ours. */
+export const DEPENDENCY_NOT_READY = "DependencyNotReady";
+/** How long a new resource may wait on another before the wait shows in its status. */
+const DEPENDENCY_GRACE_MS = 10_000;
+
 export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconciler {
   readonly #o: ManagedReconcilerOptions<S, O, C, X>;
   /** claim key → resource keys claiming it; the earliest-created resource owns the claim. */
@@ -370,13 +375,17 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         await ext.delete(input, observed);
       } catch (e) {
         if (e instanceof DeletionBlocked) {
+          // The status write records the Warning Event when the resource first gets blocked.
           await this.#writeStatus(resource, {
             status: "False",
             reason: "DeletionBlocked",
             message: e.message,
           });
-          this.#o.events.record(resource, "Warning", "DeletionBlocked", e.message);
-          return { requeueAfterMs: this.#o.deletionRetryMs ?? 60_000 };
+          // Emptying a project happens in Harbor, where no watch reaches: look again, less often.
+          const key = keyOf(resource);
+          const attempts = this.#blocked.get(key) ?? 0;
+          this.#blocked.set(key, attempts + 1);
+          return { requeueAfterMs: Math.min(300_000, (this.#o.deletionRetryMs ?? 5000) * 2 ** attempts) };
         }
         throw e;
       }
@@ -389,8 +398,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
 
   async #failed(resource: ManagedObject, e: unknown, log: Logger): Promise<Result> {
     if (e instanceof NotReady) {
-      await this.#writeStatus(resource, { status: "False", reason: e.reason, message: e.message });
       log.debug({ reason: e.reason, message: e.message }, "waiting");
+      // Resources applied together (a project and its robots) usually wait a moment for each
+      // other; a new resource reports such a short wait only if it lasts.
+      const fresh = Date.now() - Date.parse(resource.metadata.creationTimestamp ?? "") < DEPENDENCY_GRACE_MS;
+      if (e.reason === DEPENDENCY_NOT_READY && fresh && !resource.status?.conditions?.length) {
+        return { requeueAfterMs: 2000 };
+      }
+      await this.#writeStatus(resource, { status: "False", reason: e.reason, message: e.message });
       return { requeueAfterMs: this.#o.dependencyRetryMs ?? 15_000 };
     }
     if (e instanceof Stalled) {
@@ -399,7 +414,6 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         { status: "False", reason: e.reason, message: e.message },
         { stalled: true },
       );
-      this.#o.events.record(resource, "Warning", e.reason, e.message);
       throw new TerminalError(e.message);
     }
     if (isKubeError(e, "conflict")) throw e; // a stale write: retry with fresh state
@@ -410,10 +424,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         { status: "False", reason: c.reason, message: c.message },
         { stalled: c.terminal },
       );
-      if (c.terminal) {
-        this.#o.events.record(resource, "Warning", c.reason, c.message);
-        throw new TerminalError(c.message);
-      }
+      if (c.terminal) throw new TerminalError(c.message);
       throw Object.assign(
         new Error(c.message),
         c.retryAfterMs === undefined ? {} : { retryAfterMs: c.retryAfterMs },
@@ -505,15 +516,12 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     this.#remember(resource.metadata.resourceVersion, updated);
     resource.status = updated.status ?? next;
     resource.metadata.resourceVersion = updated.metadata.resourceVersion;
+    // An Event when the resource turns not-Ready for a new reason. Waiting for another resource
+    // is ordinary orchestration, not a warning.
     const was = old.conditions?.find((c) => c.type === "Ready");
-    if (
-      ready.status === "False" &&
-      (was?.status !== "False" || was.reason !== ready.reason) &&
-      ready.reason !== "Conflict"
-    ) {
+    const newTrouble = ready.status === "False" && (was?.status !== "False" || was.reason !== ready.reason);
+    if (newTrouble && ready.reason !== DEPENDENCY_NOT_READY) {
       this.#o.events.record(resource, "Warning", ready.reason, ready.message);
-    } else if (ready.reason === "Conflict" && was?.reason !== "Conflict") {
-      this.#o.events.record(resource, "Warning", "Conflict", ready.message);
     }
   }
 

@@ -5,6 +5,7 @@
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startControlPlane } from "./controlplane/launcher.ts";
+import { startEmulator } from "./emulator/index.ts";
 
 /** How test files reach the shared control plane: `inject("controlPlane")`. */
 export interface SharedControlPlane {
@@ -16,9 +17,17 @@ export interface SharedControlPlane {
   auditLogPath: string;
 }
 
+/** The shared Harbor emulator: `inject("harbor")`. Its state is shared too: use unique names. */
+export interface SharedHarbor {
+  url: string;
+  username: string;
+  password: string;
+}
+
 declare module "vitest" {
   export interface ProvidedContext {
     controlPlane: SharedControlPlane;
+    harbor: SharedHarbor;
   }
 }
 
@@ -42,8 +51,13 @@ export default async function setup(project: TestProject): Promise<() => Promise
       auditLogPath: controlPlane.auditLogPath,
     });
 
-    // The shared Harbor emulator starts here: start it, push its stop onto `teardown`, and
-    // `project.provide` its URL under a key of its own declared in ProvidedContext above.
+    const harbor = await startEmulator();
+    teardown.push(harbor.close);
+    project.provide("harbor", {
+      url: harbor.url,
+      username: harbor.adminUsername,
+      password: harbor.adminPassword,
+    });
   } catch (err) {
     await stopAll();
     throw err;

@@ -3,7 +3,7 @@
 // Harbor id. Until then the referencing resource waits with reason DependencyNotReady.
 import { FINALIZER } from "../../api/common.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type ManagedObject, NotReady, Stalled } from "../../runtime/managed.ts";
+import { DEPENDENCY_NOT_READY, type ManagedObject, NotReady, Stalled } from "../../runtime/managed.ts";
 
 export interface Referenced {
   object: ManagedObject;
@@ -21,9 +21,9 @@ export function resolveReference(
   const kind = informer.type.kind;
   const ns = from.metadata.namespace ?? "";
   const target = informer.get(`${ns}/${ref.name}`);
-  if (!target) throw new NotReady("DependencyNotReady", `${kind} ${ref.name} does not exist`);
+  if (!target) throw new NotReady(DEPENDENCY_NOT_READY, `${kind} ${ref.name} does not exist`);
   if (target.metadata.deletionTimestamp)
-    throw new NotReady("DependencyNotReady", `${kind} ${ref.name} is being deleted`);
+    throw new NotReady(DEPENDENCY_NOT_READY, `${kind} ${ref.name} is being deleted`);
   const spec = (target.spec ?? {}) as { connectionRef?: { kind?: string; name?: string }; name?: string };
   const targetConn = { kind: spec.connectionRef?.kind ?? "HarborConnection", name: spec.connectionRef?.name };
   if (targetConn.kind !== connectionRef.kind || targetConn.name !== connectionRef.name) {
@@ -37,7 +37,7 @@ export function resolveReference(
     !target.metadata.finalizers?.includes(FINALIZER)
   ) {
     throw new NotReady(
-      "DependencyNotReady",
+      DEPENDENCY_NOT_READY,
       `${kind} ${ref.name} is not Ready${ready?.message ? `: ${ready.message}` : ""}`,
     );
   }

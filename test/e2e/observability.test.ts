@@ -1,0 +1,102 @@
+// What operators of the operator look at: /healthz, /readyz and /metrics of a running operator
+// (controller-runtime's metric names plus Harbor requests by operation and code), against the
+// run's shared Harbor emulator.
+import { createServer } from "node:net";
+import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { useNamespace } from "../env/cluster.ts";
+import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
+
+const ns = useNamespace("observe");
+let operator: OperatorProcess | undefined;
+let metricsUrl = "";
+let probeUrl = "";
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const s = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+beforeAll(async () => {
+  const harbor = inject("harbor");
+  await ns.kubectl.apply([
+    {
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "creds" },
+      stringData: { username: harbor.username, password: harbor.password },
+    },
+    {
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "HarborConnection",
+      metadata: { name: "harbor" },
+      spec: { url: harbor.url, credentialsSecretRef: { name: "creds" } },
+    },
+  ]);
+  const [metricsPort, probePort] = [await freePort(), await freePort()];
+  metricsUrl = `http://127.0.0.1:${metricsPort}`;
+  probeUrl = `http://127.0.0.1:${probePort}`;
+  operator = spawnOperator([
+    `--kubeconfig=${inject("controlPlane").kubeconfigPath}`,
+    `--namespace=${ns.name}`,
+    "--leader-elect=false",
+    `--metrics-bind-address=127.0.0.1:${metricsPort}`,
+    `--health-probe-bind-address=127.0.0.1:${probePort}`,
+  ]);
+}, 60_000);
+afterAll(() => operator?.stop());
+
+describe("a running operator", () => {
+  test("is alive and becomes ready once its caches are synced", async () => {
+    await expect
+      .poll(
+        () =>
+          fetch(`${probeUrl}/healthz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(200);
+    await expect
+      .poll(
+        () =>
+          fetch(`${probeUrl}/readyz`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(200);
+  });
+
+  test("serves controller-runtime's metrics and Harbor requests by operation and code", async () => {
+    await ns.kubectl.apply({
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "HarborProject",
+      metadata: { name: `observed-${ns.name}` },
+      spec: { connectionRef: { name: "harbor" } },
+    });
+    await ns.kubectl.wait("harborproject", `observed-${ns.name}`, "condition=Ready", 60_000);
+    const res = await fetch(`${metricsUrl}/metrics`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/plain");
+    const text = await res.text();
+    expect(text).toMatch(
+      /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/,
+    );
+    expect(text).toMatch(/controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="harborproject"/);
+    expect(text).toMatch(/workqueue_adds_total\{name="harborproject",controller="harborproject"\} [1-9]/);
+    expect(text).toMatch(/workqueue_depth\{name="harborproject",controller="harborproject"\}/);
+    expect(text).toMatch(
+      new RegExp(
+        `harbor_requests_total\\{connection="HarborConnection/${ns.name}/harbor",operation="createProject",method="POST",code="201"\\} 1`,
+      ),
+    );
+    expect(text).toMatch(/harbor_request_duration_seconds_bucket\{[^}]*operation="getProject"/);
+    expect(text).toMatch(/process_resident_memory_bytes \d+/);
+  });
+});

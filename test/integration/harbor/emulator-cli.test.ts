@@ -1,0 +1,80 @@
+// The emulator as a user starts it: `npm run emulator -- --admin-password …`, then plain HTTP for
+// Harbor's API and for the control API.
+import { type ChildProcess, spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { afterAll, describe, expect, test } from "vitest";
+import { HarborClient } from "../../../src/harbor/client.ts";
+import { remoteControl } from "../../env/emulator/index.ts";
+
+const root = join(import.meta.dirname, "..", "..", "..");
+let child: ChildProcess | undefined;
+afterAll(() => {
+  child?.kill("SIGKILL");
+});
+
+/** Starts `npm run emulator -- <args>` and resolves with its first line of output. */
+function startEmulatorProcess(args: string[]): Promise<string> {
+  const proc = spawn("npm", ["run", "--silent", "emulator", "--", ...args], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: true, // its own process group, so that npm and node stop together
+  });
+  child = proc;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the emulator printed nothing within 30 s")), 30_000);
+    createInterface({ input: proc.stdout as NodeJS.ReadableStream }).once("line", (line) => {
+      clearTimeout(timer);
+      resolve(line);
+    });
+    proc.once("exit", (code) => reject(new Error(`the emulator exited with ${code}`)));
+  });
+}
+
+describe("npm run emulator", () => {
+  test("prints URL and credentials first, serves Harbor's API and the control API, stops on SIGTERM", async () => {
+    const first = await startEmulatorProcess(["--admin-password", "Demo-Pass-1"]);
+    const m = /url=(\S+) username=(\S+) password=(\S+) control=(\S+)/.exec(first);
+    expect(m, first).not.toBeNull();
+    const [, url, username, password, controlUrl] = m as unknown as [string, string, string, string, string];
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect([username, password]).toEqual(["admin", "Demo-Pass-1"]);
+    expect(controlUrl).toBe(`${url}/_emulator`);
+
+    const harbor = new HarborClient({ url, username, password });
+    const id = await harbor.projects.create({ project_name: "from-cli" });
+    expect((await harbor.projects.get("from-cli")).project_id).toBe(id);
+    await harbor.close();
+
+    const control = remoteControl(url);
+    expect(await control.counters.total({ op: "createProject", status: 201 })).toBe(1);
+    await control.projects.addRepository("from-cli", "app");
+    const deletable = await fetch(`${url}/api/v2.0/projects/from-cli/_deletable`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
+        "x-is-resource-name": "true",
+      },
+    });
+    // Harbor leaves `deletable: false` out (omitempty) and says why.
+    const body = (await deletable.json()) as { deletable?: boolean; message?: string };
+    expect(body.deletable).toBeUndefined();
+    expect(body.message).toContain("repositories");
+
+    const proc = child as ChildProcess;
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    process.kill(-(proc.pid as number), "SIGTERM");
+    await exited;
+    await expect(fetch(`${url}/api/v2.0/systeminfo`)).rejects.toThrow();
+  });
+
+  test("rejects a bad flag with a clear message", async () => {
+    const proc = spawn("npm", ["run", "--silent", "emulator", "--", "--port", "99999"], { cwd: root });
+    let stderr = "";
+    proc.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    const code = await new Promise((resolve) => proc.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain("--port must be an integer between 0 and 65535");
+  });
+});
