@@ -113,6 +113,19 @@ export function createKinds(ctx: KindContext): Kinds {
     name((s.proxyCache as { registryRef?: unknown } | undefined)?.registryRef),
   );
   follow(informers.registries, "HarborReplicationPolicy", (s) => name(s.registryRef));
+  // Harbor keeps a registry while a policy or a proxy-cache project uses it: when one of those
+  // goes, a blocked registry deletion can proceed now rather than at its next retry.
+  const releaseRegistry = (refOf: (spec: Record<string, unknown>) => unknown) => (obj: ManagedObject) => {
+    const registry = refOf((obj.spec ?? {}) as Record<string, unknown>);
+    if (typeof registry === "string")
+      kind("HarborRegistry")?.controller.enqueue(`${obj.metadata.namespace}/${registry}`);
+  };
+  informers.replicationPolicies.on({ delete: releaseRegistry((s) => name(s.registryRef)) });
+  informers.projects.on({
+    delete: releaseRegistry((s) =>
+      name((s.proxyCache as { registryRef?: unknown } | undefined)?.registryRef),
+    ),
+  });
 
   // A watched Secret changed: its owner if the operator wrote it, else whoever references it.
   const secretChanged = (secret: SecretObject) => {

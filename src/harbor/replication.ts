@@ -131,6 +131,8 @@ export interface ReplicationExecutionListParams {
   status?: "InProgress" | "Succeed" | "Failed" | "Stopped";
   trigger?: z.infer<typeof ReplicationTriggerType>;
   sort?: string;
+  /** Only the first this many executions in sort order: one small page instead of every page. */
+  limit?: number;
 }
 
 export interface ReplicationTaskListParams {
@@ -224,6 +226,7 @@ export class ReplicationApi {
         },
       },
       ReplicationExecution,
+      params.limit,
     );
   }
 

@@ -273,18 +273,29 @@ export class HarborTransport {
   }
 
   /**
-   * Every item of a paged list, 100 per page. The client counts pages itself and uses Link and
-   * X-Total-Count only to know when to stop: Harbor writes Link with the query un-escaped, so
-   * following it verbatim would mangle `q` values.
+   * Every item of a paged list, 100 per page, or only the first `limit` items (in the request's
+   * sort order). The client counts pages itself and uses Link and X-Total-Count only to know when to
+   * stop: Harbor writes Link with the query un-escaped, so following it verbatim would mangle `q`.
    */
-  async listAll<T extends z.ZodType>(req: HarborRequest, item: T): Promise<Array<z.output<T>>> {
+  async listAll<T extends z.ZodType>(
+    req: HarborRequest,
+    item: T,
+    limit?: number,
+  ): Promise<Array<z.output<T>>> {
     const out: Array<z.output<T>> = [];
-    for await (const page of this.pages(req, item)) out.push(...page);
+    const pageSize = limit === undefined ? 100 : Math.max(1, Math.min(100, limit));
+    for await (const page of this.pages(req, item, pageSize)) {
+      out.push(...page);
+      if (limit !== undefined && out.length >= limit) return out.slice(0, limit);
+    }
     return out;
   }
 
-  async *pages<T extends z.ZodType>(req: HarborRequest, item: T): AsyncGenerator<Array<z.output<T>>> {
-    const pageSize = 100;
+  async *pages<T extends z.ZodType>(
+    req: HarborRequest,
+    item: T,
+    pageSize = 100,
+  ): AsyncGenerator<Array<z.output<T>>> {
     const list = (item as z.ZodType).array();
     for (let page = 1; ; page++) {
       const res = await this.send({ ...req, query: { ...req.query, page, page_size: pageSize } });

@@ -111,6 +111,8 @@ export type WebhookJob = z.output<typeof WebhookJob>;
 export interface WebhookJobListParams extends ListFilter {
   /** Any of these statuses. */
   status?: readonly string[];
+  /** Only the first this many jobs in sort order: one small page instead of every page. */
+  limit?: number;
 }
 
 export class WebhooksApi {
@@ -221,7 +223,7 @@ export class WebhooksApi {
     );
   }
 
-  /** ListWebhookJobs (deprecated by Harbor 2.8, still served): every page of a policy's jobs. */
+  /** ListWebhookJobs (deprecated by Harbor 2.8, still served): a policy's jobs, every page unless limited. */
   listJobs(
     project: ProjectRef,
     policyId: number,
@@ -238,6 +240,7 @@ export class WebhooksApi {
         query: { policy_id: policyId, status: params.status, ...listQuery(params) },
       },
       WebhookJob,
+      params.limit,
     );
   }
 }

@@ -625,6 +625,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     for (const resource of this.#o.informer.list()) {
       const id = resource.status?.harborId;
       if (id === undefined || resource.metadata.deletionTimestamp) continue;
+      // Stalled on this generation: only a change of the resource can help, not another write.
+      const stalled = resource.status?.conditions?.find((c) => c.type === "Stalled");
+      if (stalled?.status === "True" && stalled.observedGeneration === resource.metadata.generation) continue;
       if (resource.metadata.annotations?.[PAUSED_ANNOTATION] === "true") continue;
       const parsed = this.#o.specSchema.safeParse(resource.spec ?? {});
       if (!parsed.success) continue;

@@ -35,7 +35,9 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
 
   return {
     async prepare({ resource, spec }) {
-      if (!spec.proxyCache) return {};
+      // The registry only matters for creation; a project being deleted must not wait on it (the
+      // registry may be going too, and Harbor keeps it while this proxy project exists).
+      if (!spec.proxyCache || resource.metadata.deletionTimestamp) return {};
       const registry = resolveReference(
         deps.registries,
         resource,

@@ -135,9 +135,9 @@ export function replicationExternal(deps: { registries: Informer<ManagedObject> 
         const id = await conn.client.replication.start(policyId(observed), { signal });
         last = { id, policy_id: policyId(observed), status: "InProgress", trigger: "manual" };
       } else {
-        // Newest first; Harbor keeps a bounded history per policy, so this is one page.
+        // The newest execution only: one page of one, however long the history.
         const runs = await conn.client.replication.listExecutions(
-          { policyId: policyId(observed), sort: "-start_time,-id" },
+          { policyId: policyId(observed), sort: "-start_time,-id", limit: 1 },
           { signal },
         );
         last = runs[0];

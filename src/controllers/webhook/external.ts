@@ -22,7 +22,14 @@ import type { Informer } from "../../runtime/informer.ts";
 import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
-import { diff, lastTriggers, policyRequest, recentFailures, type WebhookContext } from "./mapping.ts";
+import {
+  diff,
+  lastTriggers,
+  MAX_RECENT_FAILURES,
+  policyRequest,
+  recentFailures,
+  type WebhookContext,
+} from "./mapping.ts";
 
 export interface WebhookExtra extends WebhookContext {
   /** The Harbor id of the policy's project. */
@@ -135,7 +142,8 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
           conn.client.webhooks.listJobs(
             extra.projectId,
             observed.id as number,
-            { status: ["Error"] },
+            // Only the newest few failures: one small page however long the history.
+            { status: ["Error"], sort: "-creation_time", limit: MAX_RECENT_FAILURES },
             { signal },
           ),
         ),

@@ -1,0 +1,380 @@
+// HarborRegistry end to end: kubectl → apiserver → the operator process → Harbor (the emulator).
+// Two operators: one with a short drift interval (drift, steady state, the sweep finding a changed
+// Secret), one with a drift interval too long to matter, so that what it shows comes from the
+// Secret watch and from the reconcile alone (prompt credential push, exact request counts).
+import { describe, expect, test } from "vitest";
+import { type OperatorFixture, useOperator } from "../env/operator.ts";
+
+interface RegistryCR {
+  metadata: { name: string; generation?: number; finalizers?: string[] };
+  status?: {
+    observedGeneration?: number;
+    harborId?: number;
+    health?: string;
+    credentialsVersion?: string;
+    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+    lastDriftCorrection?: { fields: string[] };
+  };
+}
+
+const registry = (name: string, spec: Record<string, unknown>) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborRegistry",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" }, type: "docker-registry", ...spec },
+});
+
+const secret = (name: string, accessKey: string, accessSecret: string, watched: boolean) => ({
+  apiVersion: "v1",
+  kind: "Secret",
+  metadata: { name, ...(watched ? { labels: { "harborconfig.io/watch": "true" } } : {}) },
+  stringData: { accessKey, accessSecret },
+});
+
+const credential = (secretName: string) => ({ credential: { secretRef: { name: secretName } } });
+
+const condition = (o: RegistryCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+const synced = (o: RegistryCR) =>
+  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
+
+/** The secret Harbor stores (the API masks it; the emulator's world holds it). */
+const storedSecret = (op: OperatorFixture, id: number) =>
+  op.emulator.world.registries.get(id)?.credential?.access_secret;
+
+const count = (op: OperatorFixture, o: string, method?: string) =>
+  op.emulator.counters.total({ op: o, ...(method ? { method } : {}) });
+
+const resourceVersion = async (op: OperatorFixture, name: string) =>
+  (await op.kubectl.get("secret", name)).metadata.resourceVersion;
+
+async function eventReasons(op: OperatorFixture, name: string): Promise<string[]> {
+  const list = await op.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
+    "events",
+  );
+  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
+}
+
+describe("HarborRegistry, with a short drift interval", () => {
+  const op = useOperator({ namespacePrefix: "reg" });
+
+  test("apply → Ready with the Harbor id in kubectl get; Harbor holds it as written", async () => {
+    await op.kubectl.apply([
+      secret("mirror-creds", "bot", "first-Secret1", true),
+      registry("mirror", {
+        url: "https://mirror.example.com/",
+        description: "team mirror",
+        ...credential("mirror-creds"),
+      }),
+    ]);
+    const cr = await op.waitReady<RegistryCR>("harborregistry", "mirror");
+    const id = cr.status?.harborId as number;
+    const inHarbor = await op.harbor.registries.get(id);
+    expect(inHarbor).toMatchObject({
+      name: "mirror",
+      type: "docker-registry",
+      url: "https://mirror.example.com",
+      description: "team mirror",
+      credential: { type: "basic", access_key: "bot", access_secret: "*****" },
+    });
+    expect(inHarbor.insecure ?? false).toBe(false);
+    expect(storedSecret(op, id)).toBe("first-Secret1");
+    expect(cr.status).toMatchObject({
+      health: "healthy",
+      credentialsVersion: await resourceVersion(op, "mirror-creds"),
+    });
+    expect(JSON.stringify(cr)).not.toContain("first-Secret1");
+
+    const table = await op.kubectl.run(["get", "harborregistries"]);
+    expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+TYPE\s+HEALTH\s+AGE/);
+    expect(table).toMatch(new RegExp(`mirror\\s+True\\s+Synced\\s+${id}\\s+docker-registry\\s+healthy\\s`));
+  });
+
+  test("steady state: no Harbor writes and no per-registry reads, though the URL is written differently", async () => {
+    const writes = () =>
+      op.emulator.counters
+        .list()
+        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
+        .reduce((n, r) => n + r.count, 0);
+    const before = { writes: writes(), gets: count(op, "getRegistry"), lists: count(op, "listRegistries") };
+    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
+    expect(writes()).toBe(before.writes);
+    expect(count(op, "getRegistry")).toBe(before.gets);
+    expect(count(op, "listRegistries")).toBeGreaterThan(before.lists); // the sweep did read, in a list
+  });
+
+  test("editing the YAML changes Harbor", async () => {
+    await op.kubectl.apply(
+      registry("mirror", {
+        url: "https://mirror.example.com/v2",
+        description: "moved",
+        insecure: true,
+        ...credential("mirror-creds"),
+      }),
+    );
+    const cr = await op.waitFor<RegistryCR>("harborregistry", "mirror", synced);
+    expect(await op.harbor.registries.get(cr.status?.harborId as number)).toMatchObject({
+      url: "https://mirror.example.com/v2",
+      description: "moved",
+      insecure: true,
+    });
+    expect(cr.status?.lastDriftCorrection).toBeUndefined();
+    await expect.poll(() => eventReasons(op, "mirror")).toContain("Updated");
+  });
+
+  test("a change made in Harbor behind the operator's back is reverted and named", async () => {
+    const id = (await op.kubectl.get<RegistryCR>("harborregistry", "mirror")).status?.harborId as number;
+    await op.harbor.registries.update(id, {
+      description: "by hand",
+      insecure: false,
+      access_key: "intruder",
+    });
+    const after = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "mirror",
+      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("description"),
+      30_000,
+    );
+    expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual([
+      "credential",
+      "description",
+      "insecure",
+    ]);
+    expect(await op.harbor.registries.get(id)).toMatchObject({
+      description: "moved",
+      insecure: true,
+      credential: { access_key: "bot" },
+    });
+    expect(storedSecret(op, id)).toBe("first-Secret1");
+    await expect.poll(() => eventReasons(op, "mirror")).toContain("DriftCorrected");
+    // What the update wrote reads back as no drift: no second write follows.
+    const updates = count(op, "updateRegistry");
+    await new Promise((r) => setTimeout(r, 7_000));
+    expect(count(op, "updateRegistry")).toBe(updates);
+  });
+
+  test("a changed credential Secret without the watch label is pushed by the drift sweep", async () => {
+    await op.kubectl.apply([
+      secret("quiet-creds", "quiet", "quiet-Secret1", false),
+      registry("quiet", { url: "https://quiet.example.com", ...credential("quiet-creds") }),
+    ]);
+    const id = (await op.waitReady<RegistryCR>("harborregistry", "quiet")).status?.harborId as number;
+    await op.kubectl.apply(secret("quiet-creds", "quiet", "quiet-Secret2", false));
+    const version = await resourceVersion(op, "quiet-creds");
+    await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "quiet",
+      (o) => o.status?.credentialsVersion === version,
+      30_000,
+    );
+    expect(storedSecret(op, id)).toBe("quiet-Secret2");
+  });
+
+  test("waits for its credentials Secret, then syncs", async () => {
+    await op.kubectl.apply(
+      registry("late-creds", { url: "https://late.example.com", ...credential("late-creds") }),
+    );
+    const waiting = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "late-creds",
+      (o) => condition(o, "Ready")?.reason === "SecretNotFound",
+    );
+    expect(condition(waiting, "Ready")?.message).toContain("late-creds");
+    await op.kubectl.apply(secret("late-creds", "late", "late-Secret1", true));
+    const cr = await op.waitReady<RegistryCR>("harborregistry", "late-creds");
+    expect(storedSecret(op, cr.status?.harborId as number)).toBe("late-Secret1");
+  });
+
+  test("an unreachable remote shows Harbor's message and is retried until it is up", async () => {
+    op.emulator.control.registries.setHealth("https://down.example.com", false);
+    await op.kubectl.apply(registry("down", { url: "https://down.example.com" }));
+    const failing = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "down",
+      (o) => condition(o, "Ready")?.reason === "RegistryUnhealthy",
+    );
+    expect(condition(failing, "Ready")?.message).toContain("the registry is unhealthy");
+    expect(condition(failing, "Stalled")).toBeUndefined();
+    op.emulator.control.registries.setHealth("https://down.example.com", true);
+    const cr = await op.waitReady<RegistryCR>("harborregistry", "down", 45_000);
+    expect((await op.harbor.registries.get(cr.status?.harborId as number)).name).toBe("down");
+  });
+
+  test("a type this Harbor does not support stalls, naming the types it does; a type change stalls", async () => {
+    const creates = count(op, "createRegistry");
+    await op.kubectl.apply(registry("odd", { type: "quay-io", url: "https://odd.example.com" }));
+    const stalled = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "odd",
+      (o) => condition(o, "Stalled")?.status === "True",
+    );
+    expect(condition(stalled, "Ready")?.reason).toBe("UnsupportedType");
+    expect(condition(stalled, "Ready")?.message).toMatch(/"quay-io".*docker-hub.*github-ghcr/);
+    expect(count(op, "createRegistry")).toBe(creates);
+    // Fixing the spec clears it.
+    await op.kubectl.apply(registry("odd", { type: "quay", url: "https://odd.example.com" }));
+    const fixed = await op.waitReady<RegistryCR>("harborregistry", "odd");
+    expect(condition(fixed, "Stalled")).toBeUndefined();
+
+    // Harbor cannot change the type of a registry it holds: said, and Harbor left alone.
+    const updates = count(op, "updateRegistry");
+    await op.kubectl.apply(registry("odd", { type: "harbor", url: "https://odd.example.com" }));
+    const mismatch = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "odd",
+      (o) => condition(o, "Ready")?.reason === "TypeMismatch",
+    );
+    expect(condition(mismatch, "Stalled")?.status).toBe("True");
+    expect(condition(mismatch, "Ready")?.message).toContain("cannot change a registry's type");
+    expect(count(op, "updateRegistry")).toBe(updates);
+    expect((await op.harbor.registries.get(fixed.status?.harborId as number)).type).toBe("quay");
+    await op.kubectl.apply(registry("odd", { type: "quay", url: "https://odd.example.com" }));
+    expect(
+      condition(await op.waitFor<RegistryCR>("harborregistry", "odd", synced), "Stalled"),
+    ).toBeUndefined();
+  });
+
+  test("invalid YAML is rejected by kubectl with a clear message", async () => {
+    const badUrl = await op.kubectl.tryRun(["apply", "-f", "-"], {
+      input: JSON.stringify(registry("bad-url", { url: "ftp://files.example.com" })),
+    });
+    expect(badUrl.code).not.toBe(0);
+    expect(badUrl.stderr).toMatch(/spec\.url/);
+    const rename = await op.kubectl.tryRun(["apply", "-f", "-"], {
+      input: JSON.stringify(registry("mirror", { name: "renamed", url: "https://mirror.example.com/v2" })),
+    });
+    expect(rename.code).not.toBe(0);
+    expect(rename.stderr).toContain("name is immutable");
+    const badCredential = await op.kubectl.tryRun(["apply", "-f", "-"], {
+      input: JSON.stringify(
+        registry("bad-cred", {
+          url: "https://x.example.com",
+          credential: { type: "token", secretRef: { name: "s" } },
+        }),
+      ),
+    });
+    expect(badCredential.code).not.toBe(0);
+    expect(badCredential.stderr).toMatch(/spec\.credential\.type/);
+  });
+
+  test("an existing Harbor registry is refused under Create and adopted under Adopt and CreateOrAdopt", async () => {
+    const first = await op.harbor.registries.create({
+      name: "old-mirror",
+      type: "docker-hub",
+      url: "https://hub.example.com",
+    });
+    const second = await op.harbor.registries.create({
+      name: "older-mirror",
+      type: "docker-hub",
+      url: "https://hub2.example.com",
+    });
+    await op.kubectl.apply([
+      secret("hub-creds", "hubbot", "hub-Secret1", true),
+      registry("old-mirror", {
+        type: "docker-hub",
+        url: "https://hub.example.com",
+        ...credential("hub-creds"),
+      }),
+    ]);
+    const refused = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "old-mirror",
+      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
+    );
+    expect(condition(refused, "Stalled")?.status).toBe("True");
+    expect(condition(refused, "Ready")?.message).toContain(`id ${first}`);
+
+    await op.kubectl.apply([
+      registry("old-mirror", {
+        type: "docker-hub",
+        url: "https://hub.example.com",
+        creationPolicy: "Adopt",
+        ...credential("hub-creds"),
+      }),
+      registry("older-mirror", {
+        type: "docker-hub",
+        url: "https://hub2.example.com",
+        creationPolicy: "CreateOrAdopt",
+      }),
+    ]);
+    expect((await op.waitReady<RegistryCR>("harborregistry", "old-mirror")).status?.harborId).toBe(first);
+    expect((await op.waitReady<RegistryCR>("harborregistry", "older-mirror")).status?.harborId).toBe(second);
+    // The adopted registry now carries the spec's credential.
+    expect(storedSecret(op, first)).toBe("hub-Secret1");
+  });
+
+  test("a registry in use is kept, with Harbor's reason, until it is free; Orphan keeps it in Harbor", async () => {
+    await op.kubectl.apply([
+      registry("used", { url: "https://used.example.com" }),
+      registry("kept", { url: "https://kept.example.com", deletionPolicy: "Orphan" }),
+    ]);
+    const used = (await op.waitReady<RegistryCR>("harborregistry", "used")).status?.harborId as number;
+    const kept = (await op.waitReady<RegistryCR>("harborregistry", "kept")).status?.harborId as number;
+    const policy = await op.harbor.replication.createPolicy({
+      name: "uses-it",
+      src_registry: { id: 0 },
+      dest_registry: { id: used },
+    });
+
+    await op.kubectl.delete("harborregistry", "used");
+    const blocked = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "used",
+      (o) => condition(o, "Ready")?.reason === "DeletionBlocked",
+    );
+    expect(condition(blocked, "Ready")?.message).toContain("referenced by replication policies");
+    await op.harbor.replication.deletePolicy(policy);
+    await op.kubectl.wait("harborregistry", "used", "delete", 45_000);
+    await expect(op.harbor.registries.get(used)).rejects.toMatchObject({ kind: "notFound" });
+
+    await op.kubectl.delete("harborregistry", "kept", { wait: true });
+    expect((await op.harbor.registries.get(kept)).name).toBe("kept");
+  });
+});
+
+describe("HarborRegistry, with drift sweeps out of the way", () => {
+  const op = useOperator({ namespacePrefix: "reg-watch", driftInterval: "10m" });
+
+  test("converging a new registry costs 3 Harbor requests plus the provider list once", async () => {
+    const ops = [
+      "listRegistries",
+      "createRegistry",
+      "getRegistry",
+      "listRegistryProviderTypes",
+      "updateRegistry",
+    ];
+    // The Secret first: its watch event then finds no registry to queue a second time.
+    await op.kubectl.apply(secret("watched-creds", "watcher", "watched-Secret1", true));
+    const before = Object.fromEntries(ops.map((o) => [o, count(op, o)]));
+    await op.kubectl.apply(
+      registry("watched", { url: "https://watched.example.com", ...credential("watched-creds") }),
+    );
+    await op.waitReady("harborregistry", "watched");
+    const spent = Object.fromEntries(ops.map((o) => [o, count(op, o) - (before[o] as number)]));
+    // Observe by name, create, read back; the provider types are read once per connection.
+    expect(spent).toEqual({
+      listRegistries: 1,
+      createRegistry: 1,
+      getRegistry: 1,
+      listRegistryProviderTypes: 1,
+      updateRegistry: 0,
+    });
+    await op.kubectl.apply(registry("second", { url: "https://second.example.com" }));
+    await op.waitReady("harborregistry", "second");
+    expect(count(op, "listRegistryProviderTypes") - (before.listRegistryProviderTypes as number)).toBe(1);
+  });
+
+  test("a changed credential Secret labelled for watching is pushed at once", async () => {
+    const id = (await op.kubectl.get<RegistryCR>("harborregistry", "watched")).status?.harborId as number;
+    await op.kubectl.apply(secret("watched-creds", "watcher", "watched-Secret2", true));
+    const version = await resourceVersion(op, "watched-creds");
+    // No drift sweep runs in this operator's lifetime: only the Secret watch can bring this about.
+    await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "watched",
+      (o) => o.status?.credentialsVersion === version,
+      30_000,
+    );
+    expect(storedSecret(op, id)).toBe("watched-Secret2");
+    expect((await op.harbor.registries.get(id)).credential?.access_secret).toBe("*****");
+  });
+});

@@ -1,0 +1,338 @@
+// HarborReplicationPolicy end to end: kubectl → apiserver → the operator process → Harbor (the
+// emulator), with HarborRegistry resources on the remote side.
+import { describe, expect, test } from "vitest";
+import type { ReplicationPolicyReq } from "../../src/harbor/replication.ts";
+import { type OperatorFixture, useOperator } from "../env/operator.ts";
+
+const op = useOperator({ namespacePrefix: "repl" });
+
+interface Cond {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+
+interface PolicyCR {
+  metadata: { name: string; generation?: number };
+  status?: {
+    observedGeneration?: number;
+    harborId?: number;
+    conditions?: Cond[];
+    lastDriftCorrection?: { fields: string[] };
+    lastExecution?: {
+      id: number;
+      status: string;
+      trigger?: string;
+      total?: number;
+      succeeded?: number;
+      startTime?: string;
+      endTime?: string;
+    };
+  };
+}
+
+const registry = (name: string) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborRegistry",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" }, type: "docker-registry", url: `https://${name}.example.com` },
+});
+
+const policy = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborReplicationPolicy",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" }, direction: "push", registryRef: { name: "target" }, ...spec },
+});
+
+const nightly = {
+  description: "nightly push",
+  destinationNamespace: "mirror/team",
+  destinationNamespaceReplaceCount: 1,
+  filters: {
+    name: "library/**",
+    tag: { pattern: "v*" },
+    labels: { values: ["prod"], decoration: "excludes" },
+    resource: "image",
+  },
+  trigger: { type: "scheduled", cron: "0 0 2 * * *" },
+  replicateDeletion: true,
+  speedKbps: 2048,
+  copyByChunk: true,
+};
+
+const condition = (o: { status?: { conditions?: Cond[] } }, type: string) =>
+  o.status?.conditions?.find((c) => c.type === type);
+const synced = (o: PolicyCR) =>
+  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
+
+const count = (o: string) => op.emulator.counters.total({ op: o });
+const harborIdOf = async (kind: string, name: string) =>
+  (await op.kubectl.get<PolicyCR>(kind, name)).status?.harborId as number;
+const executionsOf = (policyId: number) =>
+  op.emulator.world.replication.executions().filter((e) => e.policy_id === policyId);
+
+async function eventReasons(o: OperatorFixture, name: string): Promise<string[]> {
+  const list = await o.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
+    "events",
+  );
+  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
+}
+
+describe("HarborReplicationPolicy", () => {
+  test("waits for its registry, then apply → Ready with the Harbor id, as written, in 3 requests", async () => {
+    await op.kubectl.apply(policy("nightly", nightly));
+    const waiting = await op.waitFor<PolicyCR>(
+      "harborreplicationpolicy",
+      "nightly",
+      (o) => condition(o, "Ready")?.reason === "DependencyNotReady",
+    );
+    expect(condition(waiting, "Ready")?.message).toContain("target");
+
+    const ops = [
+      "listReplicationPolicies",
+      "getReplicationPolicy",
+      "createReplicationPolicy",
+      "updateReplicationPolicy",
+      "listReplicationExecutions",
+    ];
+    const before = Object.fromEntries(ops.map((o) => [o, count(o)]));
+    await op.kubectl.apply(registry("target"));
+    const registryId = (await op.waitReady<PolicyCR>("harborregistry", "target")).status?.harborId;
+    const cr = await op.waitReady<PolicyCR>("harborreplicationpolicy", "nightly", 30_000);
+    const spent = Object.fromEntries(ops.map((o) => [o, count(o) - (before[o] as number)]));
+    expect(spent).toMatchObject({
+      createReplicationPolicy: 1,
+      updateReplicationPolicy: 0,
+      listReplicationExecutions: 0,
+    });
+    // Observe by name and read back; a drift sweep may add one list.
+    expect(
+      (spent.listReplicationPolicies as number) + (spent.getReplicationPolicy as number),
+    ).toBeLessThanOrEqual(3);
+
+    const id = cr.status?.harborId as number;
+    const inHarbor = await op.harbor.replication.getPolicy(id);
+    expect(inHarbor).toMatchObject({
+      name: "nightly",
+      description: "nightly push",
+      src_registry: { id: 0, name: "Local" },
+      dest_registry: { id: registryId },
+      dest_namespace: "mirror/team",
+      dest_namespace_replace_count: 1,
+      trigger: { type: "scheduled", trigger_settings: { cron: "0 0 2 * * *" } },
+      replicate_deletion: true,
+      deletion: true,
+      override: true,
+      enabled: true,
+      speed: 2048,
+      copy_by_chunk: true,
+    });
+    expect(inHarbor.filters).toEqual(
+      expect.arrayContaining([
+        { type: "name", value: "library/**" },
+        { type: "tag", value: "v*", decoration: "matches" },
+        { type: "label", value: ["prod"], decoration: "excludes" },
+        { type: "resource", value: "image" },
+      ]),
+    );
+    expect(op.emulator.control.replication.schedules()).toContainEqual({
+      policy_id: id,
+      cron: "0 0 2 * * *",
+    });
+
+    const table = await op.kubectl.run(["get", "harborreplicationpolicies"]);
+    expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+DIRECTION\s+LAST RUN\s+AGE/);
+    expect(table).toMatch(new RegExp(`nightly\\s+True\\s+Synced\\s+${id}\\s+push\\s`));
+  });
+
+  test("editing the YAML changes Harbor", async () => {
+    await op.kubectl.apply(
+      policy("nightly", {
+        ...nightly,
+        filters: { ...nightly.filters, tag: { pattern: "release-*", decoration: "excludes" } },
+        trigger: { type: "event_based" },
+        override: false,
+      }),
+    );
+    const cr = await op.waitFor<PolicyCR>("harborreplicationpolicy", "nightly", synced);
+    const id = cr.status?.harborId as number;
+    const inHarbor = await op.harbor.replication.getPolicy(id);
+    expect(inHarbor.trigger?.type).toBe("event_based");
+    expect(inHarbor.override ?? false).toBe(false);
+    expect(inHarbor.filters).toContainEqual({ type: "tag", value: "release-*", decoration: "excludes" });
+    expect(op.emulator.control.replication.schedules().map((s) => s.policy_id)).not.toContain(id);
+    await expect.poll(() => eventReasons(op, "nightly")).toContain("Updated");
+  });
+
+  test("a change made in Harbor behind the operator's back is reverted, named, and stays put", async () => {
+    const id = await harborIdOf("harborreplicationpolicy", "nightly");
+    const current = await op.harbor.replication.getPolicy(id);
+    const edited: ReplicationPolicyReq = {
+      name: "nightly",
+      description: current.description ?? "",
+      src_registry: { id: current.src_registry?.id ?? 0 },
+      dest_registry: { id: current.dest_registry?.id ?? 0 },
+      dest_namespace: current.dest_namespace ?? "",
+      dest_namespace_replace_count: current.dest_namespace_replace_count ?? -1,
+      trigger: { type: "event_based" },
+      filters: [{ type: "name", value: "other/**" }],
+      replicate_deletion: true,
+      override: false,
+      enabled: false,
+      speed: current.speed ?? 0,
+      copy_by_chunk: current.copy_by_chunk ?? false,
+    };
+    await op.harbor.replication.updatePolicy(id, edited);
+    const after = await op.waitFor<PolicyCR>(
+      "harborreplicationpolicy",
+      "nightly",
+      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("enabled"),
+      30_000,
+    );
+    expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual(["enabled", "filters"]);
+    const restored = await op.harbor.replication.getPolicy(id);
+    expect(restored.enabled).toBe(true);
+    expect(restored.filters).toHaveLength(4);
+    await expect.poll(() => eventReasons(op, "nightly")).toContain("DriftCorrected");
+    // What the update wrote reads back as no drift: no second write follows.
+    const updates = count("updateReplicationPolicy");
+    await new Promise((r) => setTimeout(r, 7_000)); // more than two drift intervals of 3 s
+    expect(count("updateReplicationPolicy")).toBe(updates);
+  });
+
+  test("runOnCreate starts one execution and the status follows it to its end", async () => {
+    op.emulator.control.replication.setPlan({ durationMs: 3_000 });
+    try {
+      await op.kubectl.apply(policy("once", { direction: "pull", runOnCreate: true }));
+      const started = await op.waitReady<PolicyCR>("harborreplicationpolicy", "once");
+      expect(started.status?.lastExecution).toMatchObject({ status: "InProgress", trigger: "manual" });
+      const done = await op.waitFor<PolicyCR>(
+        "harborreplicationpolicy",
+        "once",
+        (o) => o.status?.lastExecution?.status === "Succeed",
+        40_000,
+      );
+      expect(done.status?.lastExecution).toMatchObject({
+        id: started.status?.lastExecution?.id,
+        total: 1,
+        succeeded: 1,
+        trigger: "manual",
+      });
+      expect(done.status?.lastExecution?.endTime).toBeDefined();
+      expect(executionsOf(done.status?.harborId as number)).toHaveLength(1);
+      expect(await op.kubectl.run(["get", "harborreplicationpolicy", "once"])).toMatch(/\bpull\s+Succeed\s/);
+    } finally {
+      op.emulator.control.replication.setPlan(null);
+    }
+  });
+
+  test("deleting a policy while it runs stops the execution, then deletes the policy", async () => {
+    await op.kubectl.apply(policy("busy"));
+    const id = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "busy")).status?.harborId as number;
+    op.emulator.control.replication.setPolicyPlan(id, { durationMs: 10 * 60_000 });
+    await op.harbor.replication.start(id);
+    const stops = count("stopReplication");
+    await op.kubectl.delete("harborreplicationpolicy", "busy");
+    await op.kubectl.wait("harborreplicationpolicy", "busy", "delete", 30_000);
+    await expect(op.harbor.replication.getPolicy(id)).rejects.toMatchObject({ kind: "notFound" });
+    expect(count("stopReplication") - stops).toBe(1);
+  });
+
+  test("delete removes the policy from Harbor; Orphan keeps it", async () => {
+    await op.kubectl.apply([policy("gone"), policy("kept", { deletionPolicy: "Orphan" })]);
+    const gone = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "gone")).status?.harborId as number;
+    const kept = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "kept")).status?.harborId as number;
+    await op.kubectl.delete("harborreplicationpolicy", "gone", { wait: true });
+    await op.kubectl.delete("harborreplicationpolicy", "kept", { wait: true });
+    await expect(op.harbor.replication.getPolicy(gone)).rejects.toMatchObject({ kind: "notFound" });
+    expect((await op.harbor.replication.getPolicy(kept)).name).toBe("kept");
+    await op.harbor.replication.deletePolicy(kept);
+  });
+
+  test("a policy and its registry deleted together both go", async () => {
+    await op.kubectl.apply([registry("pair"), policy("pair-policy", { registryRef: { name: "pair" } })]);
+    const policyId = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "pair-policy")).status
+      ?.harborId as number;
+    const registryId = await harborIdOf("harborregistry", "pair");
+    await op.kubectl.run([
+      "delete",
+      "harborregistry/pair",
+      "harborreplicationpolicy/pair-policy",
+      "--wait=false",
+    ]);
+    await op.kubectl.wait("harborreplicationpolicy", "pair-policy", "delete", 30_000);
+    await op.kubectl.wait("harborregistry", "pair", "delete", 45_000);
+    await expect(op.harbor.replication.getPolicy(policyId)).rejects.toMatchObject({ kind: "notFound" });
+    await expect(op.harbor.registries.get(registryId)).rejects.toMatchObject({ kind: "notFound" });
+  });
+
+  test("invalid YAML is rejected by kubectl with a clear message", async () => {
+    const rejected = async (name: string, spec: Record<string, unknown>) => {
+      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(policy(name, spec)) });
+      expect(r.code).not.toBe(0);
+      return r.stderr;
+    };
+    expect(await rejected("no-cron", { trigger: { type: "scheduled" } })).toContain(
+      "a scheduled trigger needs a cron",
+    );
+    expect(await rejected("every-minute", { trigger: { type: "scheduled", cron: "0 * * * * *" } })).toMatch(
+      /spec\.trigger\.cron/,
+    );
+    expect(await rejected("pull-events", { direction: "pull", trigger: { type: "event_based" } })).toContain(
+      "an event_based trigger needs direction push",
+    );
+    expect(await rejected("run-disabled", { runOnCreate: true, enabled: false })).toContain(
+      "runOnCreate needs enabled: true",
+    );
+    expect(await rejected("sideways", { direction: "sideways" })).toMatch(/spec\.direction/);
+  });
+
+  test("what only Harbor can judge stalls with Harbor's message", async () => {
+    await op.kubectl.apply(policy("bad-hour", { trigger: { type: "scheduled", cron: "0 0 25 * * *" } }));
+    const stalled = await op.waitFor<PolicyCR>(
+      "harborreplicationpolicy",
+      "bad-hour",
+      (o) => condition(o, "Stalled")?.status === "True",
+    );
+    expect(condition(stalled, "Ready")?.reason).toBe("HarborRejected");
+    expect(condition(stalled, "Ready")?.message).toContain("invalid cron string");
+    await op.kubectl.apply(policy("bad-hour", { trigger: { type: "scheduled", cron: "0 0 23 * * *" } }));
+    const fixed = await op.waitFor<PolicyCR>("harborreplicationpolicy", "bad-hour", synced);
+    expect(condition(fixed, "Stalled")).toBeUndefined();
+  });
+
+  test("an existing Harbor policy is refused under Create and adopted under Adopt and CreateOrAdopt", async () => {
+    const target = await harborIdOf("harborregistry", "target");
+    const legacy = await op.harbor.replication.createPolicy({
+      name: "legacy",
+      src_registry: { id: 0 },
+      dest_registry: { id: target },
+      enabled: true,
+    });
+    const older = await op.harbor.replication.createPolicy({
+      name: "older",
+      src_registry: { id: target },
+      dest_registry: { id: 0 },
+    });
+    await op.kubectl.apply(policy("legacy", { description: "now managed" }));
+    const refused = await op.waitFor<PolicyCR>(
+      "harborreplicationpolicy",
+      "legacy",
+      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
+    );
+    expect(condition(refused, "Stalled")?.status).toBe("True");
+    expect(condition(refused, "Ready")?.message).toContain(`id ${legacy}`);
+
+    await op.kubectl.apply([
+      policy("legacy", { description: "now managed", creationPolicy: "Adopt", runOnCreate: true }),
+      policy("older", { direction: "pull", creationPolicy: "CreateOrAdopt" }),
+    ]);
+    expect((await op.waitReady<PolicyCR>("harborreplicationpolicy", "legacy")).status?.harborId).toBe(legacy);
+    expect((await op.waitReady<PolicyCR>("harborreplicationpolicy", "older")).status?.harborId).toBe(older);
+    expect((await op.harbor.replication.getPolicy(legacy)).description).toBe("now managed");
+    // runOnCreate is for policies the operator creates, not adopted ones.
+    expect(executionsOf(legacy)).toHaveLength(0);
+  });
+});
