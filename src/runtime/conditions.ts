@@ -72,3 +72,23 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   return true;
 }
+
+/**
+ * Adds kstatus's `Reconciling` condition (what Flux and cli-utils read) from Ready and Stalled:
+ * True while the resource is neither Ready nor Stalled, absent otherwise.
+ */
+export function withReconciling(
+  conditions: readonly Condition[],
+  observedGeneration: number | undefined,
+  now?: () => string,
+): Condition[] {
+  const ready = findCondition(conditions, "Ready");
+  if (isTrue(conditions, "Stalled") || !ready || ready.status === "True")
+    return removeCondition(conditions, "Reconciling");
+  return setCondition(
+    conditions,
+    { type: "Reconciling", status: "True", reason: ready.reason, message: ready.message },
+    observedGeneration,
+    now,
+  );
+}

@@ -23,7 +23,7 @@ import type { KubeClient } from "../kube/client.ts";
 import { isKubeError } from "../kube/errors.ts";
 import type { EventRecorder } from "../kube/events.ts";
 import type { Condition, KubeObject, ResourceType } from "../kube/types.ts";
-import { jsonEqual, setCondition } from "./conditions.ts";
+import { jsonEqual, setCondition, withReconciling } from "./conditions.ts";
 import { type ReconcileContext, type Reconciler, type Result, TerminalError } from "./controller.ts";
 import type { Informer } from "./informer.ts";
 
@@ -500,6 +500,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
           now,
         )
       : conditions.filter((c) => c.type !== "Stalled");
+    conditions = withReconciling(conditions, generation, now);
     const next: ManagedStatus = { ...old, ...o.fields, observedGeneration: generation, conditions };
     // A field a kind sets to undefined is one it no longer reports: remove it.
     for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];

@@ -6,8 +6,8 @@
 // `kubectl get harbor` and how to explore, and stops everything cleanly on Ctrl-C.
 //
 // With --kubeconfig (or $KUBECONFIG) naming a real cluster and --harbor-url naming a real Harbor,
-// the same operator runs there: the CRDs are applied, the examples go into --namespace, and the
-// connection uses --harbor-username / --harbor-password.
+// the same operator runs there: the CRDs are applied, then the examples (in the namespaces they
+// name), with the connections using --harbor-username / --harbor-password.
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
@@ -26,14 +26,13 @@ const { values } = parseArgs({
     "harbor-url": { type: "string" },
     "harbor-username": { type: "string", default: "admin" },
     "harbor-password": { type: "string" },
-    namespace: { type: "string", default: "harbor-demo" },
     once: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
-  process.stdout.write(`Usage: npm run demo -- [--once] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P] [--namespace NS]
+  process.stdout.write(`Usage: npm run demo -- [--once] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P]
 
 Without --harbor-url: a local control plane, the Harbor emulator and the operator, with every
 example of deploy/examples/ applied. Ctrl-C stops everything; --once stops as soon as all are Ready.
@@ -158,9 +157,6 @@ async function main(): Promise<void> {
     say("Installing the CRDs…");
     await admin.run(["apply", "--server-side", "--force-conflicts", "-f", crdsDir]);
   }
-  const ns = values.namespace as string;
-  await admin.tryRun(["create", "namespace", ns]);
-  const k = admin.inNamespace(ns);
 
   say("Starting the operator…");
   const operator: OperatorProcess = spawnOperator([
@@ -178,21 +174,24 @@ async function main(): Promise<void> {
     }
   });
 
-  say(`Applying deploy/examples/ into namespace ${ns}…`);
-  await k.apply(examples(harbor));
+  say("Applying deploy/examples/…");
+  await admin.apply(examples(harbor));
   say("Waiting until every example is Ready…");
-  await waitAllReady(k, 180_000);
+  await waitAllReady(admin, 180_000);
 
   say();
-  say(await k.run(["get", "harbor,harborconnections"]));
-  const robot = JSON.parse(await k.run(["get", "harborrobots", "-o", "json"])) as {
-    items: Array<{ metadata: { name: string }; status?: { fullName?: string; secretName?: string } }>;
+  say(await admin.run(["get", "harbor,harborconnections,clusterharborconnections", "-A"]));
+  const robot = JSON.parse(await admin.run(["get", "harborrobots", "-A", "-o", "json"])) as {
+    items: Array<{
+      metadata: { name: string; namespace: string };
+      status?: { fullName?: string; secretName?: string };
+    }>;
   };
   const firstRobot = robot.items[0];
   say("Explore:");
   say(`  export KUBECONFIG=${kubeconfig}`);
-  say(`  kubectl -n ${ns} get harbor`);
-  say(`  kubectl -n ${ns} describe harborproject`);
+  say("  kubectl get harbor -A");
+  say("  kubectl -n harbor-examples describe harborrobot");
   if (emulator) {
     say(
       `  Harbor emulator: ${emulator.url}  (user ${emulator.adminUsername}, password ${emulator.adminPassword})`,
@@ -202,7 +201,7 @@ async function main(): Promise<void> {
   if (firstRobot?.status?.secretName) {
     say(`  Robot ${firstRobot.status.fullName}'s pull secret:`);
     say(
-      `    kubectl -n ${ns} get secret ${firstRobot.status.secretName} -o jsonpath='{.data.password}' | base64 -d`,
+      `    kubectl -n ${firstRobot.metadata.namespace} get secret ${firstRobot.status.secretName} -o jsonpath='{.data.password}' | base64 -d`,
     );
   }
   say();

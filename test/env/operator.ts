@@ -18,6 +18,13 @@ export interface OperatorOptions {
   env?: Record<string, string>;
   extraArgs?: string[];
   namespacePrefix?: string;
+  /**
+   * The kubeconfig the operator runs with, made once the fixture's namespace exists (e.g. one with
+   * a ServiceAccount token, to run it with the RBAC of deploy/). Default: the cluster admin's.
+   */
+  kubeconfig?: (namespace: string) => string | Promise<string>;
+  /** Elect a leader on a Lease in the fixture's namespace, as a deployed operator does. Default: off. */
+  leaderElection?: boolean;
 }
 
 export interface OperatorFixture {
@@ -124,7 +131,10 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
 
   const start = async (env: Record<string, string> = {}) => {
     if (child?.running) throw new Error("operator already running");
-    child = spawnOperator(spawnArgs(["--leader-elect=false"]), { ...options.env, ...env }, (c) => {
+    const election = options.leaderElection
+      ? ["--leader-elect=true", `--leader-election-namespace=${ns.name}`]
+      : ["--leader-elect=false"];
+    child = spawnOperator(spawnArgs(election), { ...options.env, ...env }, (c) => {
       out += c;
     });
   };
@@ -177,8 +187,10 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
   };
 
   beforeAll(async () => {
-    // The operator runs as the cluster admin here; the RBAC of deploy/ is tested on its own.
-    kubeconfig = inject("controlPlane").kubeconfigPath;
+    // The operator runs as the cluster admin unless a test gives it other credentials.
+    kubeconfig = options.kubeconfig
+      ? await options.kubeconfig(ns.name)
+      : inject("controlPlane").kubeconfigPath;
     await ns.kubectl.apply([
       {
         apiVersion: "v1",

@@ -5,7 +5,13 @@
 import type { ConnectionStatus } from "../../api/connection.ts";
 import { HarborError } from "../../harbor/errors.ts";
 import type { Condition } from "../../kube/types.ts";
-import { findCondition, jsonEqual, removeCondition, setCondition } from "../../runtime/conditions.ts";
+import {
+  findCondition,
+  jsonEqual,
+  removeCondition,
+  setCondition,
+  withReconciling,
+} from "../../runtime/conditions.ts";
 
 export type ConnectionKind = "HarborConnection" | "ClusterHarborConnection";
 
@@ -312,6 +318,7 @@ export function nextStatus(
           at,
         )
       : removeCondition(conditions, CHECKS);
+  conditions = withReconciling(conditions, generation, at);
   const next: ConnectionStatus = {
     observedGeneration: generation,
     conditions,

@@ -240,6 +240,8 @@ describe("nextStatus", () => {
         reason: "BadCredentials",
         lastTransitionTime: "2030-01-01T00:00:05Z",
       }),
+      // kstatus: a connection that is not Ready (and not stalled) is still reconciling.
+      expect.objectContaining({ type: "Reconciling", status: "True", reason: "BadCredentials" }),
     ]);
     expect(failed.authenticatedAs).toBeUndefined();
     expect(failed.ldap).toBeUndefined();

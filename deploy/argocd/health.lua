@@ -1,0 +1,75 @@
+-- Argo CD health of every harborconfig.io resource, read from the status the operator writes:
+--   no status yet, or a status of an older generation     -> Progressing
+--   Stalled=True (an error no retry can fix)                -> Degraded, with its message
+--   Ready reason Paused (harborconfig.io/paused annotation) -> Suspended
+--   Ready=True                                              -> Healthy
+--   anything else (Ready=False or Unknown)                  -> Progressing, with reason and message
+-- Argo CD runs this with gopher-lua (Lua 5.1) and only the base and table libraries: no string.*.
+
+local function condition(status, kind)
+  if status.conditions == nil then
+    return nil
+  end
+  for _, c in ipairs(status.conditions) do
+    if c.type == kind then
+      return c
+    end
+  end
+  return nil
+end
+
+local function describe(c)
+  local reason = c.reason or ""
+  local message = c.message or ""
+  if reason ~= "" and message ~= "" then
+    return reason .. ": " .. message
+  end
+  if message ~= "" then
+    return message
+  end
+  return reason
+end
+
+local hs = {}
+local status = obj.status
+if status == nil or status.observedGeneration == nil then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the operator to report a status"
+  return hs
+end
+
+-- A status written before the latest change of the spec says nothing about that change.
+local generation = obj.metadata.generation
+if generation ~= nil and status.observedGeneration ~= generation then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the operator to act on generation " .. generation ..
+    " (the status describes generation " .. status.observedGeneration .. ")"
+  return hs
+end
+
+local stalled = condition(status, "Stalled")
+if stalled ~= nil and stalled.status == "True" then
+  hs.status = "Degraded"
+  hs.message = describe(stalled)
+  return hs
+end
+
+local ready = condition(status, "Ready")
+if ready == nil then
+  hs.status = "Progressing"
+  hs.message = "Waiting for the Ready condition"
+  return hs
+end
+if ready.reason == "Paused" then
+  hs.status = "Suspended"
+  hs.message = describe(ready)
+  return hs
+end
+if ready.status == "True" then
+  hs.status = "Healthy"
+  hs.message = describe(ready)
+  return hs
+end
+hs.status = "Progressing"
+hs.message = describe(ready)
+return hs

@@ -1,0 +1,71 @@
+// The README's main-job command, `npm run demo`, as a user runs it: every example becomes Ready,
+// and Ctrl-C stops everything it started.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+
+const root = join(import.meta.dirname, "..", "..");
+const running: ChildProcess[] = [];
+afterAll(() => {
+  for (const p of running) if (p.exitCode === null && p.pid) process.kill(-p.pid, "SIGKILL");
+});
+
+function demo(args: string[]): {
+  proc: ChildProcess;
+  output: () => string;
+  exited: Promise<number | null>;
+} {
+  // Its own process group, as a terminal would start it, so that Ctrl-C reaches npm and node alike.
+  const proc = spawn("npm", ["run", "--silent", "demo", "--", ...args], { cwd: root, detached: true });
+  running.push(proc);
+  let out = "";
+  proc.stdout?.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
+  });
+  proc.stderr?.setEncoding("utf8").on("data", (c: string) => {
+    out += c;
+  });
+  // "close": every process sharing its output (npm and the demo under it) has finished.
+  return {
+    proc,
+    output: () => out,
+    exited: new Promise((resolve) => proc.once("close", (code) => resolve(code))),
+  };
+}
+
+const KINDS = [
+  "harborconnection.harborconfig.io/harbor",
+  "clusterharborconnection.harborconfig.io/shared-harbor",
+  "harborproject.harborconfig.io/example-team",
+  "harborrobot.harborconfig.io/example-team-pull",
+  "harborregistry.harborconfig.io/docker-hub",
+  "harborreplicationpolicy.harborconfig.io/mirror-alpine",
+  "harborwebhookpolicy.harborconfig.io/example-team-events",
+];
+
+describe("npm run demo", () => {
+  test("shows every example Ready and how to explore", { timeout: 180_000 }, async () => {
+    const d = demo(["--once"]);
+    expect(await d.exited, d.output()).toBe(0);
+    const out = d.output();
+    for (const name of KINDS) expect(out).toMatch(new RegExp(`${name.replace(/[.$/]/g, "\\$&")}\\s+True\\s`));
+    expect(out).toMatch(/export KUBECONFIG=\S+/);
+    expect(out).toMatch(/Harbor emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(user admin, password Harbor12345\)/);
+    expect(out).toContain("get secret example-team-pull");
+    // What it started is gone: the control plane's folder (where the kubeconfig was).
+    const kubeconfig = /export KUBECONFIG=(\S+)/.exec(out)?.[1] as string;
+    expect(existsSync(dirname(kubeconfig))).toBe(false);
+  });
+
+  test("Ctrl-C stops everything cleanly", { timeout: 180_000 }, async () => {
+    const d = demo([]);
+    await expect.poll(() => d.output(), { timeout: 150_000, interval: 500 }).toContain("Press Ctrl-C");
+    const kubeconfig = /export KUBECONFIG=(\S+)/.exec(d.output())?.[1] as string;
+    process.kill(-(d.proc.pid as number), "SIGINT");
+    // npm itself ends by the signal, as in a terminal; the demo under it shuts down in order.
+    expect([0, null]).toContain(await d.exited);
+    expect(d.output()).toContain("Stopping the demo");
+    expect(existsSync(dirname(kubeconfig))).toBe(false);
+  });
+});
