@@ -6,6 +6,7 @@ import { createConnectionControllers } from "./controllers/connection/index.ts";
 import { createKinds } from "./controllers/index.ts";
 import { KubeClient } from "./kube/client.ts";
 import { KubeEventRecorder } from "./kube/events.ts";
+import { SecretWriter } from "./kube/secrets.ts";
 import { createLogger, type Logger } from "./log.ts";
 import { startHealthServer } from "./runtime/health.ts";
 import { LeaderElector, leaderIdentity } from "./runtime/leader.ts";
@@ -26,6 +27,7 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
   });
   const metrics = new Metrics();
   const events = new KubeEventRecorder(kube, logger, "harbor-config-operator", identity);
+  const secrets = new SecretWriter(kube);
   const scope = {
     ...(config.namespaces.length ? { namespaces: config.namespaces } : {}),
     ...(config.labelSelector ? { labelSelector: config.labelSelector } : {}),
@@ -48,6 +50,7 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     metrics,
     events,
     connections: connections.connections,
+    secrets,
     workers: config.workers,
     driftIntervalMs: config.driftIntervalMs,
     reconcileTimeoutMs: config.reconcileTimeoutMs,

@@ -128,7 +128,9 @@ export function createKinds(ctx: KindContext): Kinds {
   });
 
   // A watched Secret changed: its owner if the operator wrote it, else whoever references it.
-  const secretChanged = (secret: SecretObject) => {
+  const secretChanged = (secret: SecretObject, deleted = false) => {
+    // What the operator itself just wrote needs no reconcile.
+    if (ctx.secrets.isOwnChange(secret, deleted)) return;
     ctx.secretChanged?.(secret.metadata.namespace ?? "", secret.metadata.name);
     const owner = secret.metadata.annotations?.[OWNER_ANNOTATION];
     if (owner && secret.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) {
@@ -152,7 +154,11 @@ export function createKinds(ctx: KindContext): Kinds {
         ),
     );
   };
-  secrets.on({ add: secretChanged, update: (_a, b) => secretChanged(b), delete: secretChanged });
+  secrets.on({
+    add: (s) => secretChanged(s),
+    update: (_a, b) => secretChanged(b),
+    delete: (s) => secretChanged(s, true),
+  });
 
   // A namespace appeared or its labels changed: robots that copy Secrets may have work.
   const namespaceChanged = () =>

@@ -29,11 +29,36 @@ export function ownerIdentity(owner: KubeObject): string {
   return `${owner.kind}/${owner.metadata.namespace ?? ""}/${owner.metadata.name}/${owner.metadata.uid}`;
 }
 
+/** How many of its own writes a writer remembers (a watch reports them within moments). */
+const REMEMBERED_WRITES = 10_000;
+
 export class SecretWriter {
   readonly #kube: KubeClient;
+  /** namespace/name → the resourceVersion this writer produced, or "deleted:<uid>". */
+  readonly #own = new Map<string, string>();
 
   constructor(kube: KubeClient) {
     this.#kube = kube;
+  }
+
+  /**
+   * Whether a watch event shows this writer's own last change of the Secret, so that watchers can
+   * skip reconciling what they themselves just wrote.
+   */
+  isOwnChange(secret: SecretObject, deleted: boolean): boolean {
+    const mark = this.#own.get(`${secret.metadata.namespace}/${secret.metadata.name}`);
+    return (
+      mark !== undefined &&
+      mark === (deleted ? `deleted:${secret.metadata.uid}` : secret.metadata.resourceVersion)
+    );
+  }
+
+  #remember(namespace: string, name: string, mark: string | undefined): void {
+    if (mark === undefined) return;
+    const key = `${namespace}/${name}`;
+    this.#own.delete(key); // re-insert: the map's order is the age of the last write
+    this.#own.set(key, mark);
+    if (this.#own.size > REMEMBERED_WRITES) this.#own.delete(this.#own.keys().next().value as string);
   }
 
   /**
@@ -59,7 +84,7 @@ export class SecretWriter {
     const data = encode(desired.data);
     const existing = await this.#kube.find<SecretObject>(Secrets, desired.namespace, desired.name);
     if (!existing) {
-      await this.#kube.create<SecretObject>(Secrets, {
+      const created = await this.#kube.create<SecretObject>(Secrets, {
         metadata: {
           name: desired.name,
           namespace: desired.namespace,
@@ -70,6 +95,7 @@ export class SecretWriter {
         type: desired.type,
         data,
       });
+      this.#remember(desired.namespace, desired.name, created.metadata.resourceVersion);
       return "created";
     }
     if (existing.metadata.annotations?.[OWNER_ANNOTATION] !== identity) {
@@ -80,16 +106,18 @@ export class SecretWriter {
     if (existing.type !== desired.type) {
       // A Secret's type cannot change: replace it.
       await this.#kube.delete(Secrets, desired.namespace, desired.name, existing.metadata.uid);
+      this.#remember(desired.namespace, desired.name, `deleted:${existing.metadata.uid}`);
       return this.apply(owner, desired);
     }
     const labelsMatch = Object.entries(desired.labels).every(([k, v]) => existing.metadata.labels?.[k] === v);
     if (sameData(existing.data ?? {}, data) && labelsMatch) return "unchanged";
     try {
-      await this.#kube.replace<SecretObject>(Secrets, {
+      const replaced = await this.#kube.replace<SecretObject>(Secrets, {
         ...existing,
         metadata: { ...existing.metadata, labels: { ...existing.metadata.labels, ...desired.labels } },
         data,
       });
+      this.#remember(desired.namespace, desired.name, replaced.metadata.resourceVersion);
     } catch (e) {
       // A concurrent edit: the next reconcile reads it again.
       if (e instanceof KubeError && e.kind === "conflict")
@@ -118,6 +146,7 @@ export class SecretWriter {
     const existing = await this.#kube.find<SecretObject>(Secrets, namespace, name);
     if (!existing || existing.metadata.annotations?.[OWNER_ANNOTATION] !== ownerIdentity(owner)) return false;
     await this.#kube.delete(Secrets, namespace, name, existing.metadata.uid);
+    this.#remember(namespace, name, `deleted:${existing.metadata.uid}`);
     return true;
   }
 }

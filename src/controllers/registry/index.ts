@@ -2,7 +2,6 @@
 // Secrets labelled harborconfig.io/watch: "true"); the drift sweep, which reads the Secret through
 // prepare, finds other changes within the drift interval.
 import { HarborRegistrySpec, harborRegistry } from "../../api/registry.ts";
-import { SecretWriter } from "../../kube/secrets.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { ManagedKind } from "../../runtime/kind.ts";
 import type { ErrorClassifier, ManagedObject } from "../../runtime/managed.ts";
@@ -25,7 +24,7 @@ export function registryKind(ctx: KindContext, informers: { registries: Informer
     type: registryType,
     specSchema: HarborRegistrySpec,
     informer: informers.registries,
-    external: registryExternal({ secrets: new SecretWriter(ctx.kube) }),
+    external: registryExternal({ secrets: ctx.secrets }),
     connections: ctx.connections,
     errors: registryErrors,
     kube: ctx.kube,

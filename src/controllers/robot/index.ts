@@ -3,7 +3,6 @@
 // reconcile of the robot whenever one of its Secrets (label harborconfig.io/watch, owner
 // annotation) changes or goes, and whenever a Namespace appears or its labels change.
 import { HarborRobotSpec, harborRobot } from "../../api/robot.ts";
-import { SecretWriter } from "../../kube/secrets.ts";
 import { ManagedKind } from "../../runtime/kind.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { type Informers, type KindContext, resourceType } from "../shared/kinds.ts";
@@ -18,7 +17,7 @@ export function robotKind(
 ) {
   const delivery = new RobotDelivery({
     kube: ctx.kube,
-    secrets: new SecretWriter(ctx.kube),
+    secrets: ctx.secrets,
     namespaces: informers.namespaces,
   });
   return new ManagedKind(ctx.kube, {

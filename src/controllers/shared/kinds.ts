@@ -4,6 +4,7 @@ import type { KindDefinition } from "../../api/common.ts";
 import { GROUP, VERSION } from "../../api/common.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
+import type { SecretWriter } from "../../kube/secrets.ts";
 import type { NamespaceObject, ResourceType } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import type { ConnectionResolver, ManagedObject } from "../../runtime/managed.ts";
@@ -16,6 +17,8 @@ export interface KindContext {
   metrics: Metrics;
   events: EventRecorder;
   connections: ConnectionResolver<HarborConnectionHandle>;
+  /** The one writer of the operator's Secrets: it knows its own writes, so their echoes are skipped. */
+  secrets: SecretWriter;
   workers: number;
   driftIntervalMs: number;
   reconcileTimeoutMs?: number;

@@ -4,7 +4,6 @@
 // refreshes it every STATUS_REFRESH_INTERVALS drift intervals instead (20 min with the default 5 min),
 // besides every reconcile that happens anyway.
 import { HarborWebhookPolicySpec, harborWebhookPolicy } from "../../api/webhook.ts";
-import { SecretWriter } from "../../kube/secrets.ts";
 import { ManagedKind } from "../../runtime/kind.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { type Informers, type KindContext, resourceType } from "../shared/kinds.ts";
@@ -21,7 +20,7 @@ export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projec
     informer: informers.webhookPolicies,
     external: webhookExternal({
       projects: informers.projects,
-      secrets: new SecretWriter(ctx.kube),
+      secrets: ctx.secrets,
       statusRefreshMs: ctx.driftIntervalMs * STATUS_REFRESH_INTERVALS,
     }),
     connections: ctx.connections,
