@@ -1,5 +1,6 @@
 // HarborWebhookPolicy: a project's webhook, notifying HTTP or Slack targets of Harbor events.
 import { z } from "zod";
+import { WebhookEventType } from "../harbor/webhooks.ts";
 import {
   immutableName,
   type KindDefinition,
@@ -9,19 +10,6 @@ import {
   managedStatus,
   optionalImmutable,
 } from "./common.ts";
-
-export const WEBHOOK_EVENT_TYPES = [
-  "PUSH_ARTIFACT",
-  "PULL_ARTIFACT",
-  "DELETE_ARTIFACT",
-  "QUOTA_EXCEED",
-  "QUOTA_WARNING",
-  "SCANNING_FAILED",
-  "SCANNING_STOPPED",
-  "SCANNING_COMPLETED",
-  "REPLICATION",
-  "TAG_RETENTION",
-] as const;
 
 /** Secret keys (as kubectl create secret accepts them). */
 const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
@@ -80,7 +68,7 @@ export const HarborWebhookPolicySpec = z.object({
   description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
   enabled: z.boolean().default(true).describe("Whether Harbor sends events at all."),
   eventTypes: z
-    .array(z.enum(WEBHOOK_EVENT_TYPES))
+    .array(WebhookEventType)
     .min(1)
     .max(16)
     .meta({ "x-kubernetes-list-type": "set" })

@@ -3,13 +3,10 @@
 // prepare, finds other changes within the drift interval.
 import { HarborRegistrySpec, harborRegistry } from "../../api/registry.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { ManagedKind } from "../../runtime/kind.ts";
 import type { ErrorClassifier, ManagedObject } from "../../runtime/managed.ts";
 import { harborErrors } from "../shared/errors.ts";
-import { type KindContext, resourceType } from "../shared/kinds.ts";
+import { type KindContext, managedKind } from "../shared/kinds.ts";
 import { RegistryUnhealthy, registryExternal } from "./external.ts";
-
-export const registryType = resourceType(harborRegistry);
 
 /** The shared classification, plus an unreachable remote: not Stalled, retried with backoff. */
 const registryErrors: ErrorClassifier = {
@@ -20,19 +17,11 @@ const registryErrors: ErrorClassifier = {
 };
 
 export function registryKind(ctx: KindContext, informers: { registries: Informer<ManagedObject> }) {
-  return new ManagedKind(ctx.kube, {
-    type: registryType,
+  return managedKind(ctx, {
+    def: harborRegistry,
     specSchema: HarborRegistrySpec,
     informer: informers.registries,
     external: registryExternal({ secrets: ctx.secrets }),
-    connections: ctx.connections,
     errors: registryErrors,
-    kube: ctx.kube,
-    events: ctx.events,
-    logger: ctx.logger.child({ kind: "HarborRegistry" }),
-    metrics: ctx.metrics,
-    workers: ctx.workers,
-    driftIntervalMs: ctx.driftIntervalMs,
-    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
   });
 }

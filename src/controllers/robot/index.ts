@@ -3,13 +3,9 @@
 // reconcile of the robot whenever one of its Secrets (label harborconfig.io/watch, owner
 // annotation) changes or goes, and whenever a Namespace appears or its labels change.
 import { HarborRobotSpec, harborRobot } from "../../api/robot.ts";
-import { ManagedKind } from "../../runtime/kind.ts";
-import { harborErrors } from "../shared/errors.ts";
-import { type Informers, type KindContext, resourceType } from "../shared/kinds.ts";
+import { type Informers, type KindContext, managedKind } from "../shared/kinds.ts";
 import { RobotDelivery } from "./delivery.ts";
 import { robotExternal } from "./external.ts";
-
-export const robotType = resourceType(harborRobot);
 
 export function robotKind(
   ctx: KindContext,
@@ -20,8 +16,8 @@ export function robotKind(
     secrets: ctx.secrets,
     namespaces: informers.namespaces,
   });
-  return new ManagedKind(ctx.kube, {
-    type: robotType,
+  return managedKind(ctx, {
+    def: harborRobot,
     specSchema: HarborRobotSpec,
     informer: informers.robots,
     external: robotExternal({
@@ -30,14 +26,5 @@ export function robotKind(
       events: ctx.events,
       metrics: ctx.metrics,
     }),
-    connections: ctx.connections,
-    errors: harborErrors,
-    kube: ctx.kube,
-    events: ctx.events,
-    logger: ctx.logger.child({ kind: "HarborRobot" }),
-    metrics: ctx.metrics,
-    workers: ctx.workers,
-    driftIntervalMs: ctx.driftIntervalMs,
-    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
   });
 }

@@ -1,5 +1,6 @@
 // What every kind's wiring gets from the composition root.
 import type { Logger } from "pino";
+import type { z } from "zod";
 import type { KindDefinition } from "../../api/common.ts";
 import { GROUP, VERSION } from "../../api/common.ts";
 import type { KubeClient } from "../../kube/client.ts";
@@ -7,9 +8,17 @@ import type { EventRecorder } from "../../kube/events.ts";
 import type { SecretWriter } from "../../kube/secrets.ts";
 import type { NamespaceObject, ResourceType } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import type { ConnectionResolver, ManagedObject } from "../../runtime/managed.ts";
+import { ManagedKind } from "../../runtime/kind.ts";
+import type {
+  ConnectionResolver,
+  ErrorClassifier,
+  ExternalClient,
+  ManagedObject,
+  ManagedSpec,
+} from "../../runtime/managed.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { harborErrors } from "./errors.ts";
 
 export interface KindContext {
   kube: KubeClient;
@@ -48,4 +57,36 @@ export interface Informers {
   webhookPolicies: Informer<ManagedObject>;
   /** Every Namespace (robots copy their Secret into namespaces chosen by labels). */
   namespaces: Informer<NamespaceObject>;
+}
+
+/** What differs between kinds' wiring; everything else comes from the context. */
+export interface KindWiring<S extends ManagedSpec, O, X> {
+  def: KindDefinition;
+  specSchema: z.ZodType<S>;
+  informer: Informer<ManagedObject>;
+  external: ExternalClient<S, O, HarborConnectionHandle, X>;
+  /** Default: the shared Harbor classification. */
+  errors?: ErrorClassifier;
+}
+
+/** One managed kind, wired the same way as every other. */
+export function managedKind<S extends ManagedSpec, O, X>(
+  ctx: KindContext,
+  w: KindWiring<S, O, X>,
+): ManagedKind<S, O, HarborConnectionHandle, X> {
+  return new ManagedKind(ctx.kube, {
+    type: resourceType(w.def),
+    specSchema: w.specSchema,
+    informer: w.informer,
+    external: w.external,
+    connections: ctx.connections,
+    errors: w.errors ?? harborErrors,
+    kube: ctx.kube,
+    events: ctx.events,
+    logger: ctx.logger.child({ kind: w.def.kind }),
+    metrics: ctx.metrics,
+    workers: ctx.workers,
+    driftIntervalMs: ctx.driftIntervalMs,
+    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
+  });
 }

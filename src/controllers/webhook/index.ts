@@ -4,18 +4,14 @@
 // refreshes it every STATUS_REFRESH_INTERVALS drift intervals instead (20 min with the default 5 min),
 // besides every reconcile that happens anyway.
 import { HarborWebhookPolicySpec, harborWebhookPolicy } from "../../api/webhook.ts";
-import { ManagedKind } from "../../runtime/kind.ts";
-import { harborErrors } from "../shared/errors.ts";
-import { type Informers, type KindContext, resourceType } from "../shared/kinds.ts";
+import { type Informers, type KindContext, managedKind } from "../shared/kinds.ts";
 import { webhookExternal } from "./external.ts";
-
-export const webhookType = resourceType(harborWebhookPolicy);
 
 const STATUS_REFRESH_INTERVALS = 4;
 
 export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projects" | "webhookPolicies">) {
-  return new ManagedKind(ctx.kube, {
-    type: webhookType,
+  return managedKind(ctx, {
+    def: harborWebhookPolicy,
     specSchema: HarborWebhookPolicySpec,
     informer: informers.webhookPolicies,
     external: webhookExternal({
@@ -23,14 +19,5 @@ export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projec
       secrets: ctx.secrets,
       statusRefreshMs: ctx.driftIntervalMs * STATUS_REFRESH_INTERVALS,
     }),
-    connections: ctx.connections,
-    errors: harborErrors,
-    kube: ctx.kube,
-    events: ctx.events,
-    logger: ctx.logger.child({ kind: "HarborWebhookPolicy" }),
-    metrics: ctx.metrics,
-    workers: ctx.workers,
-    driftIntervalMs: ctx.driftIntervalMs,
-    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
   });
 }
