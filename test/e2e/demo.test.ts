@@ -8,7 +8,14 @@ import { afterAll, describe, expect, test } from "vitest";
 const root = join(import.meta.dirname, "..", "..");
 const running: ChildProcess[] = [];
 afterAll(() => {
-  for (const p of running) if (p.exitCode === null && p.pid) process.kill(-p.pid, "SIGKILL");
+  // Each demo's whole process group: npm may be gone while the demo under it is not.
+  for (const p of running) {
+    try {
+      if (p.pid) process.kill(-p.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
 });
 
 function demo(args: string[]): {

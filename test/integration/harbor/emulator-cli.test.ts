@@ -10,7 +10,14 @@ import { remoteControl } from "../../env/emulator/index.ts";
 const root = join(import.meta.dirname, "..", "..", "..");
 let child: ChildProcess | undefined;
 afterAll(() => {
-  child?.kill("SIGKILL");
+  // The whole group: npm and the node process under it (a failed test never sent SIGTERM).
+  if (child?.pid && child.exitCode === null) {
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
+  }
 });
 
 /** Starts `npm run emulator -- <args>` and resolves with its first line of output. */
