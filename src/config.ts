@@ -35,6 +35,8 @@ export interface Config {
   labelSelector: string | undefined;
   workers: number;
   driftIntervalMs: number;
+  /** How often status fields that cost extra Harbor reads are refreshed (webhook deliveries). */
+  statusRefreshIntervalMs: number;
   reconcileTimeoutMs: number;
   leaderElection: LeaderElectionConfig;
   /** Where /metrics is served; undefined: disabled. */
@@ -207,6 +209,15 @@ const OPTIONS = {
     help: "how often each resource is compared with Harbor again (jittered)",
     schema: duration,
   },
+  statusRefreshInterval: {
+    flag: "status-refresh-interval",
+    env: "STATUS_REFRESH_INTERVAL",
+    kind: "value",
+    arg: "DURATION",
+    default: "1h",
+    help: "how often status that costs extra Harbor reads (webhook deliveries) is refreshed",
+    schema: duration,
+  },
   reconcileTimeout: {
     flag: "reconcile-timeout",
     env: "RECONCILE_TIMEOUT",
@@ -375,6 +386,7 @@ export function parseConfig(
     labelSelector: p.labelSelector,
     workers: p.workers ?? 4,
     driftIntervalMs: p.driftInterval ?? 300_000,
+    statusRefreshIntervalMs: p.statusRefreshInterval ?? 3_600_000,
     reconcileTimeoutMs: p.reconcileTimeout ?? 120_000,
     leaderElection: {
       enabled: p.leaderElect ?? true,

@@ -53,6 +53,7 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     secrets,
     workers: config.workers,
     driftIntervalMs: config.driftIntervalMs,
+    statusRefreshIntervalMs: config.statusRefreshIntervalMs,
     reconcileTimeoutMs: config.reconcileTimeoutMs,
     secretChanged: (namespace, name) => connections.secretChanged(namespace, name),
     ...scope,

@@ -66,6 +66,8 @@ export function createKinds(ctx: KindContext): Kinds {
     type: Secrets,
     logger: ctx.logger,
     labelSelector: `${WATCH_LABEL}=true`,
+    // Only who changed matters here, never the values: keep no secret material in memory.
+    transform: ({ apiVersion, kind, metadata }) => ({ apiVersion, kind, metadata }),
     ...(ctx.namespaces?.length ? { namespaces: ctx.namespaces } : {}),
   });
 

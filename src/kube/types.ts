@@ -22,6 +22,8 @@ export interface ObjectMeta {
   annotations?: Record<string, string>;
   finalizers?: string[];
   ownerReferences?: OwnerReference[];
+  /** Server-side apply bookkeeping; informers drop it (it is large and never read here). */
+  managedFields?: unknown[];
 }
 
 export interface KubeObject {

@@ -140,6 +140,7 @@ export class Controller {
   #succeeded(key: string, result: Result, logger: Logger): void {
     const m = this.#o.metrics;
     this.queue.forget(key);
+    this.queue.cancelDelayed(key);
     if (result.requeueAfterMs !== undefined && result.requeueAfterMs >= 0) {
       this.queue.addAfter(key, result.requeueAfterMs);
       m?.reconcileTotal.inc({ controller: this.name, result: "requeue_after" });
@@ -151,6 +152,7 @@ export class Controller {
     const m = this.#o.metrics;
     m?.reconcileTotal.inc({ controller: this.name, result: "error" });
     m?.reconcileErrors.inc({ controller: this.name });
+    this.queue.cancelDelayed(key);
     if (err instanceof TerminalError) {
       m?.terminalReconcileErrors.inc({ controller: this.name });
       this.queue.forget(key);

@@ -29,14 +29,19 @@ export interface InformerOptions {
   watchTimeoutSeconds?: number;
   /** Restart a watch that delivered nothing for this long. Default 2× the watch timeout. */
   idleTimeoutMs?: number;
+  /**
+   * Trims each object before it is cached (what the controllers never read costs memory for every
+   * object). `metadata.managedFields` is always dropped.
+   */
+  transform?: (obj: KubeObject) => KubeObject;
   /** Backoff after failures. Defaults 500 ms doubling to 30 s. */
   backoffBaseMs?: number;
   backoffMaxMs?: number;
 }
 
 export class Informer<T extends KubeObject> {
-  readonly #o: Required<Omit<InformerOptions, "namespaces" | "labelSelector">> &
-    Pick<InformerOptions, "labelSelector">;
+  readonly #o: Required<Omit<InformerOptions, "namespaces" | "labelSelector" | "transform">> &
+    Pick<InformerOptions, "labelSelector" | "transform">;
   /** undefined = all namespaces. */
   readonly #scopes: ReadonlyArray<string | undefined>;
   readonly #cache = new Map<string, T>();
@@ -150,7 +155,7 @@ export class Informer<T extends KubeObject> {
             idleTimeoutMs: this.#o.idleTimeoutMs,
             signal,
           },
-          (e) => this.#onEvent(namespace, e.type, e.object),
+          (e) => this.#onEvent(namespace, e.type, this.#trim(e.object)),
         );
         const resourceVersion = this.resourceVersion(namespace);
         if (end === "idle") log.warn({ resourceVersion }, "watch was silent too long; restarting it");
@@ -182,7 +187,8 @@ export class Informer<T extends KubeObject> {
   ): Promise<void> {
     const result = await this.#o.client.list<T>(this.#o.type, scope, signal);
     const seen = new Set<string>();
-    for (const obj of result.items) {
+    for (const listed of result.items) {
+      const obj = this.#trim(listed);
       const key = objectKey(obj);
       seen.add(key);
       this.#upsert(key, obj);
@@ -213,6 +219,14 @@ export class Informer<T extends KubeObject> {
       return;
     }
     this.#upsert(key, obj);
+  }
+
+  #trim(obj: T): T {
+    if (obj.metadata.managedFields !== undefined) {
+      const { managedFields: _dropped, ...metadata } = obj.metadata;
+      obj = { ...obj, metadata };
+    }
+    return (this.#o.transform ? this.#o.transform(obj) : obj) as T;
   }
 
   #upsert(key: string, obj: T): void {

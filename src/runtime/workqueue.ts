@@ -66,6 +66,14 @@ export class WorkQueue {
   }
 
   /**
+   * Drops a pending delayed add of the key. A finished reconcile calls this before scheduling its
+   * own next run: its result, not an earlier one's, decides when the key comes back.
+   */
+  cancelDelayed(key: string): void {
+    this.#delayed.cancel(key);
+  }
+
+  /**
    * Adds the key after its rate limiter's delay (per-key backoff, overall limit), or after
    * `atLeastMs` when that is longer (a server's Retry-After).
    */
@@ -159,6 +167,10 @@ class DelayHeap {
     this.#at.set(key, at);
     this.#push({ key, at }); // the older, later entry becomes stale and is skipped
     return true;
+  }
+
+  cancel(key: string): void {
+    this.#at.delete(key); // its heap entry is now stale and is skipped
   }
 
   peekTime(): number | undefined {

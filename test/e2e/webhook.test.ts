@@ -6,7 +6,8 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { WebhookPolicy } from "../../src/harbor/webhooks.ts";
 import { useOperator } from "../env/operator.ts";
 
-const op = useOperator({ namespacePrefix: "hook" });
+// Delivery status is refreshed every --status-refresh-interval (1 h by default; short here).
+const op = useOperator({ namespacePrefix: "hook", extraArgs: ["--status-refresh-interval=12s"] });
 
 interface Condition {
   type: string;
@@ -158,7 +159,7 @@ describe("HarborWebhookPolicy", () => {
     expect(delivered[0]?.headers.authorization).toBe("Bearer first-token");
     expect(JSON.parse(delivered[0]?.body ?? "{}")).toMatchObject({ type: "PUSH_ARTIFACT" });
 
-    // Delivery status is refreshed by a reconcile a few drift intervals after the last one.
+    // Delivery status is refreshed by a reconcile one refresh interval after the last one.
     const ci = await op.waitFor<WebhookCR>(
       RESOURCE,
       "ci",

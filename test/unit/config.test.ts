@@ -29,6 +29,7 @@ describe("parseConfig", () => {
       labelSelector: undefined,
       workers: 4,
       driftIntervalMs: 300_000,
+      statusRefreshIntervalMs: 3_600_000,
       reconcileTimeoutMs: 120_000,
       leaderElection: {
         enabled: true,

@@ -30,6 +30,8 @@ export interface KindContext {
   secrets: SecretWriter;
   workers: number;
   driftIntervalMs: number;
+  /** How often status that costs extra Harbor reads is refreshed. */
+  statusRefreshIntervalMs: number;
   reconcileTimeoutMs?: number;
   /** Watch these namespaces only (default all). */
   namespaces?: readonly string[];

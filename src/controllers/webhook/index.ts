@@ -1,13 +1,10 @@
-// HarborWebhookPolicy wiring. Delivery status (last triggers, failed deliveries) costs reads per
-// policy (the policy, the project's last triggers, the policy's failed jobs). Refreshing it every
-// drift interval would add three reads per policy to the sweep's one list per project, so a reconcile
-// refreshes it every STATUS_REFRESH_INTERVALS drift intervals instead (20 min with the default 5 min),
-// besides every reconcile that happens anyway.
+// HarborWebhookPolicy wiring. Delivery status (last triggers, failed deliveries) costs three reads
+// per policy (the policy, the project's last triggers, the policy's newest failed jobs): more than
+// the drift sweep's budget of one list per project. It is refreshed by every reconcile that happens
+// anyway, and otherwise every --status-refresh-interval (default 1 h).
 import { HarborWebhookPolicySpec, harborWebhookPolicy } from "../../api/webhook.ts";
 import { type Informers, type KindContext, managedKind } from "../shared/kinds.ts";
 import { webhookExternal } from "./external.ts";
-
-const STATUS_REFRESH_INTERVALS = 4;
 
 export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projects" | "webhookPolicies">) {
   return managedKind(ctx, {
@@ -17,7 +14,7 @@ export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projec
     external: webhookExternal({
       projects: informers.projects,
       secrets: ctx.secrets,
-      statusRefreshMs: ctx.driftIntervalMs * STATUS_REFRESH_INTERVALS,
+      statusRefreshMs: ctx.statusRefreshIntervalMs,
     }),
   });
 }

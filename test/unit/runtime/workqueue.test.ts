@@ -157,3 +157,17 @@ describe("rate limiters", () => {
     expect(limiter.retries("k")).toBe(2);
   });
 });
+
+describe("WorkQueue delayed adds", () => {
+  test("cancelDelayed drops a pending delayed add, and a later one still fires", async () => {
+    const q = new WorkQueue(noDelay);
+    q.addAfter("k", 30);
+    q.cancelDelayed("k");
+    await tick(80);
+    expect(q.length).toBe(0);
+    q.addAfter("k", 20);
+    await tick(60);
+    expect(await q.get()).toBe("k");
+    q.shutDown();
+  });
+});
