@@ -314,7 +314,14 @@ export class HarborTransport {
     attempt: number,
     secrets: string[],
   ): Promise<HarborResponse> {
-    const timeout = AbortSignal.timeout(req.timeoutMs ?? this.#timeoutMs);
+    // A timer cleared when the attempt ends (AbortSignal.timeout would keep the attempt's objects
+    // alive until it fires, which adds up under load).
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException("the call's deadline passed", "TimeoutError")),
+      req.timeoutMs ?? this.#timeoutMs,
+    );
+    const timeout = deadline.signal;
     const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
     const started = performance.now();
     let status: number | undefined;
@@ -350,6 +357,7 @@ export class HarborTransport {
       kind = req.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "network";
       throw this.#transportError(req, e, requestId, secrets, kind);
     } finally {
+      clearTimeout(timer);
       release();
       const durationMs = performance.now() - started;
       this.#onCall?.({ operation: req.operation, method: req.method, status, kind, durationMs, attempt });

@@ -295,8 +295,14 @@ export class KubeClient {
       r.contentType ?? (r.body === undefined ? undefined : "application/json"),
     );
     const what = `${r.method} ${r.path}`;
-    const timeout = AbortSignal.timeout(this.#timeoutMs);
-    const signal = r.signal ? AbortSignal.any([r.signal, timeout]) : timeout;
+    // A timer cleared when the request ends, rather than AbortSignal.timeout, which would keep
+    // every request's objects alive for the whole timeout.
+    const deadline = new AbortController();
+    const timer = setTimeout(
+      () => deadline.abort(new DOMException("timed out", "TimeoutError")),
+      this.#timeoutMs,
+    );
+    const signal = r.signal ? AbortSignal.any([r.signal, deadline.signal]) : deadline.signal;
     const body = r.body === undefined ? undefined : JSON.stringify(r.body);
     // Without a length, a DELETE's body would be read as the start of the next request on the
     // same keep-alive connection.
@@ -308,7 +314,7 @@ export class KubeClient {
       });
       req.on("error", (e) => reject(networkError(what, e)));
       req.end(body);
-    });
+    }).finally(() => clearTimeout(timer));
     if (status < 200 || status >= 300) throw kubeErrorFromStatus(status, text, what);
     try {
       return (text ? JSON.parse(text) : undefined) as T;

@@ -103,16 +103,30 @@ export class Controller {
     const reconcileId = randomUUID();
     const logger = this.#o.logger.child({ controller, key, reconcileId });
     const timeoutMs = this.#o.reconcileTimeoutMs ?? 120_000;
-    const signal = AbortSignal.any([this.#stop.signal, AbortSignal.timeout(timeoutMs)]);
+    // One controller per reconcile, aborted at its deadline or on shutdown; both hooks are removed
+    // when it settles, so nothing of a finished reconcile stays reachable.
+    const abort = new AbortController();
+    const onStop = () => abort.abort(this.#stop.signal.reason);
+    this.#stop.signal.addEventListener("abort", onStop, { once: true });
+    const deadlineTimer = setTimeout(
+      () => abort.abort(new DOMException("the reconcile's deadline passed", "TimeoutError")),
+      timeoutMs,
+    );
+    const signal = abort.signal;
     const started = performance.now();
     this.#active++;
     m?.activeWorkers.set({ controller }, this.#active);
 
     const run = this.#o.reconciler.reconcile({ key, reconcileId, logger, signal });
-    const settle = run.then(
-      (result) => this.#succeeded(key, result, logger),
-      (err: unknown) => this.#failed(key, err, logger),
-    );
+    const settle = run
+      .then(
+        (result) => this.#succeeded(key, result, logger),
+        (err: unknown) => this.#failed(key, err, logger),
+      )
+      .finally(() => {
+        clearTimeout(deadlineTimer);
+        this.#stop.signal.removeEventListener("abort", onStop);
+      });
     let overran = false;
     const deadline = new Promise<void>((resolve) => {
       const t = setTimeout(() => {

@@ -187,7 +187,10 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     this.#o = o;
     o.informer.on({
       add: (obj) => this.#index(obj),
-      update: (_old, obj) => this.#index(obj),
+      update: (_old, obj) => {
+        this.#index(obj);
+        this.#caughtUp(obj);
+      },
       delete: (obj) => this.#unindex(obj),
     });
   }
@@ -534,6 +537,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     this.#written.delete(key);
     // A copy: the informer's object is shared, and its handlers compare old and new.
     return structuredClone(cached);
+  }
+
+  /** The informer now shows our last write (or something newer): forget our copy. */
+  #caughtUp(obj: ManagedObject): void {
+    const key = keyOf(obj);
+    const w = this.#written.get(key);
+    const rv = obj.metadata.resourceVersion;
+    if (w && rv !== undefined && !w.stale.has(rv)) this.#written.delete(key);
   }
 
   #remember(before: string | undefined, updated: ManagedObject): void {
