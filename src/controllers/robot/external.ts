@@ -345,9 +345,10 @@ export function robotExternal(deps: {
       return found;
     },
 
-    claim: (spec, harborName) =>
+    // Project robots live in the project a reference of this namespace names.
+    claim: (spec, harborName, namespace) =>
       spec.level === "project"
-        ? `robot:project:${spec.projectRef?.name ?? ""}/${harborName}`
+        ? `robot:project:${namespace}/${spec.projectRef?.name ?? ""}/${harborName}`
         : `robot:system:${harborName}`,
   };
 }
