@@ -1,0 +1,403 @@
+// One benchmark run, phase by phase:
+// 1. convergence — the driver creates the whole workload through the Kubernetes API and waits until
+//    every object is Ready; the operator runs with its default drift interval, as users run it;
+// 2. update wave — a tenth of each kind is edited; until each shows Ready for its new generation;
+// 3. restart — a new operator process; until it has looked at every object once and its queues
+//    are empty (what a rollout of the operator costs);
+// 4. steady state — an operator with a short drift interval, for several intervals in which nothing
+//    changes: Harbor must see no writes and only the drift sweeps' reads;
+// 5. delete wave — back on the default interval, everything is deleted; until every object is gone
+//    (Harbor cleaned up first).
+// Each phase records Harbor's requests (emulator counters), the operator's Kubernetes requests
+// (audit log), and CPU seconds of every process.
+import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type AuditEvent, isWrite } from "../env/controlplane/audit.ts";
+import { freePorts } from "../env/controlplane/net.ts";
+import { AuditReader, kubeCost } from "./audit.ts";
+import { Driver } from "./driver.ts";
+import { type ExistingCluster, startEnvironment } from "./environment.ts";
+import { delta, harborCost, isPeriodic, leftInHarbor, type Snapshot, snapshot, writesIn } from "./harbor.ts";
+import { machine, revision } from "./machine.ts";
+import {
+  heapOf,
+  type OperatorProcess,
+  resynced,
+  STATUS_REFRESH_RATIO,
+  startOperatorProcess,
+} from "./processes.ts";
+import { cpuDelta, Sampler } from "./sampler.ts";
+import { latencies, latency, latest, ratio, round } from "./stats.ts";
+import { sampleSweeps, steadyKind } from "./steady.ts";
+import { checkTargets } from "./targets.ts";
+import { Tracker } from "./tracker.ts";
+import {
+  type BenchConfig,
+  type BenchResult,
+  type CpuAndMemory,
+  KIND_NAMES,
+  type SteadyKind,
+} from "./types.ts";
+import { buildWorkload, keyOf, mixFor, pickForUpdate } from "./workload.ts";
+
+export interface RunOptions extends BenchConfig {
+  /** Longest wait for one phase to converge. */
+  timeoutMs: number;
+  /** Logs, kubeconfig and profiles of this run. */
+  workDir: string;
+  /** Write V8 CPU profiles of the operator into workDir. */
+  profile?: boolean;
+  /** Shortest restart phase (default 20 s: long enough to see the operator's 15 s retries). */
+  restartMinMs?: number;
+  cluster?: ExistingCluster;
+  log: (line: string) => void;
+}
+
+const CONNECTION = "harbor";
+/** A restart's follow-ups: resources that waited for the connection retry after 15 s. */
+const RESTART_MIN_MS = 20_000;
+const MiB = 1024 * 1024;
+
+/** Cleanups of the runs under way, for an interrupted benchmark (Ctrl-C). */
+const running = new Set<() => Promise<void>>();
+
+/** Stops every process the runs under way started (operator, emulator, control plane). */
+export async function stopRuns(): Promise<void> {
+  await Promise.all([...running].map((stop) => stop().catch(() => undefined)));
+}
+
+interface Mark {
+  harbor: Snapshot;
+  cpu: Record<string, number>;
+  at: number;
+}
+
+export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
+  const began = performance.now();
+  const startedAt = new Date().toISOString();
+  const machineNow = machine();
+  const env = await startEnvironment({
+    latencyMs: o.latencyMs,
+    workDir: o.workDir,
+    log: o.log,
+    ...(o.cluster ? { cluster: o.cluster } : {}),
+  });
+  const sampler = new Sampler();
+  let operator: OperatorProcess | undefined;
+  let tracker: Tracker | undefined;
+  const cleanup = async () => {
+    sampler.stop();
+    await tracker?.stop().catch(() => undefined);
+    await operator?.stop().catch(() => undefined);
+    await env.stop();
+  };
+  running.add(cleanup);
+  try {
+    for (const c of env.components()) sampler.track(c.name, c.pid);
+    sampler.track("emulator", env.emulator.pid);
+    sampler.start();
+
+    const objects = buildWorkload(o.projects, CONNECTION);
+    const workload = mixFor(o.projects);
+    const kindByName = new Map<string, string>(objects.map((b) => [b.name, b.kind]));
+    kindByName.set(CONNECTION, "HarborConnection");
+    const kindOf = (name: string) => kindByName.get(name);
+    const keys = objects.map((b) => keyOf(b.kind, b.name));
+    const driver = new Driver(env.kube, env.namespace, o.createConcurrency);
+    const control = env.emulator.control;
+
+    await env.connect(CONNECTION, o.connection);
+    // Operator processes, one after another: 1 converges, 2 is the measured restart, 3 runs the
+    // steady state with the short interval, 4 deletes (back on the defaults).
+    const ports = await freePorts(["m1", "p1", "m2", "p2", "m3", "p3", "m4", "p4"]);
+    const startOperator = (n: 1 | 2 | 3 | 4, driftIntervalMs: number) => {
+      const p = startOperatorProcess({
+        kubeconfig: env.operatorKubeconfig,
+        namespace: env.namespace,
+        workers: o.workers,
+        driftIntervalMs,
+        ...(driftIntervalMs !== o.convergeDriftIntervalMs
+          ? { statusRefreshIntervalMs: driftIntervalMs * STATUS_REFRESH_RATIO }
+          : {}),
+        metricsPort: ports[`m${n}`],
+        probePort: ports[`p${n}`],
+        logPath: join(o.workDir, `operator-${n}.log`),
+        nodeOptions: o.operatorNodeOptions,
+        ...(o.profile ? { cpuProfileDir: o.workDir } : {}),
+      });
+      sampler.track("operator", p.pid);
+      return p;
+    };
+    o.log("environment ready; starting the operator");
+    operator = startOperator(1, o.convergeDriftIntervalMs);
+    let stopping = false;
+    /** Fails the wait as soon as the operator dies (e.g. out of memory) instead of at its deadline. */
+    const guard = <T>(wait: Promise<T>): Promise<T> => {
+      const current = operator;
+      if (!current) return wait;
+      const died = current.exited.then((code) => {
+        if (stopping || current !== operator) return new Promise<T>(() => {});
+        throw new Error(`the operator exited (code ${code}) during the run; see ${o.workDir}/operator-*.log`);
+      });
+      return Promise.race([wait, died]);
+    };
+    /** Replaces the operator process and waits until the new one has looked at everything. */
+    const restartAs = async (n: 2 | 3 | 4, driftIntervalMs: number, minMs: number) => {
+      sampler.sample();
+      stopping = true;
+      await operator?.stop();
+      stopping = false;
+      const p = startOperator(n, driftIntervalMs);
+      operator = p;
+      await guard(p.waitReady(120_000));
+      const startSeconds = (performance.now() - p.startedAt) / 1000;
+      const resync = await guard(resynced(p, workload.total, minMs, o.timeoutMs));
+      return { startSeconds, resyncSeconds: (resync.lastReconcileAt - p.startedAt) / 1000, resync };
+    };
+    await guard(operator.waitReady(60_000));
+    o.log("operator ready; waiting for its HarborConnection");
+    await env.kubectl.wait("harborconnection", CONNECTION, "condition=Ready", 60_000);
+    tracker = new Tracker(env.kube, env.namespace);
+    await guard(tracker.start(60_000));
+    const track = tracker;
+
+    // Each phase starts with a mark and ends with its costs: what Harbor and the audit log saw
+    // in between, and the CPU every process used.
+    const audit = new AuditReader(env.auditLogPath, env.operatorUser);
+    await audit.skip();
+    let pendingAudit: AuditEvent[] = [];
+    const collectAudit = async () => {
+      const events = await audit.read();
+      pendingAudit.push(...events);
+      return events;
+    };
+    const mark = async (): Promise<Mark> => {
+      await collectAudit();
+      pendingAudit = [];
+      return { harbor: await snapshot(control), cpu: sampler.cpu(), at: performance.now() };
+    };
+    const costs = async (from: Mark, n: number) => {
+      const rows = delta(from.harbor, await snapshot(control));
+      await collectAudit();
+      const events = pendingAudit;
+      pendingAudit = [];
+      const resources: CpuAndMemory = {
+        cpuSeconds: cpuDelta(from.cpu, sampler.cpu()),
+        operatorPeakRssMiB: round(sampler.peakRss("operator") / MiB, 1),
+        operatorHeapMiB: await heapOf(operator),
+      };
+      return { rows, harbor: harborCost(rows, n), kube: kubeCost(events, n, kindOf), resources };
+    };
+    /**
+     * Waits until the operator has stopped writing to Kubernetes and calling Harbor (Events are
+     * written one after another and may trail the last Ready), so that the phase's costs are
+     * whole. Its periodic reads (connection checks, drift sweeps) do not count as activity.
+     */
+    const settle = async (maxMs: number): Promise<number> => {
+      const start = performance.now();
+      const activity = async () => {
+        let n = 0;
+        for (const r of (await snapshot(control)).values()) if (!isPeriodic(r.op)) n += r.count;
+        return n;
+      };
+      let last = await activity();
+      let quiet = 0;
+      while (performance.now() - start < maxMs && quiet < 2) {
+        await sleep(1000);
+        const writes = (await collectAudit()).filter(isWrite).length;
+        const now = await activity();
+        quiet = writes === 0 && now === last ? quiet + 1 : 0;
+        last = now;
+      }
+      return round((performance.now() - start) / 1000 - (quiet >= 2 ? 2 : 0));
+    };
+
+    // 1. convergence
+    o.log(`creating ${workload.total} objects`);
+    const m1 = await mark();
+    const readyWait = track.waitReady(keys, o.timeoutMs);
+    const createdAt = await driver.create(objects);
+    const createSeconds = (performance.now() - m1.at) / 1000;
+    const readyAt = await guard(readyWait);
+    const lastReady = latest(m1.at, readyAt.values());
+    o.log(`${readyAt.size}/${keys.length} Ready after ${round((lastReady - m1.at) / 1000)} s`);
+    const settleSeconds = await settle(60_000);
+    const c1 = await costs(m1, workload.total);
+    const byKind: BenchResult["convergence"]["byKind"] = {};
+    for (const kind of KIND_NAMES) {
+      const ks = keys.filter((k) => k.startsWith(`${kind}/`));
+      const times = ks.map((k) => readyAt.get(k)).filter((t): t is number => t !== undefined);
+      byKind[kind] = {
+        objects: ks.length,
+        readySeconds: round((latest(m1.at, times) - m1.at) / 1000),
+        latencySeconds: latency(latencies(ks, createdAt, readyAt)),
+      };
+    }
+    const convergence: BenchResult["convergence"] = {
+      createSeconds: round(createSeconds),
+      readySeconds: round((lastReady - m1.at) / 1000),
+      ready: readyAt.size,
+      latencySeconds: latency(latencies(keys, createdAt, readyAt)),
+      byKind,
+      settleSeconds,
+      harbor: c1.harbor,
+      kube: c1.kube,
+      resources: c1.resources,
+      notReady: track.reasons(keys.filter((k) => !readyAt.has(k))),
+    };
+
+    // 2. update wave
+    const edited = pickForUpdate(objects, o.updateFraction);
+    const editedKeys = edited.map((b) => keyOf(b.kind, b.name));
+    o.log(`editing ${edited.length} objects`);
+    const m2 = await mark();
+    // The generation an edit produces is known from the patch's answer; until then, one more.
+    const generation = new Map(editedKeys.map((k) => [k, (track.get(k)?.metadata.generation ?? 1) + 1]));
+    const updateWait = track.waitReady(editedKeys, o.timeoutMs, generation);
+    const editedAt = await driver.edit(edited, generation);
+    const updatedAt = await guard(updateWait);
+    const updateSeconds = (latest(m2.at, updatedAt.values()) - m2.at) / 1000;
+    await settle(30_000);
+    const c2 = await costs(m2, edited.length);
+    const update: BenchResult["update"] = {
+      objects: edited.length,
+      seconds: round(updateSeconds),
+      done: updatedAt.size,
+      latencySeconds: latency(latencies(editedKeys, editedAt, updatedAt)),
+      harbor: c2.harbor,
+      kube: c2.kube,
+      resources: c2.resources,
+      notDone: track.reasons(editedKeys.filter((k) => !updatedAt.has(k))),
+    };
+
+    // 3. restart, with the same settings
+    o.log("restarting the operator");
+    const m3 = await mark();
+    const r3 = await restartAs(2, o.convergeDriftIntervalMs, o.restartMinMs ?? RESTART_MIN_MS);
+    const c3 = await costs(m3, workload.total);
+    const restart: BenchResult["restart"] = {
+      startSeconds: round(r3.startSeconds),
+      resyncSeconds: round(r3.resyncSeconds),
+      reconciles: r3.resync.reconciles,
+      harbor: c3.harbor,
+      kube: c3.kube,
+      resources: c3.resources,
+    };
+    o.log(`restarted: every object checked after ${restart.resyncSeconds} s`);
+
+    // 4. steady state, on an operator with the short interval (its restart is not measured)
+    o.log(`restarting the operator with a ${o.steadyDriftIntervalMs / 1000} s drift interval`);
+    await restartAs(3, o.steadyDriftIntervalMs, o.restartMinMs ?? RESTART_MIN_MS);
+    o.log(`steady state for ${o.steadyIntervals} × ${o.steadyDriftIntervalMs / 1000} s or more`);
+    const m4 = await mark();
+    const swept = KIND_NAMES.filter((k) => workload.perKind[k] > 0);
+    const series = await sampleSweeps(
+      control,
+      swept,
+      o.steadyDriftIntervalMs * o.steadyIntervals,
+      o.timeoutMs,
+    );
+    const windowSeconds = (performance.now() - m4.at) / 1000;
+    const c4 = await costs(m4, workload.total);
+    const intervals = windowSeconds / (o.steadyDriftIntervalMs / 1000);
+    const steadyByKind: Record<string, SteadyKind> = {};
+    for (const kind of KIND_NAMES) {
+      // Robots and webhook policies are listed per project; each lives in one of the workload's.
+      const perProject = kind === "HarborRobot" || kind === "HarborWebhookPolicy";
+      const projects = perProject
+        ? new Set(objects.filter((b) => b.kind === kind).map((b) => b.project)).size
+        : 0;
+      const requests = c4.harbor.byKind[kind] ?? 0;
+      steadyByKind[kind] = steadyKind(
+        kind,
+        c4.rows,
+        requests,
+        workload.perKind[kind],
+        projects,
+        series,
+        intervals,
+      );
+    }
+    const steady: BenchResult["steady"] = {
+      intervalSeconds: o.steadyDriftIntervalMs / 1000,
+      intervals: round(intervals, 2),
+      windowSeconds: round(windowSeconds),
+      harborWrites: writesIn(c4.rows),
+      harbor: c4.harbor,
+      byKind: steadyByKind,
+      kube: c4.kube,
+      resources: c4.resources,
+    };
+
+    // 5. delete wave, back on the default interval (so that no sweep runs meanwhile): dependents
+    // first, as `kubectl delete -f` of the same manifests in reverse
+    o.log("restarting the operator with its default drift interval");
+    await restartAs(4, o.convergeDriftIntervalMs, 0);
+    o.log(`deleting ${workload.total} objects`);
+    const m5 = await mark();
+    const goneWait = track.waitGone(keys, o.timeoutMs);
+    const deletedAt = await driver.delete([...objects].reverse());
+    const goneAt = await guard(goneWait);
+    const deleteSeconds = (latest(m5.at, goneAt.values()) - m5.at) / 1000;
+    o.log(`${goneAt.size}/${keys.length} gone after ${round(deleteSeconds)} s`);
+    await settle(30_000);
+    const c5 = await costs(m5, workload.total);
+    const del: BenchResult["delete"] = {
+      objects: workload.total,
+      seconds: round(deleteSeconds),
+      done: goneAt.size,
+      latencySeconds: latency(latencies(keys, deletedAt, goneAt)),
+      harbor: c5.harbor,
+      kube: c5.kube,
+      resources: c5.resources,
+      notDone: track.reasons(keys.filter((k) => !goneAt.has(k))),
+      leftInHarbor: await leftInHarbor(env.emulator),
+    };
+
+    o.log("done; stopping");
+    const cpu = sampler.cpu();
+    const operatorCpu = cpu.operator ?? 0;
+    const result: BenchResult = {
+      version: 1,
+      startedAt,
+      revision: revision(),
+      machine: machineNow,
+      config: pickConfig(o),
+      workload,
+      convergence,
+      update,
+      restart,
+      steady,
+      delete: del,
+      operator: {
+        peakRssMiB: round(sampler.peakRss("operator") / MiB, 1),
+        cpuSeconds: round(operatorCpu),
+        cpuSecondsPerObject: ratio(operatorCpu, workload.total, 4),
+      },
+      driverCpuSeconds: round(cpu.driver ?? 0),
+      totalSeconds: round((performance.now() - began) / 1000),
+      targets: [],
+    };
+    result.targets = checkTargets(result);
+    return result;
+  } finally {
+    running.delete(cleanup);
+    await cleanup();
+  }
+}
+
+function pickConfig(o: RunOptions): BenchConfig {
+  return {
+    label: o.label,
+    operatorNodeOptions: o.operatorNodeOptions,
+    projects: o.projects,
+    latencyMs: o.latencyMs,
+    workers: o.workers,
+    convergeDriftIntervalMs: o.convergeDriftIntervalMs,
+    steadyDriftIntervalMs: o.steadyDriftIntervalMs,
+    steadyIntervals: o.steadyIntervals,
+    createConcurrency: o.createConcurrency,
+    connection: o.connection,
+    updateFraction: o.updateFraction,
+  };
+}

@@ -1,0 +1,105 @@
+// The project's performance targets, checked against a result. They are reported, never asserted:
+// a machine busy with other work would make a timed assertion fail for no fault of the code.
+import { ratio, round } from "./stats.ts";
+import type { BenchResult, ScalingResult, TargetCheck } from "./types.ts";
+
+const FULL_MIX_PROJECTS = 1000;
+const RSS_TARGET_OBJECTS = 5000;
+
+export function checkTargets(r: BenchResult): TargetCheck[] {
+  const out: TargetCheck[] = [];
+  const c = r.convergence;
+  const fullMix = r.config.projects === FULL_MIX_PROJECTS && r.config.latencyMs === 10;
+  out.push({
+    name: "Full mix Ready",
+    target: "≤ 60 s at 10 ms Harbor latency",
+    measured: `${c.readySeconds} s for ${r.workload.total} objects (${r.config.latencyMs} ms latency)`,
+    met: fullMix ? c.ready === r.workload.total && c.readySeconds <= 60 : undefined,
+  });
+  out.push({
+    name: "Harbor requests to converge",
+    target: "≤ 3 per object",
+    measured: `${c.harbor.perObject} per object`,
+    met: c.harbor.perObject <= 3,
+  });
+  const robots = r.workload.perKind.HarborRobot;
+  const secretWrites = c.kube.writesByClass.secret ?? 0;
+  const beyondSecret = c.kube.writes - Math.min(secretWrites, robots);
+  const perObject = ratio(beyondSecret, r.workload.total);
+  out.push({
+    name: "Kubernetes writes to converge",
+    target: "≤ 3 per object, plus each robot's Secret",
+    measured: `${perObject} per object besides ${Math.min(secretWrites, robots)} robot Secret writes (${c.kube.writesPerObject} with them)`,
+    met: perObject <= 3,
+  });
+  out.push({
+    name: "Steady-state Harbor writes",
+    target: "0",
+    measured: String(r.steady.harborWrites),
+    met: r.steady.harborWrites === 0,
+  });
+  for (const [kind, k] of Object.entries(r.steady.byKind)) {
+    if (k.objects === 0) continue;
+    const global = k.listing === "global";
+    const value = global ? k.perObjectPerInterval : k.perProjectPerInterval;
+    // One list call per interval is the least a globally listed kind can cost: 0.05 per object
+    // is reachable only from 20 objects on.
+    const few = global && k.objects < 20;
+    out.push({
+      name: `Steady-state reads, ${kind}`,
+      target: global ? "≤ 0.05 per object per drift interval" : "≤ 1 per project per drift interval",
+      measured: `${value} per ${global ? "object" : "project"} per interval (${k.sweeps} sweeps)${few ? "; not judged below 20 objects" : ""}`,
+      met: few ? undefined : value <= (global ? 0.05 : 1),
+    });
+  }
+  out.push({
+    name: "Peak RSS",
+    target: "≤ 256 MB at 5,000 objects",
+    measured: `${r.operator.peakRssMiB} MiB at ${r.workload.total} objects`,
+    met: r.workload.total >= RSS_TARGET_OBJECTS ? r.operator.peakRssMiB * 1.048576 <= 256 : undefined,
+  });
+  return out;
+}
+
+export interface Growth {
+  measure: string;
+  /** Per-object value at each size, smallest first. */
+  perObject: number[];
+  /**
+   * How the total grows with the number of objects between the smallest and the largest run:
+   * log(total ratio) / log(size ratio). 1 is linear; above 1.15 is reported as faster than linear.
+   */
+  exponent: number;
+}
+
+/** Harbor reads of every kind in one drift interval of the steady state. */
+export function steadyReadsPerInterval(r: BenchResult): number {
+  return Object.values(r.steady.byKind).reduce((n, k) => n + k.perObjectPerInterval * k.objects, 0);
+}
+
+/** How each cost grows across a scaling series. */
+export function growth(s: ScalingResult): Growth[] {
+  const runs = [...s.runs].sort((a, b) => a.workload.total - b.workload.total);
+  const first = runs[0];
+  const last = runs.at(-1);
+  if (!first || !last || last.workload.total <= first.workload.total) return [];
+  const measures: Array<[string, (r: BenchResult) => number]> = [
+    ["Time until all Ready", (r) => r.convergence.readySeconds],
+    ["Harbor requests to converge", (r) => r.convergence.harbor.total],
+    ["Kubernetes writes to converge", (r) => r.convergence.kube.writes],
+    ["Steady-state Harbor reads per drift interval", steadyReadsPerInterval],
+    ["Delete wave time", (r) => r.delete.seconds],
+    ["Operator CPU seconds", (r) => r.operator.cpuSeconds],
+    ["Operator peak RSS", (r) => r.operator.peakRssMiB],
+  ];
+  const sizeRatio = Math.log(last.workload.total / first.workload.total);
+  return measures.map(([measure, value]) => {
+    const a = value(first);
+    const b = value(last);
+    return {
+      measure,
+      perObject: runs.map((r) => ratio(value(r), r.workload.total, 4)),
+      exponent: a > 0 && b > 0 ? round(Math.log(b / a) / sizeRatio) : 0,
+    };
+  });
+}
