@@ -130,9 +130,9 @@ export function createKinds(ctx: KindContext): Kinds {
   });
 
   // A watched Secret changed: its owner if the operator wrote it, else whoever references it.
-  const secretChanged = (secret: SecretObject, deleted = false) => {
+  const secretChanged = async (secret: SecretObject, deleted = false) => {
     // What the operator itself just wrote needs no reconcile.
-    if (ctx.secrets.isOwnChange(secret, deleted)) return;
+    if (await ctx.secrets.isOwnChange(secret, deleted)) return;
     ctx.secretChanged?.(secret.metadata.namespace ?? "", secret.metadata.name);
     const owner = secret.metadata.annotations?.[OWNER_ANNOTATION];
     if (owner && secret.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) {
@@ -156,10 +156,14 @@ export function createKinds(ctx: KindContext): Kinds {
         ),
     );
   };
+  const onSecret = (secret: SecretObject, deleted = false) =>
+    void secretChanged(secret, deleted).catch((err: unknown) =>
+      ctx.logger.error({ err, secret: secret.metadata.name }, "could not handle a Secret change"),
+    );
   secrets.on({
-    add: (s) => secretChanged(s),
-    update: (_a, b) => secretChanged(b),
-    delete: (s) => secretChanged(s, true),
+    add: (s) => onSecret(s),
+    update: (_a, b) => onSecret(b),
+    delete: (s) => onSecret(s, true),
   });
 
   // A namespace appeared or its labels changed: robots that copy Secrets may have work.

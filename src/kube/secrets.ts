@@ -36,6 +36,8 @@ export class SecretWriter {
   readonly #kube: KubeClient;
   /** namespace/name → the resourceVersion this writer produced, or "deleted:<uid>". */
   readonly #own = new Map<string, string>();
+  /** namespace/name → the write under way (its watch event may arrive before its answer). */
+  readonly #writing = new Map<string, Promise<unknown>>();
 
   constructor(kube: KubeClient) {
     this.#kube = kube;
@@ -43,22 +45,44 @@ export class SecretWriter {
 
   /**
    * Whether a watch event shows this writer's own last change of the Secret, so that watchers can
-   * skip reconciling what they themselves just wrote.
+   * skip reconciling what they themselves just wrote. The watch can report a write before the
+   * write's own answer arrives: a write of the same Secret still under way is waited for first.
    */
-  isOwnChange(secret: SecretObject, deleted: boolean): boolean {
-    const mark = this.#own.get(`${secret.metadata.namespace}/${secret.metadata.name}`);
+  async isOwnChange(secret: SecretObject, deleted: boolean): Promise<boolean> {
+    const key = `${secret.metadata.namespace}/${secret.metadata.name}`;
+    const writing = this.#writing.get(key);
+    if (writing) await writing;
+    const mark = this.#own.get(key);
     return (
       mark !== undefined &&
       mark === (deleted ? `deleted:${secret.metadata.uid}` : secret.metadata.resourceVersion)
     );
   }
 
-  #remember(namespace: string, name: string, mark: string | undefined): void {
-    if (mark === undefined) return;
+  /** Runs one write of a Secret and remembers the mark it left (see isOwnChange). */
+  async #write<T>(
+    namespace: string,
+    name: string,
+    write: () => Promise<T>,
+    markOf: (result: T) => string | undefined,
+  ): Promise<T> {
     const key = `${namespace}/${name}`;
-    this.#own.delete(key); // re-insert: the map's order is the age of the last write
-    this.#own.set(key, mark);
-    if (this.#own.size > REMEMBERED_WRITES) this.#own.delete(this.#own.keys().next().value as string);
+    const done = write().then((result) => {
+      const mark = markOf(result);
+      if (mark !== undefined) {
+        this.#own.delete(key); // re-insert: the map's order is the age of the last write
+        this.#own.set(key, mark);
+        if (this.#own.size > REMEMBERED_WRITES) this.#own.delete(this.#own.keys().next().value as string);
+      }
+      return result;
+    });
+    const settled = done.catch(() => undefined);
+    this.#writing.set(key, settled);
+    try {
+      return await done;
+    } finally {
+      if (this.#writing.get(key) === settled) this.#writing.delete(key);
+    }
   }
 
   /**
@@ -84,18 +108,23 @@ export class SecretWriter {
     const data = encode(desired.data);
     const existing = await this.#kube.find<SecretObject>(Secrets, desired.namespace, desired.name);
     if (!existing) {
-      const created = await this.#kube.create<SecretObject>(Secrets, {
-        metadata: {
-          name: desired.name,
-          namespace: desired.namespace,
-          labels: desired.labels,
-          annotations: { [OWNER_ANNOTATION]: identity },
-          ...(ownerRefs.length ? { ownerReferences: ownerRefs } : {}),
-        },
-        type: desired.type,
-        data,
-      });
-      this.#remember(desired.namespace, desired.name, created.metadata.resourceVersion);
+      await this.#write(
+        desired.namespace,
+        desired.name,
+        () =>
+          this.#kube.create<SecretObject>(Secrets, {
+            metadata: {
+              name: desired.name,
+              namespace: desired.namespace,
+              labels: desired.labels,
+              annotations: { [OWNER_ANNOTATION]: identity },
+              ...(ownerRefs.length ? { ownerReferences: ownerRefs } : {}),
+            },
+            type: desired.type,
+            data,
+          }),
+        (created) => created.metadata.resourceVersion,
+      );
       return "created";
     }
     if (existing.metadata.annotations?.[OWNER_ANNOTATION] !== identity) {
@@ -105,19 +134,28 @@ export class SecretWriter {
     }
     if (existing.type !== desired.type) {
       // A Secret's type cannot change: replace it.
-      await this.#kube.delete(Secrets, desired.namespace, desired.name, existing.metadata.uid);
-      this.#remember(desired.namespace, desired.name, `deleted:${existing.metadata.uid}`);
+      await this.#write(
+        desired.namespace,
+        desired.name,
+        () => this.#kube.delete(Secrets, desired.namespace, desired.name, existing.metadata.uid),
+        () => `deleted:${existing.metadata.uid}`,
+      );
       return this.apply(owner, desired);
     }
     const labelsMatch = Object.entries(desired.labels).every(([k, v]) => existing.metadata.labels?.[k] === v);
     if (sameData(existing.data ?? {}, data) && labelsMatch) return "unchanged";
     try {
-      const replaced = await this.#kube.replace<SecretObject>(Secrets, {
-        ...existing,
-        metadata: { ...existing.metadata, labels: { ...existing.metadata.labels, ...desired.labels } },
-        data,
-      });
-      this.#remember(desired.namespace, desired.name, replaced.metadata.resourceVersion);
+      await this.#write(
+        desired.namespace,
+        desired.name,
+        () =>
+          this.#kube.replace<SecretObject>(Secrets, {
+            ...existing,
+            metadata: { ...existing.metadata, labels: { ...existing.metadata.labels, ...desired.labels } },
+            data,
+          }),
+        (replaced) => replaced.metadata.resourceVersion,
+      );
     } catch (e) {
       // A concurrent edit: the next reconcile reads it again.
       if (e instanceof KubeError && e.kind === "conflict")
@@ -145,8 +183,12 @@ export class SecretWriter {
   async deleteOwned(owner: KubeObject, namespace: string, name: string): Promise<boolean> {
     const existing = await this.#kube.find<SecretObject>(Secrets, namespace, name);
     if (!existing || existing.metadata.annotations?.[OWNER_ANNOTATION] !== ownerIdentity(owner)) return false;
-    await this.#kube.delete(Secrets, namespace, name, existing.metadata.uid);
-    this.#remember(namespace, name, `deleted:${existing.metadata.uid}`);
+    await this.#write(
+      namespace,
+      name,
+      () => this.#kube.delete(Secrets, namespace, name, existing.metadata.uid),
+      () => `deleted:${existing.metadata.uid}`,
+    );
     return true;
   }
 }
