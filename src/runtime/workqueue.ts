@@ -17,6 +17,8 @@ export class WorkQueue {
   readonly #queue: string[] = [];
   readonly #dirty = new Set<string>();
   readonly #processing = new Set<string>();
+  /** Keys queued again only because their delay came due while they were being processed. */
+  readonly #dueWhileBusy = new Set<string>();
   readonly #addedAt = new Map<string, number>();
   readonly #waiters: Array<(key: string | undefined) => void> = [];
   readonly #delayed = new DelayHeap();
@@ -45,11 +47,20 @@ export class WorkQueue {
   }
 
   add(key: string): void {
-    if (this.#shuttingDown || this.#dirty.has(key)) return;
+    this.#add(key, false);
+  }
+
+  #add(key: string, delayed: boolean): void {
+    if (this.#shuttingDown) return;
+    if (!delayed) this.#dueWhileBusy.delete(key); // a change to look at, whatever the timers say
+    if (this.#dirty.has(key)) return;
     this.#dirty.add(key);
     this.#addedAt.set(key, performance.now());
     this.#hooks.onAdd?.(key);
-    if (this.#processing.has(key)) return; // re-queued by done()
+    if (this.#processing.has(key)) {
+      if (delayed) this.#dueWhileBusy.add(key);
+      return; // re-queued by done()
+    }
     const waiter = this.#waiters.shift();
     if (waiter) this.#handOut(key, waiter);
     else this.#queue.push(key);
@@ -67,10 +78,15 @@ export class WorkQueue {
 
   /**
    * Drops a pending delayed add of the key. A finished reconcile calls this before scheduling its
-   * own next run: its result, not an earlier one's, decides when the key comes back.
+   * own next run: its result, not an earlier one's, decides when the key comes back. That includes
+   * a delayed add that came due while this very reconcile ran (and nothing else asked for a run).
    */
   cancelDelayed(key: string): void {
     this.#delayed.cancel(key);
+    if (this.#dueWhileBusy.delete(key) && this.#processing.has(key)) {
+      this.#dirty.delete(key);
+      this.#addedAt.delete(key);
+    }
   }
 
   /**
@@ -104,6 +120,7 @@ export class WorkQueue {
   /** Marks the key's processing finished; if it was added meanwhile it is queued again. */
   done(key: string): void {
     this.#processing.delete(key);
+    this.#dueWhileBusy.delete(key);
     if (this.#dirty.has(key) && !this.#shuttingDown) {
       const waiter = this.#waiters.shift();
       if (waiter) this.#handOut(key, waiter);
@@ -150,7 +167,7 @@ export class WorkQueue {
 
   #fire(): void {
     this.#timer = undefined;
-    for (const key of this.#delayed.popDue(Date.now())) this.add(key);
+    for (const key of this.#delayed.popDue(Date.now())) this.#add(key, true);
     this.#arm();
   }
 }

@@ -37,6 +37,7 @@ import {
   type CpuAndMemory,
   KIND_NAMES,
   type SteadyKind,
+  type WavePhase,
 } from "./types.ts";
 import { buildWorkload, keyOf, mixFor, pickForUpdate } from "./workload.ts";
 
@@ -212,6 +213,28 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
       return round((performance.now() - start) / 1000 - (quiet >= 2 ? 2 : 0));
     };
 
+    /** A wave's figures: until when its last object was done, latencies, the phase's costs. */
+    const wave = async (
+      from: Mark,
+      waveKeys: readonly string[],
+      startedAt: Map<string, number>,
+      doneAt: Map<string, number>,
+    ): Promise<WavePhase> => {
+      const seconds = (latest(from.at, doneAt.values()) - from.at) / 1000;
+      await settle(30_000);
+      const c = await costs(from, waveKeys.length);
+      return {
+        objects: waveKeys.length,
+        seconds: round(seconds),
+        done: doneAt.size,
+        latencySeconds: latency(latencies(waveKeys, startedAt, doneAt)),
+        harbor: c.harbor,
+        kube: c.kube,
+        resources: c.resources,
+        notDone: track.reasons(waveKeys.filter((k) => !doneAt.has(k))),
+      };
+    };
+
     // 1. convergence
     o.log(`creating ${workload.total} objects`);
     const m1 = await mark();
@@ -255,20 +278,7 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     const generation = new Map(editedKeys.map((k) => [k, (track.get(k)?.metadata.generation ?? 1) + 1]));
     const updateWait = track.waitReady(editedKeys, o.timeoutMs, generation);
     const editedAt = await driver.edit(edited, generation);
-    const updatedAt = await guard(updateWait);
-    const updateSeconds = (latest(m2.at, updatedAt.values()) - m2.at) / 1000;
-    await settle(30_000);
-    const c2 = await costs(m2, edited.length);
-    const update: BenchResult["update"] = {
-      objects: edited.length,
-      seconds: round(updateSeconds),
-      done: updatedAt.size,
-      latencySeconds: latency(latencies(editedKeys, editedAt, updatedAt)),
-      harbor: c2.harbor,
-      kube: c2.kube,
-      resources: c2.resources,
-      notDone: track.reasons(editedKeys.filter((k) => !updatedAt.has(k))),
-    };
+    const update = await wave(m2, editedKeys, editedAt, await guard(updateWait));
 
     // 3. restart, with the same settings
     o.log("restarting the operator");
@@ -337,22 +347,9 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     const m5 = await mark();
     const goneWait = track.waitGone(keys, o.timeoutMs);
     const deletedAt = await driver.delete([...objects].reverse());
-    const goneAt = await guard(goneWait);
-    const deleteSeconds = (latest(m5.at, goneAt.values()) - m5.at) / 1000;
-    o.log(`${goneAt.size}/${keys.length} gone after ${round(deleteSeconds)} s`);
-    await settle(30_000);
-    const c5 = await costs(m5, workload.total);
-    const del: BenchResult["delete"] = {
-      objects: workload.total,
-      seconds: round(deleteSeconds),
-      done: goneAt.size,
-      latencySeconds: latency(latencies(keys, deletedAt, goneAt)),
-      harbor: c5.harbor,
-      kube: c5.kube,
-      resources: c5.resources,
-      notDone: track.reasons(keys.filter((k) => !goneAt.has(k))),
-      leftInHarbor: await leftInHarbor(env.emulator),
-    };
+    const deleted = await wave(m5, keys, deletedAt, await guard(goneWait));
+    o.log(`${deleted.done}/${keys.length} gone after ${deleted.seconds} s`);
+    const del: BenchResult["delete"] = { ...deleted, leftInHarbor: await leftInHarbor(env.emulator) };
 
     o.log("done; stopping");
     const cpu = sampler.cpu();

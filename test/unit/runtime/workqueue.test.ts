@@ -170,4 +170,38 @@ describe("WorkQueue delayed adds", () => {
     expect(await q.get()).toBe("k");
     q.shutDown();
   });
+
+  test("a delay that comes due during processing is withdrawn by cancelDelayed, a change is not", async () => {
+    const q = new WorkQueue(noDelay);
+    q.add("k");
+    expect(await q.get()).toBe("k");
+    q.addAfter("k", 10); // e.g. an earlier reconcile's retry
+    await tick(40);
+    // The reconcile that was running has done what the retry asked for: no run more.
+    q.cancelDelayed("k");
+    q.done("k");
+    expect(q.length).toBe(0);
+
+    expect(await getSoon(q, "k")).toBe("k");
+    q.addAfter("k", 10);
+    await tick(40);
+    q.add("k"); // the object changed meanwhile: that must be looked at
+    q.cancelDelayed("k");
+    q.done("k");
+    expect(q.length).toBe(1);
+    expect(await q.get()).toBe("k");
+
+    // Without cancelDelayed (a reconcile cut short), the due delay still runs it once more.
+    q.addAfter("k", 10);
+    await tick(40);
+    q.done("k");
+    expect(q.length).toBe(1);
+    q.shutDown();
+  });
 });
+
+/** Adds the key and takes it, as a worker would. */
+async function getSoon(q: WorkQueue, key: string): Promise<string | undefined> {
+  q.add(key);
+  return q.get();
+}
