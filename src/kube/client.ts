@@ -70,11 +70,12 @@ export class KubeClient {
     this.#userAgent = options.userAgent ?? "harbor-config-operator";
   }
 
+  /** A client of this class (or of a subclass it is called on) for a kubeconfig file or the default. */
   static fromOptions(o: KubeClientOptions = {}): KubeClient {
     const kc = new KubeConfig();
     if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
     else kc.loadFromDefault();
-    return new KubeClient(kc, o);
+    return new this(kc, o);
   }
 
   /** The apiserver URL, e.g. for log lines and status. */

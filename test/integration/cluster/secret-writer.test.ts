@@ -2,7 +2,6 @@
 // anyone else's, also when the watch reports a write before the write's answer has arrived (the
 // answer is held back here, as a slow network would).
 import { setTimeout as sleep } from "node:timers/promises";
-import { KubeConfig } from "@kubernetes/client-node";
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { KubeClient } from "../../../src/kube/client.ts";
@@ -32,9 +31,7 @@ describe("SecretWriter on the shared control plane", () => {
 
   beforeAll(() => {
     const kubeconfig = inject("controlPlane").kubeconfigPath;
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    kube = new SlowAnswers(kc);
+    kube = SlowAnswers.fromOptions({ kubeconfig });
     other = KubeClient.fromOptions({ kubeconfig });
   });
   afterAll(() => {
