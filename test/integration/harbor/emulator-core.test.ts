@@ -6,18 +6,6 @@ import { q } from "../../../src/harbor/query.ts";
 import { useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-const auth = () => `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
-
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    ...init,
-    headers: {
-      authorization: auth(),
-      ...(init.body ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-  });
-}
 
 async function errorOf(res: Response): Promise<{ code: string; message: string }> {
   expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
@@ -30,23 +18,23 @@ async function errorOf(res: Response): Promise<{ code: string; message: string }
 
 describe("error envelope", () => {
   test("every error is one {code, message} in an errors array", async () => {
-    const res = await api("/labels/4040");
+    const res = await h.api("/labels/4040");
     expect(res.status).toBe(404);
     expect(await errorOf(res)).toEqual({ code: "NOT_FOUND", message: "label 4040 not found" });
   });
 
   test("5xx bodies are masked, whatever the cause", async () => {
     h.emulator.control.faults.add({ op: "ListLabels", status: 503, times: 1 });
-    const res = await api("/labels?scope=g");
+    const res = await h.api("/labels?scope=g");
     expect(res.status).toBe(503);
     expect(await errorOf(res)).toEqual({ code: "UNKNOWN", message: "internal server error" });
   });
 
   test("unknown paths are 404 and wrong methods 405", async () => {
-    const missing = await api("/no-such-thing");
+    const missing = await h.api("/no-such-thing");
     expect(missing.status).toBe(404);
     expect((await errorOf(missing)).code).toBe("NOT_FOUND");
-    const wrong = await api("/labels", { method: "PATCH" });
+    const wrong = await h.api("/labels", { method: "PATCH" });
     expect(wrong.status).toBe(405);
     expect((await errorOf(wrong)).code).toBe("METHOD_NOT_ALLOWED");
   });
@@ -82,7 +70,7 @@ describe("swagger-level validation gives 422, not 400", () => {
       'unsupported media type "text/plain", only [application/json] are allowed',
     ],
   ])("%s", async (_what, path, init, message) => {
-    const res = await api(path, init as RequestInit);
+    const res = await h.api(path, init as RequestInit);
     expect(res.status).toBe(422);
     const e = await errorOf(res);
     expect(e.code).toBe("UNPROCESSABLE_ENTITY");
@@ -95,18 +83,18 @@ describe("pagination", () => {
   test("defaults to 10 per page with X-Total-Count and Link joined by ' , '", async () => {
     for (let i = 0; i < 25; i++)
       await h.admin.labels.create({ name: `page-${String(i).padStart(2, "0")}`, scope: "g" });
-    const first = await api("/labels?scope=g&name=page-");
+    const first = await h.api("/labels?scope=g&name=page-");
     expect(first.headers.get("x-total-count")).toBe("25");
     expect(((await first.json()) as unknown[]).length).toBe(10);
     expect(first.headers.get("link")).toBe(
       '</api/v2.0/labels?name=page-&page=2&page_size=10&scope=g>; rel="next"',
     );
 
-    const middle = await api("/labels?scope=g&name=page-&page=2&page_size=10");
+    const middle = await h.api("/labels?scope=g&name=page-&page=2&page_size=10");
     expect(middle.headers.get("link")).toBe(
       '</api/v2.0/labels?name=page-&page=1&page_size=10&scope=g>; rel="prev" , </api/v2.0/labels?name=page-&page=3&page_size=10&scope=g>; rel="next"',
     );
-    const last = await api("/labels?scope=g&name=page-&page=3&page_size=10");
+    const last = await h.api("/labels?scope=g&name=page-&page=3&page_size=10");
     expect(((await last.json()) as unknown[]).length).toBe(5);
     expect(last.headers.get("link")).toBe(
       '</api/v2.0/labels?name=page-&page=2&page_size=10&scope=g>; rel="prev"',
@@ -114,10 +102,10 @@ describe("pagination", () => {
   });
 
   test("page_size 0 returns everything without Link; an empty result is [] with a total of 0", async () => {
-    const all = await api("/labels?scope=g&name=page-&page_size=0");
+    const all = await h.api("/labels?scope=g&name=page-&page_size=0");
     expect(((await all.json()) as unknown[]).length).toBe(25);
     expect(all.headers.get("link")).toBeNull();
-    const none = await api("/labels?scope=g&name=zzz-nothing");
+    const none = await h.api("/labels?scope=g&name=zzz-nothing");
     expect(await none.text()).toBe("[]");
     expect(none.headers.get("x-total-count")).toBe("0");
   });
@@ -125,20 +113,20 @@ describe("pagination", () => {
 
 describe("q grammar", () => {
   test("malformed terms are 400 with Harbor's messages", async () => {
-    const noValue = await api(`/labels?scope=g&q=${encodeURIComponent("name=")}`);
+    const noValue = await h.api(`/labels?scope=g&q=${encodeURIComponent("name=")}`);
     expect(noValue.status).toBe(400);
     expect((await errorOf(noValue)).message).toBe(
       'the query string must contain "=" and the key/value cannot be empty',
     );
-    const badRange = await api(`/labels?scope=g&q=${encodeURIComponent("id=[1~2~3]")}`);
+    const badRange = await h.api(`/labels?scope=g&q=${encodeURIComponent("id=[1~2~3]")}`);
     expect(badRange.status).toBe(400);
     expect((await errorOf(badRange)).message).toBe("invalid query string value: [1~2~3]");
-    const lonelyTilde = await api(`/labels?scope=g&q=${encodeURIComponent("name=~")}`);
+    const lonelyTilde = await h.api(`/labels?scope=g&q=${encodeURIComponent("name=~")}`);
     expect(lonelyTilde.status).toBe(400);
   });
 
   test("unknown keys and sort fields are ignored", async () => {
-    const res = await api(
+    const res = await h.api(
       `/labels?scope=g&name=page-&page_size=0&q=${encodeURIComponent("nosuchkey=1")}&sort=nosuchfield`,
     );
     expect(res.status).toBe(200);
@@ -173,17 +161,17 @@ describe("q grammar", () => {
 
 describe("identity", () => {
   test("X-Request-Id is echoed, or generated when absent", async () => {
-    const echoed = await api("/labels?scope=g", { headers: { "x-request-id": "my-request-1" } });
+    const echoed = await h.api("/labels?scope=g", { headers: { "x-request-id": "my-request-1" } });
     expect(echoed.headers.get("x-request-id")).toBe("my-request-1");
-    const generated = await api("/labels?scope=g");
+    const generated = await h.api("/labels?scope=g");
     expect(generated.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   test("wrong credentials make the caller anonymous: public reads answer, writes are 401", async () => {
     const bad = `Basic ${Buffer.from("admin:nope").toString("base64")}`;
-    const read = await api("/labels?scope=g", { headers: { authorization: bad } });
+    const read = await h.api("/labels?scope=g", { headers: { authorization: bad } });
     expect(read.status).toBe(200);
-    const write = await api("/labels", {
+    const write = await h.api("/labels", {
       method: "POST",
       headers: { authorization: bad },
       body: JSON.stringify({ name: "anon", scope: "g" }),

@@ -3,33 +3,14 @@
 // the runs it fires; Harbor's parameter and cron validation; history paging, q and order.
 import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { firstError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 const gc = () => h.emulator.control.gc;
 const advance = (ms: number) => h.emulator.control.clock.advance(ms);
 
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
-  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    ...init,
-    headers: {
-      authorization: auth,
-      ...(init.body ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-  });
-}
-
-async function errorOf(res: Response): Promise<{ code: string; message: string }> {
-  return ((await res.json()) as { errors: Array<{ code: string; message: string }> }).errors[0] as {
-    code: string;
-    message: string;
-  };
-}
-
 const manual = (parameters: Record<string, unknown> = {}) =>
-  api("/system/gc/schedule", {
+  h.api("/system/gc/schedule", {
     method: "POST",
     body: JSON.stringify({ schedule: { type: "Manual" }, parameters }),
   });
@@ -83,7 +64,7 @@ describe("manual runs", () => {
 
   test("the log is text/plain and follows the run", async () => {
     const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
-    const res = await api(`/system/gc/${id}/log`);
+    const res = await h.api(`/system/gc/${id}/log`);
     expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
     const text = await res.text();
     expect(text).toContain("start to run gc in job.");
@@ -145,14 +126,14 @@ describe("stop", () => {
 
 describe("schedule", () => {
   test("no schedule: 200 with an empty body, which the client reads as undefined", async () => {
-    const res = await api("/system/gc/schedule");
+    const res = await h.api("/system/gc/schedule");
     expect(res.status).toBe(200);
     expect(await res.text()).toBe("");
     expect(await h.admin.gc.getSchedule()).toBeUndefined();
   });
 
   test("a cron type sets the schedule: Location ends in /0, GET shows cron, type and next time", async () => {
-    const res = await api("/system/gc/schedule", {
+    const res = await h.api("/system/gc/schedule", {
       method: "POST",
       body: JSON.stringify({
         schedule: { type: "Daily", cron: "0 0 3 * * *" },
@@ -184,7 +165,7 @@ describe("schedule", () => {
   test("type Schedule (or none at all) is accepted and does nothing", async () => {
     const runs = gc().runs().length;
     expect(await h.admin.gc.createSchedule({ schedule: { type: "Schedule", cron: "0 0 * * * *" } })).toBe(0);
-    const noType = await api("/system/gc/schedule", {
+    const noType = await h.api("/system/gc/schedule", {
       method: "POST",
       body: JSON.stringify({ schedule: {} }),
     });
@@ -229,12 +210,12 @@ describe("validation", () => {
     ["an hour out of range", "0 0 25 * * *", "end of range (25) above maximum (23): 25"],
     ["a descriptor", "@daily", "parser does not accept descriptors: @daily"],
   ])("a cron type with %s: 400 invalid cron string for scheduled gc", async (_what, cron, detail) => {
-    const res = await api("/system/gc/schedule", {
+    const res = await h.api("/system/gc/schedule", {
       method: "POST",
       body: JSON.stringify({ schedule: { type: "Custom", cron } }),
     });
     expect(res.status).toBe(400);
-    expect(await errorOf(res)).toEqual({
+    expect(await firstError(res)).toEqual({
       code: "BAD_REQUEST",
       message: `invalid cron string for scheduled gc: ${cron}, error: ${detail}`,
     });
@@ -243,7 +224,7 @@ describe("validation", () => {
   test.each([0, 6, -1])("workers %d: 400 with Harbor's message", async (workers) => {
     const res = await manual({ workers });
     expect(res.status).toBe(400);
-    expect((await errorOf(res)).message).toBe(
+    expect((await firstError(res)).message).toBe(
       `Error: Invalid number of workers:${workers}. Workers must be greater than 0 and less than or equal to 5.`,
     );
   });
@@ -251,7 +232,7 @@ describe("validation", () => {
   test("workers must be an integer; a non-number is ignored, as are non-boolean flags", async () => {
     const fraction = await manual({ workers: 1.5 });
     expect(fraction.status).toBe(400);
-    expect((await errorOf(fraction)).message).toBe("bad request: workers should be integer format");
+    expect((await firstError(fraction)).message).toBe("bad request: workers should be integer format");
 
     const res = await manual({ workers: "3", delete_untagged: "yes", dry_run: 1 });
     expect(res.status).toBe(201);
@@ -262,25 +243,25 @@ describe("validation", () => {
   });
 
   test("swagger-level failures are 422: no body, an unknown type", async () => {
-    const none = await api("/system/gc/schedule", { method: "POST" });
+    const none = await h.api("/system/gc/schedule", { method: "POST" });
     expect(none.status).toBe(422);
-    const bad = await api("/system/gc/schedule", {
+    const bad = await h.api("/system/gc/schedule", {
       method: "PUT",
       body: JSON.stringify({ schedule: { type: "Yearly" } }),
     });
     expect(bad.status).toBe(422);
-    expect((await errorOf(bad)).message).toBe(
+    expect((await firstError(bad)).message).toBe(
       "validation failure list:\nschedule.type in body should be one of [Hourly Daily Weekly Custom Manual None Schedule]",
     );
   });
 
   test("a body without `schedule` crashes Harbor's handler: masked 500", async () => {
-    const res = await api("/system/gc/schedule", {
+    const res = await h.api("/system/gc/schedule", {
       method: "POST",
       body: JSON.stringify({ parameters: {} }),
     });
     expect(res.status).toBe(500);
-    expect(await errorOf(res)).toEqual({ code: "UNKNOWN", message: "internal server error" });
+    expect(await firstError(res)).toEqual({ code: "UNKNOWN", message: "internal server error" });
   });
 });
 
@@ -290,7 +271,7 @@ describe("history", () => {
     const failed = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
     advance(2_000);
 
-    const res = await api("/system/gc?page_size=2");
+    const res = await h.api("/system/gc?page_size=2");
     const total = Number(res.headers.get("x-total-count"));
     expect(total).toBe(gc().runs().length);
     expect(res.headers.get("link")).toBe('</api/v2.0/system/gc?page=2&page_size=2>; rel="next"');

@@ -9,18 +9,6 @@ import { useEmulator } from "../../env/harbor.ts";
 const h = useEmulator();
 const control = () => h.emulator.control.jobservice;
 
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
-  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    ...init,
-    headers: {
-      authorization: auth,
-      ...(init.body ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-  });
-}
-
 async function queue(jobType: string) {
   return (await h.admin.jobService.listQueues()).find((q) => q.job_type === jobType);
 }
@@ -37,7 +25,7 @@ describe("queues", () => {
   });
 
   test("paused is always on the wire; an empty count and latency are omitted", async () => {
-    const body = (await (await api("/jobservice/queues")).json()) as Array<Record<string, unknown>>;
+    const body = (await (await h.api("/jobservice/queues")).json()) as Array<Record<string, unknown>>;
     expect(body.find((q) => q.job_type === "SBOM")).toEqual({ job_type: "SBOM", paused: false });
   });
 
@@ -80,7 +68,7 @@ describe("queues", () => {
   });
 
   test("the action enum is checked by the swagger (422); an empty action reaches the handler (400)", async () => {
-    const upper = await api("/jobservice/queues/SBOM", {
+    const upper = await h.api("/jobservice/queues/SBOM", {
       method: "PUT",
       body: JSON.stringify({ action: "STOP" }),
     });
@@ -93,7 +81,7 @@ describe("queues", () => {
         },
       ],
     });
-    const empty = await api("/jobservice/queues/SBOM", {
+    const empty = await h.api("/jobservice/queues/SBOM", {
       method: "PUT",
       body: JSON.stringify({ action: "" }),
     });
@@ -101,7 +89,7 @@ describe("queues", () => {
     expect(await empty.json()).toEqual({
       errors: [{ code: "BAD_REQUEST", message: "bad request: the action is not supported" }],
     });
-    const missing = await api("/jobservice/queues/SBOM", { method: "PUT" });
+    const missing = await h.api("/jobservice/queues/SBOM", { method: "PUT" });
     expect(missing.status).toBe(422);
   });
 
@@ -133,7 +121,9 @@ describe("pools and workers", () => {
 
   test("idle workers carry only id and pool_id; busy ones name their job", async () => {
     const [jobId] = control().enqueue("IMAGE_SCAN", { durationMs: 30_000 });
-    const raw = (await (await api("/jobservice/pools/all/workers")).json()) as Array<Record<string, unknown>>;
+    const raw = (await (await h.api("/jobservice/pools/all/workers")).json()) as Array<
+      Record<string, unknown>
+    >;
     const busy = raw.find((w) => w.job_id === jobId);
     expect(busy).toMatchObject({ job_name: "IMAGE_SCAN", job_id: jobId });
     expect(Object.keys(busy ?? {}).sort()).toEqual(["id", "job_id", "job_name", "pool_id", "start_at"]);

@@ -16,18 +16,6 @@ const GOOD = {
   ldap_scope: 2,
 };
 
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
-  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    ...init,
-    headers: {
-      authorization: auth,
-      ...(init.body ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-  });
-}
-
 beforeAll(() => {
   ldap().addUser({
     uid: "alice",
@@ -57,7 +45,7 @@ describe("ping", () => {
       "error: fail to ping LDAP server",
     ],
   ])("%s: still 200, success omitted, the reason in the message", async (_what, change, message) => {
-    const res = await api("/ldap/ping", { method: "POST", body: JSON.stringify({ ...GOOD, ...change }) });
+    const res = await h.api("/ldap/ping", { method: "POST", body: JSON.stringify({ ...GOOD, ...change }) });
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ message });
   });
@@ -129,7 +117,7 @@ describe("user search", () => {
 
 describe("user import", () => {
   test("success: 200 with no body; the user is a Harbor user from LDAP who can sign in", async () => {
-    const res = await api("/ldap/users/import", {
+    const res = await h.api("/ldap/users/import", {
       method: "POST",
       body: JSON.stringify({ ldap_uid_list: ["alice"] }),
     });
@@ -148,7 +136,7 @@ describe("user import", () => {
   });
 
   test("failures: 404 with one entry per uid that could not be imported", async () => {
-    const res = await api("/ldap/users/import", {
+    const res = await h.api("/ldap/users/import", {
       method: "POST",
       body: JSON.stringify({ ldap_uid_list: ["", "ghost", "carol", "bob"] }),
     });
@@ -175,7 +163,7 @@ describe("user import", () => {
 
 describe("group search", () => {
   test("by name (any case): only group_name and ldap_group_dn", async () => {
-    const raw = await api("/ldap/groups/search?groupname=Developers");
+    const raw = await h.api("/ldap/groups/search?groupname=Developers");
     expect(await raw.json()).toEqual([
       { group_name: "developers", ldap_group_dn: "cn=developers,ou=groups,dc=example,dc=com" },
     ]);
@@ -216,13 +204,13 @@ describe("group search", () => {
 
 describe("errors and permissions", () => {
   test("ping without a body fails inside Harbor (masked 500)", async () => {
-    const res = await api("/ldap/ping", { method: "POST" });
+    const res = await h.api("/ldap/ping", { method: "POST" });
     expect(res.status).toBe(500);
     expect(await res.json()).toEqual({ errors: [{ code: "UNKNOWN", message: "internal server error" }] });
   });
 
   test("import needs a body (422)", async () => {
-    const res = await api("/ldap/users/import", { method: "POST" });
+    const res = await h.api("/ldap/users/import", { method: "POST" });
     expect(res.status).toBe(422);
   });
 

@@ -1,28 +1,8 @@
 import { describe, expect, test } from "vitest";
-import type { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-
-/** A request with the exact wire form visible (status, headers, body text). */
-async function raw(method: string, path: string, body?: unknown, user = "admin", password?: string) {
-  const res = await fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${user}:${password ?? h.emulator.adminPassword}`).toString("base64")}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const errorOf = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e as HarborError,
-  );
 
 describe("registries", () => {
   test("provider types are v2.12's adapters, sorted; infos only for adapters with a pattern", async () => {
@@ -102,18 +82,18 @@ describe("registries", () => {
     await h.admin.registries.ping({ type: "harbor", url: "harbor.other.example.com" });
 
     await h.admin.registries.delete(id);
-    const err = await errorOf(h.admin.registries.get(id));
+    const err = await harborErrorOf(h.admin.registries.get(id));
     expect(err).toMatchObject({
       kind: "notFound",
       status: 404,
       code: "NOT_FOUND",
       harborMessage: `registry ${id} not found`,
     });
-    expect(await errorOf(h.admin.registries.delete(id))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(h.admin.registries.delete(id))).toMatchObject({ status: 404 });
   });
 
   test("201 carries a path-only Location and an empty body", async () => {
-    const res = await raw("POST", "/registries", {
+    const res = await h.raw("POST", "/registries", {
       name: "loc",
       type: "harbor",
       url: "http://loc.example.com",
@@ -136,7 +116,7 @@ describe("registries", () => {
       url: "https://n2.example.com/v2?x=1",
     });
     expect((await h.admin.registries.get(b)).url).toBe("https://n2.example.com/v2");
-    const err = await errorOf(
+    const err = await harborErrorOf(
       h.admin.registries.create({ name: "n3", type: "harbor", url: "ftp://n3.example.com" }),
     );
     expect(err).toMatchObject({
@@ -153,8 +133,8 @@ describe("registries", () => {
       url: "https://secretive.example.com",
       credential: { access_key: "robot", access_secret: "Very-Secret-42" },
     });
-    const one = await raw("GET", `/registries/${id}`);
-    const all = await raw("GET", "/registries?page_size=100");
+    const one = await h.raw("GET", `/registries/${id}`);
+    const all = await h.raw("GET", "/registries?page_size=100");
     for (const body of [one.text, all.text]) {
       expect(body).not.toContain("Very-Secret-42");
       expect(body).toContain('"access_secret":"*****"');
@@ -169,13 +149,15 @@ describe("registries", () => {
 
   test("validation: name required and at most 64 characters", async () => {
     expect(
-      await errorOf(h.admin.registries.create({ name: "", type: "harbor", url: "http://x1.example.com" })),
+      await harborErrorOf(
+        h.admin.registries.create({ name: "", type: "harbor", url: "http://x1.example.com" }),
+      ),
     ).toMatchObject({
       status: 400,
       harborMessage: "name cannot be empty",
     });
     expect(
-      await errorOf(
+      await harborErrorOf(
         h.admin.registries.create({ name: "x".repeat(65), type: "harbor", url: "http://x2.example.com" }),
       ),
     ).toMatchObject({ status: 400, harborMessage: "the max length of name is 64" });
@@ -188,25 +170,25 @@ describe("registries", () => {
     h.emulator.control.registries.setHealth(url, false);
 
     // Same name, dead URL: the health check answers first (400, not 409).
-    const dup = await errorOf(h.admin.registries.create({ name: "flaky", type: "harbor", url }));
+    const dup = await harborErrorOf(h.admin.registries.create({ name: "flaky", type: "harbor", url }));
     expect(dup).toMatchObject({
       kind: "invalid",
       status: 400,
       code: "BAD_REQUEST",
       harborMessage: "the registry is unhealthy",
     });
-    expect(await errorOf(h.admin.registries.update(id, { description: "x" }))).toMatchObject({
+    expect(await harborErrorOf(h.admin.registries.update(id, { description: "x" }))).toMatchObject({
       status: 400,
       harborMessage: "the registry is unhealthy",
     });
-    expect(await errorOf(h.admin.registries.ping({ id }))).toMatchObject({
+    expect(await harborErrorOf(h.admin.registries.ping({ id }))).toMatchObject({
       status: 400,
       harborMessage: "the registry is unhealthy",
     });
 
     h.emulator.control.registries.setHealth(url, true);
     await h.admin.registries.ping({ id });
-    const conflict = await errorOf(h.admin.registries.create({ name: "flaky", type: "harbor", url }));
+    const conflict = await harborErrorOf(h.admin.registries.create({ name: "flaky", type: "harbor", url }));
     expect(conflict).toMatchObject({
       kind: "conflict",
       status: 409,
@@ -220,7 +202,9 @@ describe("registries", () => {
       type: "harbor",
       url: "https://flaky2.example.com",
     });
-    expect(await errorOf(h.admin.registries.update(other, { name: "flaky" }))).toMatchObject({ status: 409 });
+    expect(await harborErrorOf(h.admin.registries.update(other, { name: "flaky" }))).toMatchObject({
+      status: 409,
+    });
   });
 
   test("Harbor's regular health check refreshes the stored status every five minutes", async () => {
@@ -234,11 +218,11 @@ describe("registries", () => {
   });
 
   test("ping: type and url are needed, from the body or the stored registry", async () => {
-    expect(await errorOf(h.admin.registries.ping({ url: "https://p.example.com" }))).toMatchObject({
+    expect(await harborErrorOf(h.admin.registries.ping({ url: "https://p.example.com" }))).toMatchObject({
       status: 400,
       harborMessage: "type or url cannot be empty",
     });
-    expect(await errorOf(h.admin.registries.ping({ id: 9999 }))).toMatchObject({
+    expect(await harborErrorOf(h.admin.registries.ping({ id: 9999 }))).toMatchObject({
       status: 404,
       harborMessage: "registry 9999 not found",
     });
@@ -246,7 +230,7 @@ describe("registries", () => {
     h.emulator.control.registries.setHealth("down.example.com/", false);
     await h.admin.registries.ping({ type: "harbor", url: "https://down.example.com" });
     expect(
-      await errorOf(h.admin.registries.ping({ type: "harbor", url: "http://down.example.com" })),
+      await harborErrorOf(h.admin.registries.ping({ type: "harbor", url: "http://down.example.com" })),
     ).toMatchObject({
       status: 400,
       harborMessage: "the registry is unhealthy",
@@ -254,21 +238,21 @@ describe("registries", () => {
   });
 
   test("an unknown registry type is a masked 500", async () => {
-    const res = await raw("POST", "/registries", {
+    const res = await h.raw("POST", "/registries", {
       name: "weird",
       type: "no-such-type",
       url: "https://weird.example.com",
     });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.text)).toEqual({ errors: [{ code: "UNKNOWN", message: "internal server error" }] });
-    const err = await errorOf(
+    const err = await harborErrorOf(
       h.admin.registries.create({ name: "weird", type: "no-such-type", url: "https://weird.example.com" }),
     );
     expect(err).toMatchObject({ kind: "server", status: 500, code: "UNKNOWN" });
   });
 
   test("id 0 is the built-in Local registry; only it supports the event_based trigger", async () => {
-    const res = await raw("GET", "/registries/0");
+    const res = await h.raw("GET", "/registries/0");
     expect(JSON.parse(res.text)).toMatchObject({ id: 0, name: "Local", type: "harbor", status: "healthy" });
     const local = await h.admin.registries.get(0);
     expect(local.credential?.type).toBe("secret");
@@ -305,7 +289,7 @@ describe("registries", () => {
       dest_registry: { id: 0 },
     });
     for (const id of [pushTarget, pullSource]) {
-      expect(await errorOf(h.admin.registries.delete(id))).toMatchObject({
+      expect(await harborErrorOf(h.admin.registries.delete(id))).toMatchObject({
         kind: "precondition",
         status: 412,
         code: "PRECONDITION",
@@ -328,7 +312,7 @@ describe("registries", () => {
       storageLimit: -1,
       registryId: upstream,
     });
-    expect(await errorOf(h.admin.registries.delete(upstream))).toMatchObject({
+    expect(await harborErrorOf(h.admin.registries.delete(upstream))).toMatchObject({
       status: 412,
       harborMessage: `the registry ${upstream} is referenced by proxy cache project, cannot delete it`,
     });
@@ -337,7 +321,7 @@ describe("registries", () => {
   });
 
   test("lists page with X-Total-Count and Link, registries in creation order", async () => {
-    const res = await raw("GET", "/registries?page=1&page_size=2");
+    const res = await h.raw("GET", "/registries?page=1&page_size=2");
     const total = Number(res.headers.get("x-total-count"));
     expect(total).toBe((await h.admin.registries.list()).length);
     expect(total).toBeGreaterThan(2);
@@ -347,7 +331,7 @@ describe("registries", () => {
   });
 
   test("swagger-level failures are 422", async () => {
-    const bad = await raw("POST", "/registries", {
+    const bad = await h.raw("POST", "/registries", {
       name: "t",
       type: "harbor",
       url: "http://t.example.com",
@@ -355,23 +339,27 @@ describe("registries", () => {
     });
     expect(bad.status).toBe(422);
     expect(JSON.parse(bad.text).errors[0].code).toBe("UNPROCESSABLE_ENTITY");
-    expect((await raw("GET", "/registries/abc")).status).toBe(422);
-    expect((await raw("PUT", "/registries/1")).status).toBe(422);
+    expect((await h.raw("GET", "/registries/abc")).status).toBe(422);
+    expect((await h.raw("PUT", "/registries/1")).status).toBe(422);
   });
 
   test("permissions: system scope; non-admins get 403 with their name, anonymous callers 401", async () => {
     h.emulator.control.users.add({ username: "rita", password: "Rita12345" });
     const rita = h.client({ username: "rita", password: "Rita12345" });
-    expect(await errorOf(rita.registries.list())).toMatchObject({
+    expect(await harborErrorOf(rita.registries.list())).toMatchObject({
       kind: "forbidden",
       status: 403,
       harborMessage: "rita",
     });
     expect(
-      await errorOf(rita.registries.create({ name: "nope", type: "harbor", url: "http://nope.example.com" })),
+      await harborErrorOf(
+        rita.registries.create({ name: "nope", type: "harbor", url: "http://nope.example.com" }),
+      ),
     ).toMatchObject({ status: 403, code: "FORBIDDEN" });
-    expect(await errorOf(rita.registries.listProviderTypes())).toMatchObject({ status: 403 });
-    const anonymous = await raw("GET", "/registries", undefined, "nobody", "wrong");
+    expect(await harborErrorOf(rita.registries.listProviderTypes())).toMatchObject({ status: 403 });
+    const anonymous = await h.raw("GET", "/registries", undefined, {
+      as: { user: "nobody", password: "wrong" },
+    });
     expect(anonymous.status).toBe(401);
     expect(JSON.parse(anonymous.text).errors[0]).toEqual({ code: "UNAUTHORIZED", message: "unauthorized" });
   });

@@ -1,28 +1,9 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
-import type { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
 import type { ReplicationPolicyReq } from "../../../src/harbor/replication.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-
-async function raw(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const errorOf = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e as HarborError,
-  );
 
 let remote = 0;
 const REMOTE_URL = "https://remote.example.com";
@@ -114,16 +95,16 @@ describe("replication policies", () => {
     expect(updated.description).toBeUndefined();
 
     await h.admin.replication.deletePolicy(id);
-    expect(await errorOf(h.admin.replication.getPolicy(id))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.getPolicy(id))).toMatchObject({
       kind: "notFound",
       status: 404,
       harborMessage: `replication policy ${id} not found`,
     });
-    expect(await errorOf(h.admin.replication.deletePolicy(id))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(h.admin.replication.deletePolicy(id))).toMatchObject({ status: 404 });
   });
 
   test("201 with a path-only Location; pointer fields are always in the JSON", async () => {
-    const res = await raw("POST", "/replication/policies", {
+    const res = await h.raw("POST", "/replication/policies", {
       name: "wire",
       src_registry: { id: 0 },
       dest_registry: { id: remote },
@@ -132,26 +113,26 @@ describe("replication policies", () => {
     expect(res.text).toBe("");
     const location = res.headers.get("location") ?? "";
     expect(location).toMatch(/^\/api\/v2\.0\/replication\/policies\/\d+$/);
-    const body = JSON.parse((await raw("GET", location.replace("/api/v2.0", ""))).text);
+    const body = JSON.parse((await h.raw("GET", location.replace("/api/v2.0", ""))).text);
     expect(body).toMatchObject({ dest_namespace_replace_count: -1, speed: 0, copy_by_chunk: false });
     expect(body.src_registry.id).toBe(0);
   });
 
   test("replicate-deletion is read from `deletion` only; both fields come back", async () => {
-    const onlyNew = await raw("POST", "/replication/policies", {
+    const onlyNew = await h.raw("POST", "/replication/policies", {
       name: "del-new",
       src_registry: { id: 0 },
       dest_registry: { id: remote },
       replicate_deletion: true,
     });
-    const onlyOld = await raw("POST", "/replication/policies", {
+    const onlyOld = await h.raw("POST", "/replication/policies", {
       name: "del-old",
       src_registry: { id: 0 },
       dest_registry: { id: remote },
       deletion: true,
     });
     const read = async (location: string | null) =>
-      JSON.parse((await raw("GET", (location ?? "").replace("/api/v2.0", ""))).text);
+      JSON.parse((await h.raw("GET", (location ?? "").replace("/api/v2.0", ""))).text);
     const a = await read(onlyNew.headers.get("location"));
     expect(a.replicate_deletion).toBeUndefined();
     expect(a.deletion).toBeUndefined();
@@ -171,7 +152,7 @@ describe("replication policies", () => {
       [0, 0],
       [remote, remote],
     ]) {
-      const err = await errorOf(
+      const err = await harborErrorOf(
         h.admin.replication.createPolicy({
           name: "sides",
           src_registry: { id: src ?? 0 },
@@ -186,17 +167,17 @@ describe("replication policies", () => {
       });
     }
     expect(
-      await errorOf(h.admin.replication.createPolicy(pushPolicy({ dest_registry: { id: 4242 } }))),
+      await harborErrorOf(h.admin.replication.createPolicy(pushPolicy({ dest_registry: { id: 4242 } }))),
     ).toMatchObject({
       status: 404,
       harborMessage: "registry 4242 not found",
     });
-    expect(await errorOf(h.admin.replication.createPolicy(pushPolicy({ name: "" })))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.createPolicy(pushPolicy({ name: "" })))).toMatchObject({
       status: 400,
       harborMessage: "empty name",
     });
     expect(
-      await errorOf(h.admin.replication.createPolicy(pushPolicy({ dest_namespace: "Bad NS" }))),
+      await harborErrorOf(h.admin.replication.createPolicy(pushPolicy({ dest_namespace: "Bad NS" }))),
     ).toMatchObject({
       status: 400,
       harborMessage: "invalid destination namespace: Bad NS",
@@ -205,7 +186,7 @@ describe("replication policies", () => {
 
   test("trigger and cron validation; only enabled scheduled policies hold a schedule", async () => {
     const bad = (trigger: unknown) =>
-      raw("POST", "/replication/policies", {
+      h.raw("POST", "/replication/policies", {
         name: "trig",
         src_registry: { id: 0 },
         dest_registry: { id: remote },
@@ -250,7 +231,7 @@ describe("replication policies", () => {
 
   test("filter validation", async () => {
     const messageOf = async (filter: unknown) => {
-      const res = await raw("POST", "/replication/policies", {
+      const res = await h.raw("POST", "/replication/policies", {
         name: "filt",
         src_registry: { id: 0 },
         dest_registry: { id: remote },
@@ -276,16 +257,16 @@ describe("replication policies", () => {
   test("names are unique: 409 on create and on rename", async () => {
     await h.admin.replication.createPolicy(pushPolicy({ name: "unique-one" }));
     const other = await h.admin.replication.createPolicy(pushPolicy({ name: "unique-two" }));
-    expect(await errorOf(h.admin.replication.createPolicy(pushPolicy({ name: "unique-one" })))).toMatchObject(
-      {
-        kind: "conflict",
-        status: 409,
-        code: "CONFLICT",
-        harborMessage: "replication policy unique-one already exists",
-      },
-    );
     expect(
-      await errorOf(h.admin.replication.updatePolicy(other, pushPolicy({ name: "unique-one" }))),
+      await harborErrorOf(h.admin.replication.createPolicy(pushPolicy({ name: "unique-one" }))),
+    ).toMatchObject({
+      kind: "conflict",
+      status: 409,
+      code: "CONFLICT",
+      harborMessage: "replication policy unique-one already exists",
+    });
+    expect(
+      await harborErrorOf(h.admin.replication.updatePolicy(other, pushPolicy({ name: "unique-one" }))),
     ).toMatchObject({
       status: 409,
     });
@@ -301,7 +282,7 @@ describe("replication policies", () => {
       (p) => p.name,
     );
     expect(byName).toEqual(["order-a", "order-b"]);
-    const res = await raw("GET", "/replication/policies?page_size=1&name=order-");
+    const res = await h.raw("GET", "/replication/policies?page_size=1&name=order-");
     expect(res.headers.get("x-total-count")).toBe("2");
     expect(res.headers.get("link")).toBe(
       '</api/v2.0/replication/policies?name=order-&page=2&page_size=1>; rel="next"',
@@ -380,15 +361,15 @@ describe("replication executions", () => {
 
   test("201 with a path-only Location; counters are present even when zero", async () => {
     const id = await h.admin.replication.createPolicy(pushPolicy());
-    const res = await raw("POST", "/replication/executions", { policy_id: id });
+    const res = await h.raw("POST", "/replication/executions", { policy_id: id });
     expect(res.status).toBe(201);
     expect(res.text).toBe("");
     const location = res.headers.get("location") ?? "";
     expect(location).toMatch(/^\/api\/v2\.0\/replication\/executions\/\d+$/);
-    const body = JSON.parse((await raw("GET", location.replace("/api/v2.0", ""))).text);
+    const body = JSON.parse((await h.raw("GET", location.replace("/api/v2.0", ""))).text);
     expect(body).toMatchObject({ status: "InProgress", succeed: 0, failed: 0, stopped: 0, status_text: "" });
     advance(1000);
-    const after = JSON.parse((await raw("GET", location.replace("/api/v2.0", ""))).text);
+    const after = JSON.parse((await h.raw("GET", location.replace("/api/v2.0", ""))).text);
     expect(after).toMatchObject({
       status: "Succeed",
       total: 1,
@@ -463,7 +444,7 @@ describe("replication executions", () => {
     });
     const exec = await h.admin.replication.start(id);
     advance(1000);
-    const res = await raw("PUT", `/replication/executions/${exec}`);
+    const res = await h.raw("PUT", `/replication/executions/${exec}`);
     expect(res.status).toBe(200);
     expect(res.text).toBe("");
     const stopped = await h.admin.replication.getExecution(exec);
@@ -480,7 +461,7 @@ describe("replication executions", () => {
     await h.admin.replication.stop(finished);
     expect((await h.admin.replication.getExecution(finished)).status).toBe("Succeed");
 
-    expect(await errorOf(h.admin.replication.stop(999999))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.stop(999999))).toMatchObject({
       kind: "notFound",
       status: 404,
       harborMessage: "replication execution 999999 not found",
@@ -489,13 +470,13 @@ describe("replication executions", () => {
 
   test("a disabled policy cannot start: 412", async () => {
     const id = await h.admin.replication.createPolicy(pushPolicy({ enabled: false }));
-    expect(await errorOf(h.admin.replication.start(id))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.start(id))).toMatchObject({
       kind: "precondition",
       status: 412,
       code: "PRECONDITION",
       harborMessage: `the policy ${id} is disabled`,
     });
-    expect(await errorOf(h.admin.replication.start(777777))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.start(777777))).toMatchObject({
       status: 404,
       harborMessage: "replication policy 777777 not found",
     });
@@ -504,14 +485,14 @@ describe("replication executions", () => {
   test("deleting a policy with a running execution is 412; afterwards its executions go with it", async () => {
     const id = await h.admin.replication.createPolicy(pushPolicy());
     const exec = await h.admin.replication.start(id);
-    expect(await errorOf(h.admin.replication.deletePolicy(id))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.deletePolicy(id))).toMatchObject({
       kind: "precondition",
       status: 412,
       harborMessage: "contains executions that aren't in final status, stop the execution first",
     });
     await h.admin.replication.stop(exec);
     await h.admin.replication.deletePolicy(id);
-    expect(await errorOf(h.admin.replication.getExecution(exec))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.getExecution(exec))).toMatchObject({
       status: 404,
       harborMessage: `replication execution ${exec} not found`,
     });
@@ -526,19 +507,19 @@ describe("replication executions", () => {
     const [task] = await h.admin.replication.listTasks(first);
     const log = await h.admin.replication.getTaskLog(first, task?.id ?? 0);
     expect(log).toContain("library/hello-world:[latest]");
-    const res = await raw("GET", `/replication/executions/${first}/tasks/${task?.id}/log`);
+    const res = await h.raw("GET", `/replication/executions/${first}/tasks/${task?.id}/log`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);
-    expect(await errorOf(h.admin.replication.getTaskLog(second, task?.id ?? 0))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.getTaskLog(second, task?.id ?? 0))).toMatchObject({
       status: 404,
       code: "NOT_FOUND",
       harborMessage: `execution ${second} contains no task with ID ${task?.id}`,
     });
-    expect(await errorOf(h.admin.replication.getTaskLog(888888, task?.id ?? 0))).toMatchObject({
+    expect(await harborErrorOf(h.admin.replication.getTaskLog(888888, task?.id ?? 0))).toMatchObject({
       status: 404,
       harborMessage: "replication execution 888888 not found",
     });
-    expect(await errorOf(h.admin.replication.listTasks(888888))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(h.admin.replication.listTasks(888888))).toMatchObject({ status: 404 });
   });
 
   test("scheduled and event-based runs come from the simulated world; ?trigger=scheduled too", async () => {
@@ -554,7 +535,7 @@ describe("replication executions", () => {
       /no enabled scheduled trigger/,
     );
 
-    const res = await raw("POST", `/replication/executions?trigger=scheduled`, { policy_id: evented });
+    const res = await h.raw("POST", `/replication/executions?trigger=scheduled`, { policy_id: evented });
     const viaQuery = Number(res.headers.get("location")?.split("/").pop());
     expect((await h.admin.replication.getExecution(viaQuery)).trigger).toBe("scheduled");
 
@@ -566,7 +547,7 @@ describe("replication executions", () => {
   });
 
   test("executions take no q: a malformed q is ignored rather than a 400", async () => {
-    const res = await raw("GET", "/replication/executions?q=nonsense&page_size=1");
+    const res = await h.raw("GET", "/replication/executions?q=nonsense&page_size=1");
     expect(res.status).toBe(200);
     expect(Number(res.headers.get("x-total-count"))).toBeGreaterThan(1);
     expect(res.headers.get("link")).toContain('rel="next"');
@@ -593,13 +574,13 @@ describe("replication executions", () => {
   test("permissions: replication is system scope", async () => {
     h.emulator.control.users.add({ username: "olga", password: "Olga12345" });
     const olga = h.client({ username: "olga", password: "Olga12345" });
-    expect(await errorOf(olga.replication.listPolicies())).toMatchObject({
+    expect(await harborErrorOf(olga.replication.listPolicies())).toMatchObject({
       kind: "forbidden",
       status: 403,
       harborMessage: "olga",
     });
-    expect(await errorOf(olga.replication.listExecutions())).toMatchObject({ status: 403 });
-    expect(await errorOf(olga.replication.start(1))).toMatchObject({ status: 403 });
+    expect(await harborErrorOf(olga.replication.listExecutions())).toMatchObject({ status: 403 });
+    expect(await harborErrorOf(olga.replication.start(1))).toMatchObject({ status: 403 });
   });
 
   test("writes leave audit entries", () => {

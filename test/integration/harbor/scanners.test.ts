@@ -1,33 +1,15 @@
 import { describe, expect, test } from "vitest";
-import type { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-
-async function raw(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    method,
-    headers: {
-      authorization: `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`,
-      ...(body === undefined ? {} : { "content-type": "application/json" }),
-      ...headers,
-    },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return { status: res.status, headers: res.headers, text: await res.text() };
-}
-
-const errorOf = (p: Promise<unknown>) =>
-  p.then(
-    () => undefined,
-    (e: unknown) => e as HarborError,
-  );
 
 // Tests run in order: the first ones see a Harbor without any scanner (installed without Trivy).
 describe("scanners", () => {
   test("with no scanner at all, a project's scanner is a 200 with an empty body", async () => {
-    const res = await raw("GET", "/projects/library/scanner", undefined, { "x-is-resource-name": "true" });
+    const res = await h.raw("GET", "/projects/library/scanner", undefined, {
+      headers: { "x-is-resource-name": "true" },
+    });
     expect(res.status).toBe(200);
     expect(res.text).toBe("");
     expect(res.headers.get("content-type")).toBeNull();
@@ -45,7 +27,7 @@ describe("scanners", () => {
   });
 
   test("201 with a path-only Location ending in the UUID", async () => {
-    const res = await raw("POST", "/scanners", { name: "located", url: "located.example.com" });
+    const res = await h.raw("POST", "/scanners", { name: "located", url: "located.example.com" });
     expect(res.status).toBe(201);
     expect(res.text).toBe("");
     const location = res.headers.get("location") ?? "";
@@ -72,14 +54,14 @@ describe("scanners", () => {
       "first",
     ]);
 
-    const res = await raw("GET", "/scanners?page=1&page_size=1");
+    const res = await h.raw("GET", "/scanners?page=1&page_size=1");
     expect(res.headers.get("x-total-count")).toBe(String(all.length));
     expect(res.headers.get("link")).toBe('</api/v2.0/scanners?page=2&page_size=1>; rel="next"');
   });
 
   test("always-emitted fields stay in the JSON even when false or empty; capabilities are filled", async () => {
     const [def] = await h.admin.scanners.list();
-    const res = await raw("GET", `/scanners/${def?.uuid}`);
+    const res = await h.raw("GET", `/scanners/${def?.uuid}`);
     const body = JSON.parse(res.text);
     expect(body).toMatchObject({
       description: "",
@@ -105,7 +87,7 @@ describe("scanners", () => {
     expect((await h.admin.scanners.get(first?.uuid ?? "")).is_default).toBe(false);
     expect((await h.admin.scanners.list())[0]?.uuid).toBe(second?.uuid);
 
-    const noop = await raw("PATCH", `/scanners/${first?.uuid}`, { is_default: false });
+    const noop = await h.raw("PATCH", `/scanners/${first?.uuid}`, { is_default: false });
     expect(noop.status).toBe(200);
     expect(noop.text).toBe("");
     expect((await h.admin.scanners.get(second?.uuid ?? "")).is_default).toBe(true);
@@ -115,12 +97,12 @@ describe("scanners", () => {
       url: "http://off.example.com",
       disabled: true,
     });
-    expect(await errorOf(h.admin.scanners.setDefault(disabled))).toMatchObject({
+    expect(await harborErrorOf(h.admin.scanners.setDefault(disabled))).toMatchObject({
       kind: "notFound",
       status: 404,
       harborMessage: `registration ${disabled} not found`,
     });
-    expect(await errorOf(h.admin.scanners.setDefault("no-such-uuid"))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(h.admin.scanners.setDefault("no-such-uuid"))).toMatchObject({ status: 404 });
     await h.admin.scanners.setDefault(first?.uuid ?? "");
   });
 
@@ -142,7 +124,7 @@ describe("scanners", () => {
       skip_certVerify: true,
     });
     const [def] = await h.admin.scanners.list();
-    const res = await raw("PUT", `/scanners/${def?.uuid}`, {
+    const res = await h.raw("PUT", `/scanners/${def?.uuid}`, {
       name: def?.name,
       url: def?.url,
       disabled: true,
@@ -153,7 +135,7 @@ describe("scanners", () => {
 
   test("validation: reserved name Trivy, auth values, credential required, URL scheme", async () => {
     expect(
-      await errorOf(h.admin.scanners.create({ name: "Trivy", url: "http://t.example.com" })),
+      await harborErrorOf(h.admin.scanners.create({ name: "Trivy", url: "http://t.example.com" })),
     ).toMatchObject({
       kind: "invalid",
       status: 400,
@@ -162,7 +144,7 @@ describe("scanners", () => {
     });
     for (const auth of ["Basic", "Bearer", "APIKey"] as const) {
       expect(
-        await errorOf(
+        await harborErrorOf(
           h.admin.scanners.create({ name: `a-${auth}`, url: `http://${auth}.example.com`, auth }),
         ),
       ).toMatchObject({
@@ -178,7 +160,7 @@ describe("scanners", () => {
     });
     expect((await h.admin.scanners.get(key)).auth).toBe("APIKey");
     // The swagger's text names another value; the code accepts only the three above.
-    const res = await raw("POST", "/scanners", {
+    const res = await h.raw("POST", "/scanners", {
       name: "hdr",
       url: "http://hdr.example.com",
       auth: "X-ScannerAdapter-API-Key",
@@ -189,16 +171,16 @@ describe("scanners", () => {
       "auth type X-ScannerAdapter-API-Key is not supported",
     );
     expect(
-      await errorOf(h.admin.scanners.create({ name: "ftp", url: "ftp://ftp.example.com" })),
+      await harborErrorOf(h.admin.scanners.create({ name: "ftp", url: "ftp://ftp.example.com" })),
     ).toMatchObject({
       status: 400,
       harborMessage: "scanner registration validate: invalid HTTP scheme: ftp",
     });
-    expect((await raw("POST", "/scanners", { name: "no-url" })).status).toBe(422);
+    expect((await h.raw("POST", "/scanners", { name: "no-url" })).status).toBe(422);
   });
 
   test("name and URL are each unique: 409", async () => {
-    const byName = await errorOf(
+    const byName = await harborErrorOf(
       h.admin.scanners.create({ name: "second", url: "http://other.example.com" }),
     );
     expect(byName).toMatchObject({
@@ -208,24 +190,26 @@ describe("scanners", () => {
       harborMessage: "registration name or url already exists",
     });
     // The same URL once normalised.
-    const byUrl = await errorOf(h.admin.scanners.create({ name: "again", url: "second.example.com:8080/" }));
+    const byUrl = await harborErrorOf(
+      h.admin.scanners.create({ name: "again", url: "second.example.com:8080/" }),
+    );
     expect(byUrl).toMatchObject({ status: 409, harborMessage: "registration name or url already exists" });
   });
 
   test("create pings the adapter: an unreachable one is a masked 500; ping reports it too", async () => {
     const url = "http://dead-scanner.example.com";
     h.emulator.control.scanners.setAdapterReachable(url, false);
-    const res = await raw("POST", "/scanners", { name: "dead", url });
+    const res = await h.raw("POST", "/scanners", { name: "dead", url });
     expect(res.status).toBe(500);
     expect(JSON.parse(res.text).errors[0]).toEqual({ code: "UNKNOWN", message: "internal server error" });
     const noRetry = h.client({ maxRetries: 0 });
-    expect(await errorOf(noRetry.scanners.ping({ name: "dead", url }))).toMatchObject({
+    expect(await harborErrorOf(noRetry.scanners.ping({ name: "dead", url }))).toMatchObject({
       kind: "server",
       status: 500,
     });
     await h.admin.scanners.ping({ name: "alive", url: "http://alive.example.com" });
     expect(
-      await errorOf(h.admin.scanners.ping({ name: "x", url: "http://x.example.com", auth: "Basic" })),
+      await harborErrorOf(h.admin.scanners.ping({ name: "x", url: "http://x.example.com", auth: "Basic" })),
     ).toMatchObject({
       status: 400,
       harborMessage: "access_credential is required for auth type Basic",
@@ -254,8 +238,8 @@ describe("scanners", () => {
     expect(got.name).toBe("acme");
     expect(got.capabilities).toBeUndefined();
     const noRetry = h.client({ maxRetries: 0 });
-    expect(await errorOf(noRetry.scanners.getMetadata(uuid))).toMatchObject({ status: 500 });
-    expect(await errorOf(h.admin.scanners.getMetadata("nope"))).toMatchObject({
+    expect(await harborErrorOf(noRetry.scanners.getMetadata(uuid))).toMatchObject({ status: 500 });
+    expect(await harborErrorOf(h.admin.scanners.getMetadata("nope"))).toMatchObject({
       status: 404,
       harborMessage: "registration nope not found",
     });
@@ -275,13 +259,13 @@ describe("scanners", () => {
       description: "bye",
       url: "http://doomed.example.com",
     });
-    expect(await errorOf(h.admin.scanners.get(uuid))).toMatchObject({
+    expect(await harborErrorOf(h.admin.scanners.get(uuid))).toMatchObject({
       kind: "notFound",
       status: 404,
       code: "NOT_FOUND",
       harborMessage: `scanner ${uuid} not found`,
     });
-    expect(await errorOf(h.admin.scanners.delete(uuid))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(h.admin.scanners.delete(uuid))).toMatchObject({ status: 404 });
   });
 
   test("project scanner: own scanner, else the default, with health and adapter details", async () => {
@@ -312,12 +296,19 @@ describe("scanners", () => {
 
     const candidates = await h.admin.scanners.listCandidatesOfProject("library");
     expect(candidates.map((s) => s.uuid)).toEqual((await h.admin.scanners.list()).map((s) => s.uuid));
-    expect(await errorOf(h.admin.scanners.getOfProject("no-such-project"))).toMatchObject({
+    expect(await harborErrorOf(h.admin.scanners.getOfProject("no-such-project"))).toMatchObject({
       status: 404,
       harborMessage: "project no-such-project not found",
     });
     expect(
-      (await raw("PUT", "/projects/library/scanner", { uuid: "" }, { "x-is-resource-name": "true" })).status,
+      (
+        await h.raw(
+          "PUT",
+          "/projects/library/scanner",
+          { uuid: "" },
+          { headers: { "x-is-resource-name": "true" } },
+        )
+      ).status,
     ).toBe(422);
   });
 
@@ -339,24 +330,26 @@ describe("scanners", () => {
     const stranger = h.client({ username: "stranger", password: "Str12345" });
 
     expect((await dev.scanners.getOfProject("team"))?.uuid).toBe(def?.uuid);
-    expect(await errorOf(dev.scanners.setOfProject("team", def?.uuid ?? ""))).toMatchObject({
+    expect(await harborErrorOf(dev.scanners.setOfProject("team", def?.uuid ?? ""))).toMatchObject({
       kind: "forbidden",
       status: 403,
       harborMessage: "forbidden",
     });
-    expect(await errorOf(dev.scanners.listCandidatesOfProject("team"))).toMatchObject({ status: 403 });
+    expect(await harborErrorOf(dev.scanners.listCandidatesOfProject("team"))).toMatchObject({ status: 403 });
     await boss.scanners.setOfProject(p.project_id, def?.uuid ?? "");
     expect((await boss.scanners.listCandidatesOfProject("team")).length).toBeGreaterThan(0);
-    expect(await errorOf(stranger.scanners.getOfProject("team"))).toMatchObject({ status: 403 });
+    expect(await harborErrorOf(stranger.scanners.getOfProject("team"))).toMatchObject({ status: 403 });
     // An unknown project is 403 for non-admins.
-    expect(await errorOf(stranger.scanners.getOfProject("ghost"))).toMatchObject({ status: 403 });
+    expect(await harborErrorOf(stranger.scanners.getOfProject("ghost"))).toMatchObject({ status: 403 });
     // Registrations themselves are system scope: the username is the message.
-    expect(await errorOf(boss.scanners.list())).toMatchObject({
+    expect(await harborErrorOf(boss.scanners.list())).toMatchObject({
       status: 403,
       code: "FORBIDDEN",
       harborMessage: "boss",
     });
-    expect(await errorOf(boss.scanners.create({ name: "b", url: "http://b.example.com" }))).toMatchObject({
+    expect(
+      await harborErrorOf(boss.scanners.create({ name: "b", url: "http://b.example.com" })),
+    ).toMatchObject({
       status: 403,
     });
   });
@@ -372,21 +365,25 @@ describe("scanners", () => {
     });
     expect((await h.admin.scanners.list())[0]?.uuid).toBe(trivy);
     expect(
-      await errorOf(h.admin.scanners.update(trivy, { name: "Trivy", url: "http://trivy-adapter:8080" })),
+      await harborErrorOf(
+        h.admin.scanners.update(trivy, { name: "Trivy", url: "http://trivy-adapter:8080" }),
+      ),
     ).toMatchObject({
       kind: "forbidden",
       status: 403,
       code: "FORBIDDEN",
       harborMessage: "registration Trivy is not allowed to update as it is immutable: scanner API: update",
     });
-    expect(await errorOf(h.admin.scanners.delete(trivy))).toMatchObject({
+    expect(await harborErrorOf(h.admin.scanners.delete(trivy))).toMatchObject({
       status: 403,
       harborMessage: "registration Trivy is not allowed to delete as it is immutable: scanner API: delete",
     });
     // Renaming another registration to the reserved name is refused as well.
     const [, other] = await h.admin.scanners.list();
     expect(
-      await errorOf(h.admin.scanners.update(other?.uuid ?? "", { name: "Trivy", url: other?.url ?? "" })),
+      await harborErrorOf(
+        h.admin.scanners.update(other?.uuid ?? "", { name: "Trivy", url: other?.url ?? "" }),
+      ),
     ).toMatchObject({
       status: 400,
       harborMessage: 'name "Trivy" is reserved, please try a different name',

@@ -8,18 +8,6 @@ import { useEmulator } from "../../env/harbor.ts";
 const h = useEmulator();
 const DN = "cn=Platform,ou=groups,dc=example,dc=com";
 
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
-  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    ...init,
-    headers: {
-      authorization: auth,
-      ...(init.body ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-  });
-}
-
 beforeAll(() => {
   h.emulator.control.ldap.addGroup({ name: "platform", dn: DN });
 });
@@ -29,7 +17,7 @@ afterEach(() => {
 
 describe("lifecycle", () => {
   test("create, get (without id), list, rename, delete", async () => {
-    const res = await api("/usergroups", {
+    const res = await h.api("/usergroups", {
       method: "POST",
       body: JSON.stringify({ group_name: "web", group_type: 2 }),
     });
@@ -38,7 +26,7 @@ describe("lifecycle", () => {
     expect(location).toMatch(/^\/api\/v2\.0\/usergroups\/\d+$/);
     const id = Number(location.split("/").pop());
 
-    const raw = (await (await api(`/usergroups/${id}`)).json()) as Record<string, unknown>;
+    const raw = (await (await h.api(`/usergroups/${id}`)).json()) as Record<string, unknown>;
     expect(raw).toEqual({ group_name: "web", group_type: 2 }); // no id, empty DN omitted
     expect(await h.admin.userGroups.get(id)).toEqual({ group_name: "web", group_type: 2 });
 
@@ -58,7 +46,7 @@ describe("lifecycle", () => {
 
   test("delete is idempotent: 200 for an id that does not exist", async () => {
     await expect(h.admin.userGroups.delete(987654)).resolves.toBeUndefined();
-    const res = await api("/usergroups/987654", { method: "DELETE" });
+    const res = await h.api("/usergroups/987654", { method: "DELETE" });
     expect(res.status).toBe(200);
   });
 
@@ -87,7 +75,7 @@ describe("validation", () => {
     ["no group_name", JSON.stringify({ group_type: 2 })],
     ["an empty group_name", JSON.stringify({ group_name: "", group_type: 2 })],
   ])("create with %s: 400 with no body at all", async (_what, body) => {
-    const res = await api("/usergroups", { method: "POST", ...(body ? { body } : {}) });
+    const res = await h.api("/usergroups", { method: "POST", ...(body ? { body } : {}) });
     expect(res.status).toBe(400);
     expect(await res.text()).toBe("");
     expect(res.headers.get("content-type")).toBeNull();
@@ -120,7 +108,7 @@ describe("validation", () => {
       status: 409,
       harborMessage: "duplicate user group, group name:shared, group type: 3, ldap group DN: ",
     });
-    const other = await api("/usergroups", {
+    const other = await h.api("/usergroups", {
       method: "POST",
       body: JSON.stringify({ group_name: "shared", group_type: 4 }),
     });
@@ -132,16 +120,16 @@ describe("validation", () => {
 
   test("ids below 1: get and delete say so, update answers a bare 400", async () => {
     for (const method of ["GET", "DELETE"]) {
-      const res = await api("/usergroups/0", { method });
+      const res = await h.api("/usergroups/0", { method });
       expect(res.status).toBe(400);
       expect(await res.json()).toEqual({
         errors: [{ code: "BAD_REQUEST", message: "the group id should be provided" }],
       });
     }
-    const put = await api("/usergroups/0", { method: "PUT", body: JSON.stringify({ group_name: "x" }) });
+    const put = await h.api("/usergroups/0", { method: "PUT", body: JSON.stringify({ group_name: "x" }) });
     expect(put.status).toBe(400);
     expect(await put.text()).toBe("");
-    const notInt = await api("/usergroups/abc");
+    const notInt = await h.api("/usergroups/abc");
     expect(notInt.status).toBe(422);
   });
 
@@ -217,16 +205,16 @@ describe("list", () => {
   });
 
   test("paging headers; no Link when nothing matches; q and sort are not part of this list", async () => {
-    const res = await api("/usergroups?page_size=1&group_name=shared");
+    const res = await h.api("/usergroups?page_size=1&group_name=shared");
     expect(res.headers.get("x-total-count")).toBe("2");
     expect(res.headers.get("link")).toBe(
       '</api/v2.0/usergroups?group_name=shared&page=2&page_size=1>; rel="next"',
     );
-    const none = await api("/usergroups?group_name=zzz&page=2");
+    const none = await h.api("/usergroups?group_name=zzz&page=2");
     expect(none.headers.get("x-total-count")).toBe("0");
     expect(none.headers.get("link")).toBeNull();
     expect(await none.json()).toEqual([]);
-    const withQ = await api("/usergroups?q=group_name%3Dnothing");
+    const withQ = await h.api("/usergroups?q=group_name%3Dnothing");
     expect(Number(withQ.headers.get("x-total-count"))).toBeGreaterThan(0);
   });
 });
@@ -244,7 +232,7 @@ describe("search", () => {
   });
 
   test("groupname is required (422); anonymous callers get 401", async () => {
-    const missing = await api("/usergroups/search");
+    const missing = await h.api("/usergroups/search");
     expect(missing.status).toBe(422);
     const anonymous = await fetch(`${h.emulator.url}/api/v2.0/usergroups/search?groupname=ops`);
     expect(anonymous.status).toBe(401);

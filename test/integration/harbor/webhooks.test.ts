@@ -18,7 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import type { WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
 import type { ProjectRecord } from "../../env/emulator/areas/projects.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { firstError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 const hooks = () => h.emulator.control.webhooks;
@@ -95,31 +95,12 @@ const base = (over: Partial<WebhookPolicyInput> = {}): WebhookPolicyInput => ({
   ...over,
 });
 
-function api(path: string, init: RequestInit = {}): Promise<Response> {
-  const auth = `Basic ${Buffer.from(`admin:${h.emulator.adminPassword}`).toString("base64")}`;
-  return fetch(`${h.emulator.url}/api/v2.0${path}`, {
-    ...init,
-    headers: {
-      authorization: auth,
-      ...(init.body ? { "content-type": "application/json" } : {}),
-      ...init.headers,
-    },
-  });
-}
-
 /** Keeps a failing test's policies from leaking into the next test. */
 function dropPolicies(): void {
   for (const p of [project, other]) {
     for (const policy of h.emulator.world.webhooks.byProject(p.project_id))
       h.emulator.world.webhooks.delete(policy.id);
   }
-}
-
-async function errorOf(res: Response): Promise<{ code: string; message: string }> {
-  return ((await res.json()) as { errors: Array<{ code: string; message: string }> }).errors[0] as {
-    code: string;
-    message: string;
-  };
 }
 
 beforeAll(async () => {
@@ -135,7 +116,7 @@ describe("policies", () => {
   afterEach(dropPolicies);
 
   test("create: 201 with a path-only Location; GET shows the stored, normalised policy", async () => {
-    const res = await api(`/projects/${project.name}/webhook/policies`, {
+    const res = await h.api(`/projects/${project.name}/webhook/policies`, {
       method: "POST",
       headers: { "x-is-resource-name": "true" },
       body: JSON.stringify({
@@ -186,7 +167,7 @@ describe("policies", () => {
   });
 
   test("an omitted `enabled` stores false, and false is still on the wire", async () => {
-    const res = await api(`/projects/${project.project_id}/webhook/policies`, {
+    const res = await h.api(`/projects/${project.project_id}/webhook/policies`, {
       method: "POST",
       body: JSON.stringify({
         name: "off",
@@ -196,7 +177,7 @@ describe("policies", () => {
     });
     const id = Number(res.headers.get("location")?.split("/").pop());
     const raw = (await (
-      await api(`/projects/${project.project_id}/webhook/policies/${id}`)
+      await h.api(`/projects/${project.project_id}/webhook/policies/${id}`)
     ).json()) as Record<string, unknown>;
     expect(raw.enabled).toBe(false);
     expect(raw.targets).toEqual([{ type: "slack", address: "https://hooks.slack.example/x" }]); // no format for slack
@@ -235,7 +216,7 @@ describe("policies", () => {
       project.name,
       base({ name: "replace", description: "keep?" }),
     );
-    const res = await api(`/projects/${project.name}/webhook/policies/${id}`, {
+    const res = await h.api(`/projects/${project.name}/webhook/policies/${id}`, {
       method: "PUT",
       headers: { "x-is-resource-name": "true" },
       body: JSON.stringify({
@@ -284,7 +265,7 @@ describe("policies", () => {
     const ids: number[] = [];
     for (const name of ["list-a", "list-b", "list-c"])
       ids.push(await h.admin.webhooks.createPolicy(project.name, base({ name })));
-    const res = await api(`/projects/${project.project_id}/webhook/policies?page_size=2&sort=name`);
+    const res = await h.api(`/projects/${project.project_id}/webhook/policies?page_size=2&sort=name`);
     expect(res.headers.get("x-total-count")).toBe("3");
     expect(res.headers.get("link")).toBe(
       `</api/v2.0/projects/${project.project_id}/webhook/policies?page=2&page_size=2&sort=name>; rel="next"`,
@@ -298,7 +279,7 @@ describe("policies", () => {
 
 describe("validation", () => {
   const post = (body: Record<string, unknown>) =>
-    api(`/projects/${project.project_id}/webhook/policies`, { method: "POST", body: JSON.stringify(body) });
+    h.api(`/projects/${project.project_id}/webhook/policies`, { method: "POST", body: JSON.stringify(body) });
   const http = { type: "http", address: "http://example.com/h" };
 
   test.each([
@@ -345,13 +326,13 @@ describe("validation", () => {
   ])("%s: 400 with Harbor's message", async (_what, body, message) => {
     const res = await post(body);
     expect(res.status).toBe(400);
-    expect(await errorOf(res)).toEqual({ code: "BAD_REQUEST", message });
+    expect(await firstError(res)).toEqual({ code: "BAD_REQUEST", message });
   });
 
   test("wrong JSON types are swagger-level 422s", async () => {
     const res = await post({ name: "v", enabled: "yes", event_types: ["PUSH_ARTIFACT"], targets: [http] });
     expect(res.status).toBe(422);
-    expect((await errorOf(res)).code).toBe("UNPROCESSABLE_ENTITY");
+    expect((await firstError(res)).code).toBe("UNPROCESSABLE_ENTITY");
   });
 });
 
@@ -658,9 +639,11 @@ describe("jobs and last trigger", () => {
   });
 
   test("jobs need a policy of this project: policy_id is required, others' policies are 404", async () => {
-    const missing = await api(`/projects/${project.project_id}/webhook/jobs`);
+    const missing = await h.api(`/projects/${project.project_id}/webhook/jobs`);
     expect(missing.status).toBe(422);
-    expect((await errorOf(missing)).message).toBe("validation failure list:\npolicy_id in query is required");
+    expect((await firstError(missing)).message).toBe(
+      "validation failure list:\npolicy_id in query is required",
+    );
     await expect(h.admin.webhooks.listJobs(other.name, policyId)).rejects.toMatchObject({
       status: 404,
       harborMessage: `resource not found: project id ${other.project_id} does not match`,
