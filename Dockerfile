@@ -11,6 +11,10 @@
 # read-only root filesystem. Node is PID 1 and that is enough: the operator handles SIGTERM itself
 # (graceful shutdown, Lease released) and starts no child processes, so no init is needed to
 # forward signals or reap zombies.
+#
+# No container engine on the test machines: test/e2e/image.test.ts follows these steps without one
+# (test/env/image.ts reads this file and refuses any instruction it cannot reproduce) and proves that
+# what they assemble starts, serves its probes and metrics, and reconciles.
 
 ARG NODE_VERSION=24
 

@@ -23,8 +23,53 @@ function check(name: string, cmd: string, cmdArgs: string[]): void {
 }
 
 if (args.length === 0) {
+  installScriptsCovered();
   check("typecheck", bin("tsc"), ["-p", "tsconfig.json"]);
   check("lint", bin("biome"), ["check", "."]);
+}
+
+// Every dependency install script the install found is approved by package.json's allowScripts.
+// `.npmrc` makes npm 11.16+ fail such an install already (strict-allow-scripts); this reads npm's
+// own report as well, so that an install run with the check switched off cannot pass unnoticed.
+// npm before 11.16 has no allowScripts: it runs every install script and has nothing to report.
+function installScriptsCovered(): void {
+  const name = "dependency install scripts approved";
+  process.stdout.write(`\n▶ ${name}\n`);
+  const npmCli = process.env.npm_execpath;
+  if (!npmCli) {
+    process.stdout.write("not started through npm: nothing to ask\n");
+    passed++;
+    return;
+  }
+  const r = spawnSync(
+    process.env.npm_node_execpath ?? process.execPath,
+    [npmCli, "install-scripts", "ls", "--json"],
+    {
+      encoding: "utf8",
+    },
+  );
+  if (r.status !== 0 && /Unknown command/.test(`${r.stdout}${r.stderr}`)) {
+    process.stdout.write("this npm predates allowScripts: every install script ran\n");
+    passed++;
+    return;
+  }
+  let pending: Array<{ name: string; changes?: Array<{ key: string }> }> | undefined;
+  try {
+    pending = (JSON.parse(r.stdout) as { allowScripts: typeof pending }).allowScripts;
+  } catch {
+    pending = undefined;
+  }
+  if (r.status === 0 && pending?.length === 0) {
+    process.stdout.write("every install script is covered by allowScripts\n");
+    passed++;
+    return;
+  }
+  failed++;
+  const names = (pending ?? []).flatMap((p) => p.changes?.map((c) => c.key) ?? [p.name]).join(", ");
+  process.stdout.write(
+    `✗ ${name} failed: ${names ? `not covered by allowScripts: ${names}` : `npm install-scripts ls answered ${r.status}: ${r.stderr}`}\n` +
+      "  Review the package's install script, then `npm install-scripts approve <package>` and commit package.json.\n",
+  );
 }
 
 // The cluster tests run a real control plane whose binaries are built on a machine's first run

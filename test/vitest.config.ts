@@ -3,9 +3,10 @@ import { defineConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-// Three projects, split by what a test needs around it:
+// Four projects, split by what a test needs around it:
 // - unit:    pure logic, nothing started.
 // - harbor:  the Harbor client and the emulator; each file starts its own in-process emulator.
+// - install: the set-up itself (npm ci on a copy of the project), with other npm releases.
 // - cluster: a real kube-apiserver + etcd (+ controller-manager) and a shared emulator, started once
 //            per run by the global setup; each file gets its own namespace.
 export default defineConfig({
@@ -24,6 +25,11 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "harbor", include: ["test/integration/harbor/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        // The README's set-up on a clean copy of the project, with other npm releases.
+        test: { name: "install", include: ["test/integration/install/**/*.test.ts"], testTimeout: 240_000 },
       },
       {
         extends: true,

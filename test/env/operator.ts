@@ -25,6 +25,8 @@ export interface OperatorOptions {
   kubeconfig?: (namespace: string) => string | Promise<string>;
   /** Elect a leader on a Lease in the fixture's namespace, as a deployed operator does. Default: off. */
   leaderElection?: boolean;
+  /** How the process is started. Default: `node src/main.ts` from the working tree. */
+  launcher?: OperatorLauncher;
 }
 
 export interface OperatorFixture {
@@ -38,6 +40,8 @@ export interface OperatorFixture {
   readonly connection: string;
   /** Everything the operator process printed so far (stdout and stderr). */
   output(): string;
+  /** The process id of the running operator. */
+  pid(): number | undefined;
   /** Starts the operator (again), optionally with other environment variables. */
   start(env?: Record<string, string>): Promise<void>;
   /** Stops it: SIGTERM (graceful), or SIGKILL when `kill` is set. Resolves once it exited. */
@@ -74,15 +78,40 @@ export interface OperatorProcess {
   readonly exited: Promise<number | null>;
 }
 
-/** `node src/main.ts <args>` as a child process. */
+/** The command that starts the operator: program, arguments, directory, environment and user. */
+export interface OperatorCommand {
+  file: string;
+  args: string[];
+  cwd: string;
+  env: Record<string, string | undefined>;
+  uid?: number;
+  gid?: number;
+}
+
+/** Turns the operator's flags and extra environment into the command that runs it. */
+export type OperatorLauncher = (args: string[], env: Record<string, string>) => OperatorCommand;
+
+/** `node src/main.ts <args>` from the working tree, with this process's environment. */
+export const sourceLauncher: OperatorLauncher = (args, env) => ({
+  file: process.execPath,
+  args: [join(root, "src", "main.ts"), ...args],
+  cwd: root,
+  env: { ...process.env, ...env },
+});
+
+/** The operator as a child process (by default `node src/main.ts <args>`). */
 export function spawnOperator(
   args: string[],
   env: Record<string, string> = {},
   onOutput?: (chunk: string) => void,
+  launcher: OperatorLauncher = sourceLauncher,
 ): OperatorProcess {
-  const proc: ChildProcess = spawn(process.execPath, [join(root, "src", "main.ts"), ...args], {
-    cwd: root,
-    env: { ...process.env, ...env },
+  const command = launcher(args, env);
+  const proc: ChildProcess = spawn(command.file, command.args, {
+    cwd: command.cwd,
+    env: command.env,
+    ...(command.uid === undefined ? {} : { uid: command.uid }),
+    ...(command.gid === undefined ? {} : { gid: command.gid }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";
@@ -134,9 +163,14 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
     const election = options.leaderElection
       ? ["--leader-elect=true", `--leader-election-namespace=${ns.name}`]
       : ["--leader-elect=false"];
-    child = spawnOperator(spawnArgs(election), { ...options.env, ...env }, (c) => {
-      out += c;
-    });
+    child = spawnOperator(
+      spawnArgs(election),
+      { ...options.env, ...env },
+      (c) => {
+        out += c;
+      },
+      options.launcher,
+    );
   };
 
   const stop = async (opts: { kill?: boolean } = {}) => {
@@ -157,11 +191,12 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
     },
     connection: "harbor",
     output: () => out,
+    pid: () => child?.pid,
     start,
     stop,
     exited: () => child?.exited ?? Promise.resolve(null),
     spawn: (extra = [], env = {}) => {
-      const proc = spawnOperator(spawnArgs(extra), { ...options.env, ...env });
+      const proc = spawnOperator(spawnArgs(extra), { ...options.env, ...env }, undefined, options.launcher);
       extras.push(proc);
       return proc;
     },
@@ -206,11 +241,17 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
       },
     ]);
     await start();
-    await fixture.waitReady("harborconnection", "harbor", 60_000).catch((e: unknown) => {
-      throw new Error(
-        `the operator did not get its connection Ready: ${(e as Error).message}\n--- operator output ---\n${out.slice(-4000)}`,
-      );
+    // An operator that cannot start fails the file at once, not after the wait's timeout.
+    const exitedEarly = fixture.exited().then((code) => {
+      throw new Error(`the operator exited with code ${code}`);
     });
+    await Promise.race([fixture.waitReady("harborconnection", "harbor", 60_000), exitedEarly]).catch(
+      (e: unknown) => {
+        throw new Error(
+          `the operator did not get its connection Ready: ${(e as Error).message}\n--- operator output ---\n${out.slice(-4000)}`,
+        );
+      },
+    );
   }, 120_000);
 
   afterAll(async () => {
