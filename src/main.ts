@@ -56,9 +56,11 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     statusRefreshIntervalMs: config.statusRefreshIntervalMs,
     reconcileTimeoutMs: config.reconcileTimeoutMs,
     secretChanged: (namespace, name) => connections.secretChanged(namespace, name),
+    connectionUserGone: (key) => connections.userGone(key),
     ...scope,
   });
   connections.connections.onChange((key) => kinds.enqueueConnection(key));
+  connections.setUsers((key) => kinds.usersOf(key));
 
   let running = false;
   let connectionsSynced = false;

@@ -8,8 +8,13 @@ export const GROUP = "harborconfig.io";
 export const VERSION = "v1alpha1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 
-/** Added before the first create in Harbor, removed last. */
+/**
+ * Added before the first create in Harbor, removed last. Connections carry it too: a connection
+ * stays until every resource that uses it has finished deleting.
+ */
 export const FINALIZER = "harborconfig.io/finalizer";
+/** On a connection's credentials Secret while a connection reads it: it goes after the connection. */
+export const CREDENTIALS_FINALIZER = "harborconfig.io/connection-credentials";
 /** `harborconfig.io/paused: "true"` stops all Harbor calls for the resource until removed. */
 export const PAUSED_ANNOTATION = "harborconfig.io/paused";
 /** Labels on objects the operator writes (Secrets, copies) so it can find and clean them up. */
@@ -88,6 +93,12 @@ export const managedStatus = {
     .optional()
     .describe("Ready, Synced and, for errors no retry can fix, Stalled."),
   harborId: z.number().int().optional().describe("The id of the Harbor object."),
+  harborUrl: z
+    .string()
+    .optional()
+    .describe(
+      "The Harbor harborId belongs to (its normalised URL). When the connection reaches another Harbor, the id is not used there: the object is looked up by name and creationPolicy decides.",
+    ),
   lastDriftCorrection: DriftRecord.optional(),
 };
 

@@ -81,6 +81,36 @@ export const ClusterHarborConnectionSpec = z.object({
     .describe(
       'Namespaces whose resources may use this connection: names, or patterns with "*" (e.g. "team-*", "*").',
     ),
+  tenancy: z
+    .object({
+      projects: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .max(255)
+            .regex(/^([a-z0-9._*-]|\{namespace\})+$/),
+        )
+        .max(64)
+        .default(["{namespace}", "{namespace}-*"])
+        .describe(
+          'Harbor project names each namespace may manage through this connection: names or patterns with "*", where {namespace} stands for the namespace\'s name. The default lets namespace team-a manage project team-a and projects team-a-*. "*" allows every project (also robot permissions on all projects and replication that reaches any project).',
+        ),
+      allowAdoption: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Let resources adopt Harbor objects that exist already (creationPolicy Adopt or CreateOrAdopt). Off: a tenant can only manage what it created.",
+        ),
+      allowSystemRobots: z
+        .boolean()
+        .default(false)
+        .describe("Let namespaces create system-level robots, which can hold permissions beyond projects."),
+    })
+    .default({ projects: ["{namespace}", "{namespace}-*"], allowAdoption: false, allowSystemRobots: false })
+    .describe(
+      "What each allowed namespace may do in this Harbor. Safe by default: projects named after the namespace, no adoption, no system robots.",
+    ),
 });
 export type ClusterHarborConnectionSpec = z.output<typeof ClusterHarborConnectionSpec>;
 
@@ -90,6 +120,12 @@ export const ConnectionStatus = z.object({
   harborVersion: z.string().optional().describe("The version Harbor reports."),
   authenticatedAs: z.string().optional().describe("The user the credentials log in as."),
   lastCheckTime: z.string().optional(),
+  credentialsSecret: z
+    .object({ namespace: z.string(), name: z.string() })
+    .optional()
+    .describe(
+      "The Secret the credentials are read from. It carries the finalizer harborconfig.io/connection-credentials while this connection exists, so it cannot go before the resources that need it.",
+    ),
   ldap: z.object({ success: z.boolean(), message: z.string().optional() }).optional(),
   jobService: z
     .object({

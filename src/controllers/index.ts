@@ -36,8 +36,13 @@ export interface Kinds {
   byKind: Map<string, AnyKind>;
   /** True once every informer has its first list. */
   synced(): boolean;
-  /** Queues the resources of every kind that use the connection with this key (see connectionKey). */
+  /**
+   * Queues the resources of every kind that use the connection with this key (see connectionKey),
+   * and those in Conflict anywhere (the Harbor a connection reaches decides who owns what).
+   */
   enqueueConnection(key: string): void;
+  /** The resources ("Kind namespace/name") that use the connection with this key. */
+  usersOf(key: string): string[];
   start(): void;
   stop(): Promise<void>;
 }
@@ -180,6 +185,17 @@ export function createKinds(ctx: KindContext): Kinds {
     delete: namespaceChanged,
   });
 
+  // A connection being deleted waits for the resources that use it: tell it when one goes.
+  for (const k of kinds) {
+    k.informer.on({
+      update: (a, b) => {
+        const before = connectionKeyOf(a);
+        if (before !== connectionKeyOf(b)) ctx.connectionUserGone?.(before);
+      },
+      delete: (obj) => ctx.connectionUserGone?.(connectionKeyOf(obj)),
+    });
+  }
+
   const allInformers: Array<Informer<KubeObject>> = [...Object.values(informers), secrets] as Array<
     Informer<KubeObject>
   >;
@@ -189,17 +205,20 @@ export function createKinds(ctx: KindContext): Kinds {
     synced: () => allInformers.every((i) => i.synced),
     enqueueConnection(key) {
       for (const k of kinds) {
-        k.enqueueWhere((r) => {
-          const ref = (r.spec as { connectionRef?: { kind?: string; name?: string } })?.connectionRef;
-          return (
-            ref?.name !== undefined &&
-            connectionKey(r.metadata.namespace ?? "", {
-              kind: ref.kind ?? "HarborConnection",
-              name: ref.name,
-            }) === key
-          );
-        });
+        k.enqueueWhere(
+          (r) =>
+            connectionKeyOf(r) === key ||
+            r.status?.conditions?.some((c) => c.type === "Ready" && c.reason === "Conflict") === true,
+        );
       }
+    },
+    usersOf(key) {
+      return kinds.flatMap((k) =>
+        k.informer
+          .list()
+          .filter((r) => connectionKeyOf(r) === key)
+          .map((r) => `${k.type.kind} ${r.metadata.namespace}/${r.metadata.name}`),
+      );
     },
     start() {
       // Informers of kinds that are not (yet) handled still run: other kinds follow them.
@@ -211,6 +230,15 @@ export function createKinds(ctx: KindContext): Kinds {
       await Promise.all(allInformers.map((i) => i.stop()));
     },
   };
+}
+
+/** connectionKey of a resource's spec.connectionRef. */
+function connectionKeyOf(r: ManagedObject): string {
+  const ref = (r.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
+  return connectionKey(r.metadata.namespace ?? "", {
+    kind: ref?.kind ?? "HarborConnection",
+    name: ref?.name ?? "",
+  });
 }
 
 function readiness(o: ManagedObject): string | undefined {

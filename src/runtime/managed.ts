@@ -38,6 +38,8 @@ export interface ManagedStatus {
   observedGeneration?: number;
   conditions?: Condition[];
   harborId?: number;
+  /** The Harbor harborId belongs to (ConnectionResolver.harborOf). */
+  harborUrl?: string;
   lastDriftCorrection?: { time: string; fields: string[] };
   [field: string]: unknown;
 }
@@ -109,6 +111,11 @@ export interface ExternalClient<S, O, C, X> {
   /** Pure: the spec fields whose Harbor value differs. Empty means up to date. */
   diff(input: Input<S, C, X>, observed: O): string[];
   id(observed: O): number;
+  /**
+   * Pure: whether the observed object carries the name this resource manages. An object found by
+   * a recorded id that does not is another object now: it is never updated or deleted.
+   */
+  identifies(input: Input<S, C, X>, observed: O): boolean;
   /** Pure: the kind's own status fields for what Harbor has. */
   status(input: Input<S, C, X>, observed: O): Record<string, unknown>;
   /** Runs after Harbor matches the spec (robots deliver and rotate secrets here). */
@@ -121,8 +128,8 @@ export interface ExternalClient<S, O, C, X> {
    */
   observeMany?(conn: C, inputs: Input<S, C, X>[]): Promise<Map<number, O>>;
   /**
-   * Identity of the Harbor object within its connection, e.g. "project:team-a". Kinds whose
-   * objects live inside another resource name it with the namespace of the reference.
+   * Identity of the Harbor object within its Harbor, e.g. "project:team-a". Kinds whose objects
+   * live inside another resource name it with the namespace of the reference.
    */
   claim(spec: S, harborName: string, namespace: string): string;
 }
@@ -131,8 +138,15 @@ export interface ExternalClient<S, O, C, X> {
 export interface ConnectionResolver<C> {
   /** Throws NotReady when the connection is missing, not Ready, or not allowed for the namespace. */
   resolve(namespace: string, ref: ManagedSpec["connectionRef"]): Promise<C>;
-  /** A stable identity of the referenced connection (claims are unique per connection). */
-  key(namespace: string, ref: ManagedSpec["connectionRef"]): string;
+  /** Which external system a resolved connection reaches: recorded ids belong to it. */
+  harborOf(conn: C): string;
+  /**
+   * Which external system a reference points at now, without resolving it: claims are keyed by
+   * it, so that one object has one owner whichever connection object reaches it.
+   */
+  harborKey(namespace: string, ref: ManagedSpec["connectionRef"]): string;
+  /** Whether resources may adopt objects that exist already through this connection. */
+  mayAdopt(conn: C): { allowed: true } | { allowed: false; why: string };
 }
 
 /** How errors of the external system become conditions. */
@@ -253,21 +267,64 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       }
 
       const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
+      const harbor = this.#o.connections.harborOf(conn);
+      const movedFrom = this.#movedFrom(resource, harbor);
       const extra = await this.#o.external.prepare({ ...base, conn });
-      const input: Input<S, C, X> = { ...base, conn, extra };
-      return await this.#sync(resource, input);
+      const input: Input<S, C, X> = {
+        ...base,
+        conn,
+        extra,
+        ...(movedFrom === undefined ? {} : { knownId: undefined }),
+      };
+      return await this.#sync(resource, input, harbor, movedFrom);
     } catch (e) {
       return this.#failed(resource, e, log);
     }
   }
 
-  async #sync(resource: ManagedObject, input: Input<S, C, X>): Promise<Result> {
+  /**
+   * The Harbor the recorded id belongs to, when the connection now reaches another one. The id is
+   * then never used: nothing is read, updated or deleted by an id from another Harbor.
+   */
+  #movedFrom(resource: ManagedObject, harbor: string): string | undefined {
+    const recorded = resource.status?.harborUrl;
+    return recorded !== undefined && recorded !== harbor ? recorded : undefined;
+  }
+
+  async #sync(
+    resource: ManagedObject,
+    input: Input<S, C, X>,
+    harbor: string,
+    movedFrom: string | undefined,
+  ): Promise<Result> {
     const ext = this.#o.external;
-    const hint = this.#takeHint(resource);
+    const hint = movedFrom === undefined ? this.#takeHint(resource) : undefined;
     let observed = hint ?? (await ext.observe(input));
     let created = false;
     const hasFinalizer = resource.metadata.finalizers?.includes(FINALIZER) === true;
     const policy = input.spec.creationPolicy;
+    // The finalizer without a recorded id marks a create of ours that may have happened (in the
+    // Harbor status names, or this one when it names none yet).
+    let mayTakeOver = hasFinalizer && input.knownId === undefined && movedFrom === undefined;
+
+    if (movedFrom !== undefined) {
+      this.#o.events.record(
+        resource,
+        "Normal",
+        "HarborChanged",
+        `Now managed in Harbor ${harbor}: ${this.#what(input)} is looked up there by name; id ${resource.status?.harborId ?? "-"} in ${movedFrom} is left as it is`,
+      );
+    } else if (observed && input.knownId !== undefined && !ext.identifies(input, observed)) {
+      this.#o.events.record(
+        resource,
+        "Warning",
+        "HarborIdReused",
+        `Harbor id ${input.knownId} now belongs to another object, which is left alone; ${this.#what(input)} is looked up by name`,
+      );
+      input.knownId = undefined;
+      observed = await ext.observe(input);
+      mayTakeOver = false;
+    }
 
     if (!observed) {
       if (policy === "Adopt") {
@@ -276,9 +333,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
           `${this.#what(input)} does not exist in Harbor; creationPolicy Adopt never creates it`,
         );
       }
-      if (input.knownId !== undefined)
-        input.logger.info({ harborId: input.knownId }, "Harbor object disappeared; creating it again");
+      if (resource.status?.harborId !== undefined)
+        input.logger.info({ harborId: resource.status.harborId }, "Harbor object not found; creating it");
       resource = await this.#ensureFinalizer(resource);
+      // A create must find no id in status, and no other Harbor: if it is interrupted, the next
+      // reconcile then takes the new object over instead of refusing it as someone else's.
+      const recorded = resource.status?.harborUrl;
+      if (resource.status?.harborId !== undefined || (recorded !== undefined && recorded !== harbor))
+        resource = await this.#recordPendingCreate(resource, harbor);
       input.resource = resource;
       observed = await ext.create({ ...input, resource });
       created = true;
@@ -290,12 +352,20 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       );
     } else if (input.knownId === undefined) {
       // First sight of an existing object: ours after a crash mid-create, or someone else's.
-      const ours = hasFinalizer;
+      const ours = mayTakeOver;
       if (!ours && policy === "Create") {
         throw new Stalled(
           "AlreadyExists",
-          `${this.#what(input)} already exists in Harbor (id ${ext.id(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
+          `${this.#what(input)} already exists in Harbor ${harbor} (id ${ext.id(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
         );
+      }
+      if (!ours) {
+        const adoption = this.#o.connections.mayAdopt(input.conn);
+        if (!adoption.allowed)
+          throw new Stalled(
+            "NotAllowed",
+            `${this.#what(input)} exists in Harbor (id ${ext.id(observed)}), but ${adoption.why}`,
+          );
       }
       resource = await this.#ensureFinalizer(resource);
       input.resource = resource;
@@ -326,6 +396,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     const specChanged = resource.metadata.generation !== resource.status?.observedGeneration;
     const fields: Record<string, unknown> = {
       harborId: ext.id(observed),
+      harborUrl: harbor,
       ...ext.status(input, observed),
       ...after.status,
     };
@@ -359,6 +430,19 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       return this.#releaseFinalizer(resource, base.logger, "orphaned");
     }
     const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
+    const harbor = this.#o.connections.harborOf(conn);
+    const movedFrom = this.#movedFrom(resource, harbor);
+    if (movedFrom !== undefined) {
+      // The recorded object is in a Harbor this resource no longer reaches; nothing of it is here.
+      await ext.finalize?.({ ...base, conn });
+      this.#o.events.record(
+        resource,
+        "Normal",
+        "Orphaned",
+        `Left ${this.#what(base)} (id ${base.knownId ?? "-"}) in Harbor ${movedFrom}: the resource now points at ${harbor}`,
+      );
+      return this.#releaseFinalizer(resource, base.logger, "recorded in another Harbor");
+    }
     let extra: X;
     try {
       extra = await ext.prepare({ ...base, conn });
@@ -371,8 +455,17 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       throw e;
     }
     const input: Input<S, C, X> = { ...base, conn, extra };
-    const observed =
-      base.knownId === undefined && !resource.metadata.finalizers ? undefined : await ext.observe(input);
+    const observed = await ext.observe(input);
+    if (observed && base.knownId !== undefined && !ext.identifies(input, observed)) {
+      await ext.finalize?.(input);
+      this.#o.events.record(
+        resource,
+        "Warning",
+        "HarborIdReused",
+        `Harbor id ${base.knownId} now belongs to another object: nothing was deleted in Harbor`,
+      );
+      return this.#releaseFinalizer(resource, base.logger, "recorded id names another object");
+    }
     if (observed) {
       try {
         await ext.delete(input, observed);
@@ -400,6 +493,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   }
 
   async #failed(resource: ManagedObject, e: unknown, log: Logger): Promise<Result> {
+    // A deletion that waits says so, on what, and how to let it go.
+    if (resource.metadata.deletionTimestamp && (e instanceof NotReady || e instanceof Stalled))
+      e.message = `deletion pending: ${e.message}. The resource goes once that is resolved; to let it go without deleting in Harbor, set spec.deletionPolicy: Orphan`;
     if (e instanceof NotReady) {
       log.debug({ reason: e.reason, message: e.message }, "waiting");
       // Resources applied together (a project and its robots) usually wait a moment for each
@@ -453,6 +549,22 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     );
     this.#remember(resource.metadata.resourceVersion, updated);
     return { ...resource, metadata: { ...resource.metadata, ...updated.metadata } };
+  }
+
+  /** Status before a create that follows an old id or another Harbor: no id, this Harbor. */
+  async #recordPendingCreate(resource: ManagedObject, harbor: string): Promise<ManagedObject> {
+    const updated = await this.#o.kube.patchStatus<ManagedObject>(
+      this.#o.type,
+      resource.metadata.namespace,
+      resource.metadata.name,
+      { harborId: null, harborUrl: harbor },
+    );
+    this.#remember(resource.metadata.resourceVersion, updated);
+    return {
+      ...resource,
+      metadata: { ...resource.metadata, ...updated.metadata },
+      status: updated.status ?? {},
+    };
   }
 
   async #releaseFinalizer(resource: ManagedObject, log: Logger, why: string): Promise<Result> {
@@ -558,12 +670,21 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   // -------------------------------------------------------------------------------------------
   // claims: one resource per Harbor object
 
+  /** The object's claim within its Harbor; which Harbor is settled when claims are compared. */
   #claimKeyOf(obj: ManagedObject): string | undefined {
     const parsed = this.#o.specSchema.safeParse(obj.spec ?? {});
     if (!parsed.success) return undefined;
     const spec = parsed.data;
-    const ns = obj.metadata.namespace ?? "";
-    return `${this.#o.connections.key(ns, spec.connectionRef)}|${this.#o.external.claim(spec, spec.name ?? obj.metadata.name, ns)}`;
+    return this.#o.external.claim(spec, spec.name ?? obj.metadata.name, obj.metadata.namespace ?? "");
+  }
+
+  /** The Harbor a resource's connection reference points at now. */
+  #harborKeyOf(obj: ManagedObject): string {
+    const ref = (obj.spec as { connectionRef?: { kind?: string; name?: string } } | undefined)?.connectionRef;
+    return this.#o.connections.harborKey(obj.metadata.namespace ?? "", {
+      kind: ref?.kind === "ClusterHarborConnection" ? "ClusterHarborConnection" : "HarborConnection",
+      name: ref?.name ?? "",
+    });
   }
 
   #index(obj: ManagedObject): void {
@@ -601,17 +722,25 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     for (const other of set) this.enqueue(other);
   }
 
-  /** The key of the resource that owns this resource's claim, when it is another one. */
+  /**
+   * The key of the resource that owns this resource's claim, when it is another one: claims are
+   * compared across every connection that reaches the same Harbor.
+   */
   #claimOwner(resource: ManagedObject, spec: S, harborName: string): string | undefined {
     const ns = resource.metadata.namespace ?? "";
-    const claim = `${this.#o.connections.key(ns, spec.connectionRef)}|${this.#o.external.claim(spec, harborName, ns)}`;
-    const claimants = [...(this.#claims.get(claim) ?? [])]
+    const set = this.#claims.get(this.#o.external.claim(spec, harborName, ns));
+    if (!set || set.size <= 1) return undefined;
+    const harbor = this.#o.connections.harborKey(ns, spec.connectionRef);
+    const claimants = [...set]
       .map((k) => this.#o.informer.get(k))
-      .filter((o): o is ManagedObject => o !== undefined);
+      .filter((o): o is ManagedObject => o !== undefined && this.#harborKeyOf(o) === harbor);
     if (claimants.length <= 1) return undefined;
-    // The resource that already holds the Harbor id keeps it; otherwise the oldest wins.
+    // The resource that already holds the Harbor id there keeps it; otherwise the oldest wins.
     const holder = claimants.find(
-      (o) => o.status?.harborId !== undefined && o.metadata.finalizers?.includes(FINALIZER),
+      (o) =>
+        o.status?.harborId !== undefined &&
+        (o.status.harborUrl === undefined || o.status.harborUrl === harbor) &&
+        o.metadata.finalizers?.includes(FINALIZER),
     );
     const owner =
       holder ??
@@ -646,6 +775,10 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       const spec = parsed.data;
       try {
         const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
+        if (this.#movedFrom(resource, this.#o.connections.harborOf(conn)) !== undefined) {
+          this.enqueue(keyOf(resource)); // its reconcile handles the move
+          continue;
+        }
         const base = {
           resource,
           spec,
@@ -680,7 +813,10 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         const o = observed.get(input.knownId as number);
         const key = keyOf(input.resource);
         const stale =
-          !o || ext.diff(input, o).length > 0 || !statusShows(input.resource.status, ext.status(input, o));
+          !o ||
+          !ext.identifies(input, o) ||
+          ext.diff(input, o).length > 0 ||
+          !statusShows(input.resource.status, ext.status(input, o));
         if (!stale) continue;
         if (o) this.#hints.set(key, { observed: o, at: Date.now() });
         this.enqueue(key);

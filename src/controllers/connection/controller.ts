@@ -4,12 +4,19 @@
 // managed resources resolve against), writes the status when it changed and records an Event when
 // Ready changes. A Ready connection is checked again after the drift interval; one that is not
 // Ready after a backoff capped at retryMaxMs, so a fixed Secret is noticed within that time.
+//
+// Teardown: a connection carries the finalizer, and its credentials Secret the credentials
+// finalizer, from its first check on. A connection being deleted keeps working (resources that
+// are being deleted still need it to delete their Harbor objects) until no resource uses it; then
+// it lets its Secret go (unless another connection reads it) and itself. So a namespace, or a
+// GitOps bundle, deleted as a whole ends with everything gone, whatever order the deletes came in.
+import { CREDENTIALS_FINALIZER, FINALIZER } from "../../api/common.ts";
 import { ClusterHarborConnectionSpec, ConnectionStatus, HarborConnectionSpec } from "../../api/connection.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { isKubeError } from "../../kube/errors.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { SecretWriter } from "../../kube/secrets.ts";
-import type { ResourceType } from "../../kube/types.ts";
+import { type KubeObject, type ResourceType, type SecretObject, Secrets } from "../../kube/types.ts";
 import { jsonEqual } from "../../runtime/conditions.ts";
 import {
   type ReconcileContext,
@@ -52,9 +59,16 @@ export interface ConnectionReconcilerOptions {
   probeDeadlineMs?: number;
   callTimeoutMs?: number;
   now?: () => Date;
+  /** The resources ("Kind namespace/name") that use the connection with this key. */
+  usersOf?: (key: string) => string[];
+  /** Whether a connection other than `key` reads its credentials from this Secret. */
+  secretUsedByOthers?: (namespace: string, name: string, key: string) => boolean;
 }
 
 type Spec = HarborConnectionSpec | ClusterHarborConnectionSpec;
+
+/** While a deleting connection waits for its users, it looks again this often (their deletions also queue it). */
+const DELETION_RECHECK_MS = 30_000;
 
 export class ConnectionReconciler implements Reconciler {
   readonly #o: ConnectionReconcilerOptions;
@@ -86,11 +100,23 @@ export class ConnectionReconciler implements Reconciler {
     }
     const spec: Spec = parsed.data;
     const registryHost = registryHostOf(spec);
-    const result = await this.#check(obj, key, spec, ctx);
+    const ref = credentialsRefOf(obj, spec);
+    const deleting = obj.metadata.deletionTimestamp !== undefined;
+    // Protected before its first check: nothing may come to rely on a connection that can vanish.
+    if (!deleting) await this.#protect(obj, ref);
+    const users = deleting ? (o.usersOf?.(key) ?? []) : [];
+    const result: CheckResult = {
+      ...(await this.#check(key, spec, ref, ctx)),
+      credentialsSecret: { namespace: ref.namespace, name: ref.name },
+      ...(deleting ? { deletionWaitsFor: users } : {}),
+    };
     const ready = await this.#finish(obj, key, result, registryHost);
+    await this.#releaseOldSecret(obj, key, ref);
+    if (deleting && users.length === 0) return this.#release(obj, key, ref);
     if (ready) {
       this.#failures.delete(key);
-      return { requeueAfterMs: Math.round(o.driftIntervalMs * (0.9 + Math.random() * 0.2)) };
+      const recheck = Math.round(o.driftIntervalMs * (0.9 + Math.random() * 0.2));
+      return { requeueAfterMs: deleting ? Math.min(recheck, DELETION_RECHECK_MS) : recheck };
     }
     const failures = (this.#failures.get(key) ?? 0) + 1;
     this.#failures.set(key, failures);
@@ -103,17 +129,86 @@ export class ConnectionReconciler implements Reconciler {
     return { requeueAfterMs: delay };
   }
 
-  async #check(obj: ConnectionObject, key: string, spec: Spec, ctx: ReconcileContext): Promise<CheckResult> {
+  /** The finalizer on the connection and the credentials finalizer on its Secret. */
+  async #protect(obj: ConnectionObject, ref: CredentialsRef): Promise<void> {
     const o = this.#o;
-    const ref: CredentialsRef = {
-      namespace:
-        "namespace" in spec.credentialsSecretRef
-          ? spec.credentialsSecretRef.namespace
-          : (obj.metadata.namespace ?? ""),
-      name: spec.credentialsSecretRef.name,
-      usernameKey: spec.credentialsSecretRef.usernameKey,
-      passwordKey: spec.credentialsSecretRef.passwordKey,
-    };
+    if (!obj.metadata.finalizers?.includes(FINALIZER)) {
+      const updated = await o.kube.mergePatch<ConnectionObject>(
+        o.type,
+        obj.metadata.namespace,
+        obj.metadata.name,
+        { metadata: { finalizers: [...(obj.metadata.finalizers ?? []), FINALIZER] } },
+        obj.metadata.resourceVersion,
+      );
+      obj.metadata.finalizers = updated.metadata.finalizers;
+      obj.metadata.resourceVersion = updated.metadata.resourceVersion;
+    }
+    await this.#setSecretFinalizer(ref.namespace, ref.name, true);
+  }
+
+  /** Adds or removes the credentials finalizer of a Secret (a missing Secret needs neither). */
+  async #setSecretFinalizer(namespace: string, name: string, present: boolean): Promise<void> {
+    const kube = this.#o.kube;
+    const secret = await kube.find<SecretObject>(Secrets, namespace, name);
+    const finalizers = secret?.metadata.finalizers ?? [];
+    if (!secret || finalizers.includes(CREDENTIALS_FINALIZER) === present) return;
+    // A Secret being deleted cannot gain a finalizer; it only stays while it still has one.
+    if (present && secret.metadata.deletionTimestamp) return;
+    const next = present
+      ? [...finalizers, CREDENTIALS_FINALIZER]
+      : finalizers.filter((f) => f !== CREDENTIALS_FINALIZER);
+    try {
+      await kube.mergePatch(
+        Secrets,
+        namespace,
+        name,
+        { metadata: { finalizers: next } },
+        secret.metadata.resourceVersion,
+      );
+    } catch (e) {
+      if (!isKubeError(e, "notFound")) throw e;
+    }
+  }
+
+  /** A connection that now reads another Secret lets the one it read before go. */
+  async #releaseOldSecret(obj: ConnectionObject, key: string, ref: CredentialsRef): Promise<void> {
+    const old = (obj.status as { credentialsSecret?: { namespace?: unknown; name?: unknown } } | undefined)
+      ?.credentialsSecret;
+    if (typeof old?.namespace !== "string" || typeof old.name !== "string") return;
+    if (old.namespace === ref.namespace && old.name === ref.name) return;
+    if (!this.#o.secretUsedByOthers?.(old.namespace, old.name, key))
+      await this.#setSecretFinalizer(old.namespace, old.name, false);
+  }
+
+  /** Nothing uses the deleting connection any more: its Secret, then the connection, may go. */
+  async #release(obj: ConnectionObject, key: string, ref: CredentialsRef): Promise<Result> {
+    const o = this.#o;
+    if (!o.secretUsedByOthers?.(ref.namespace, ref.name, key))
+      await this.#setSecretFinalizer(ref.namespace, ref.name, false);
+    if (obj.metadata.finalizers?.includes(FINALIZER)) {
+      try {
+        await o.kube.mergePatch(
+          o.type,
+          obj.metadata.namespace,
+          obj.metadata.name,
+          { metadata: { finalizers: obj.metadata.finalizers.filter((f) => f !== FINALIZER) } },
+          obj.metadata.resourceVersion,
+        );
+      } catch (e) {
+        if (!isKubeError(e, "notFound")) throw e;
+      }
+    }
+    o.events.record(
+      obj,
+      "Normal",
+      "Released",
+      "No resource uses this connection any more: it and its Secret may go",
+    );
+    return {};
+  }
+
+  async #check(key: string, spec: Spec, ref: CredentialsRef, ctx: ReconcileContext): Promise<CheckResult> {
+    const o = this.#o;
     let values: Record<string, string> | undefined;
     try {
       values = (await o.secrets.read(ref.namespace, ref.name))?.values;
@@ -212,4 +307,17 @@ export class ConnectionReconciler implements Reconciler {
       name: informerKey.slice(slash + 1),
     });
   }
+}
+
+/** Where a connection reads its credentials: its own namespace, or the one a cluster connection names. */
+function credentialsRefOf(obj: KubeObject, spec: Spec): CredentialsRef {
+  return {
+    namespace:
+      "namespace" in spec.credentialsSecretRef
+        ? spec.credentialsSecretRef.namespace
+        : (obj.metadata.namespace ?? ""),
+    name: spec.credentialsSecretRef.name,
+    usernameKey: spec.credentialsSecretRef.usernameKey,
+    passwordKey: spec.credentialsSecretRef.passwordKey,
+  };
 }

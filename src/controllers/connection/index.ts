@@ -13,6 +13,7 @@ import { Controller } from "../../runtime/controller.ts";
 import { Informer } from "../../runtime/informer.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import { ConnectionReconciler } from "./controller.ts";
+import { connectionKey } from "./handle.ts";
 import type { ConnectionKind } from "./mapping.ts";
 import { type ConnectionObject, Connections } from "./resolver.ts";
 
@@ -70,6 +71,13 @@ export interface ConnectionControllers {
    * watch Secrets themselves; the composition root calls this for the Secrets it does watch.
    */
   secretChanged(namespace: string, name: string): void;
+  /**
+   * Tells the connections who uses them (the managed kinds, set by the composition root): a
+   * connection being deleted stays until nothing uses it.
+   */
+  setUsers(usersOf: (key: string) => string[]): void;
+  /** A resource stopped using the connection with this key (it went, or now uses another one). */
+  userGone(key: string): void;
   start(): void;
   /** Resolves once every informer has listed. */
   waitForSync(signal?: AbortSignal): Promise<void>;
@@ -102,6 +110,17 @@ export function createConnectionControllers(o: ConnectionControllersOptions): Co
   });
 
   const secrets = new SecretWriter(o.kube);
+  let usersOf: (key: string) => string[] = () => [];
+  const credentialsOf = (obj: ConnectionObject): { namespace: unknown; name: unknown } => {
+    const ref = (obj.spec as { credentialsSecretRef?: { namespace?: unknown; name?: unknown } } | undefined)
+      ?.credentialsSecretRef;
+    return { namespace: ref?.namespace ?? obj.metadata.namespace, name: ref?.name };
+  };
+  const secretUsedByOthers = (namespace: string, name: string, key: string) =>
+    [...namespaced.list(), ...cluster.list()].some((obj) => {
+      const ref = credentialsOf(obj);
+      return ref.namespace === namespace && ref.name === name && keyOfObject(obj) !== key;
+    });
   const controllerFor = (
     kind: ConnectionKind,
     type: ResourceType,
@@ -122,6 +141,8 @@ export function createConnectionControllers(o: ConnectionControllersOptions): Co
         events: o.events,
         connections,
         driftIntervalMs: o.driftIntervalMs,
+        usersOf: (key) => usersOf(key),
+        secretUsedByOthers,
         ...pick(o, ["retryBaseMs", "retryMaxMs", "lastCheckRefreshMs", "probeDeadlineMs", "callTimeoutMs"]),
       }),
     });
@@ -148,6 +169,18 @@ export function createConnectionControllers(o: ConnectionControllersOptions): Co
           ?.credentialsSecretRef;
         if (ref?.namespace === namespace && secretNameOf(obj) === name)
           clusterController.enqueue(objectKey(obj));
+      }
+    },
+    setUsers(fn) {
+      usersOf = fn;
+    },
+    userGone(key) {
+      for (const [informer, controller] of [
+        [namespaced, namespacedController],
+        [cluster, clusterController],
+      ] as const) {
+        for (const obj of informer.list())
+          if (obj.metadata.deletionTimestamp && keyOfObject(obj) === key) controller.enqueue(objectKey(obj));
       }
     },
     start() {
@@ -184,6 +217,14 @@ function route(informer: Informer<ConnectionObject>, controller: Controller): vo
       if (changed) enqueue(newObj);
     },
     delete: enqueue,
+  });
+}
+
+/** connectionKey of a connection object. */
+function keyOfObject(obj: ConnectionObject): string {
+  return connectionKey(obj.metadata.namespace ?? "", {
+    kind: obj.metadata.namespace ? "HarborConnection" : "ClusterHarborConnection",
+    name: obj.metadata.name,
   });
 }
 

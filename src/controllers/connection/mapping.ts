@@ -47,6 +47,18 @@ export function namespaceAllowed(patterns: readonly string[], namespace: string)
   });
 }
 
+/**
+ * Which Harbor a URL reaches, as one comparable string: scheme and host in lower case, the
+ * scheme's default port left out, no trailing slash. Harbor ids are bound to it (an id recorded
+ * for one Harbor is never used against another), and claims are keyed by it (one owner per Harbor
+ * object, whichever connection object reaches that Harbor).
+ */
+export function harborIdentity(url: string): string {
+  const u = new URL(url);
+  const path = u.pathname.replace(/\/+$/, "");
+  return `${u.protocol}//${u.host}${path}`;
+}
+
 /** host[:port] of the URL, as image references write it (default ports left out). */
 export function defaultRegistryHost(url: string): string {
   return new URL(url).host;
@@ -269,6 +281,19 @@ export interface CheckResult {
   jobService?: NonNullable<ConnectionStatus["jobService"]>;
   /** The optional checks (LDAP, job service): absent when none is asked for. */
   checks?: { passed: boolean; reason: string; message: string };
+  /** The Secret the credentials came from (it carries a finalizer while the connection needs it). */
+  credentialsSecret?: { namespace: string; name: string };
+  /** While the connection is being deleted: the resources that still use it (it waits for them). */
+  deletionWaitsFor?: readonly string[];
+}
+
+/** Condition of a connection whose deletion waits for the resources that use it. */
+export const DELETION_PENDING = "DeletionPending";
+
+/** "HarborProject team-a/web, HarborRobot team-a/ci and 3 more", for messages. */
+export function listOf(keys: readonly string[], max = 5): string {
+  const shown = keys.slice(0, max).join(", ");
+  return keys.length > max ? `${shown} and ${keys.length - max} more` : shown;
 }
 
 export const READY = "Ready";
@@ -318,10 +343,24 @@ export function nextStatus(
           at,
         )
       : removeCondition(conditions, CHECKS);
+  conditions = r.deletionWaitsFor?.length
+    ? setCondition(
+        conditions,
+        {
+          type: DELETION_PENDING,
+          status: "True",
+          reason: "InUse",
+          message: `deletion pending: ${r.deletionWaitsFor.length} resource(s) still use this connection (${listOf(r.deletionWaitsFor)}); it goes once they are deleted or point at another connection`,
+        },
+        generation,
+        at,
+      )
+    : removeCondition(conditions, DELETION_PENDING);
   conditions = withReconciling(conditions, generation, at);
   const next: ConnectionStatus = {
     observedGeneration: generation,
     conditions,
+    ...(r.credentialsSecret ? { credentialsSecret: r.credentialsSecret } : {}),
     ...(r.harborVersion ? { harborVersion: r.harborVersion } : {}),
     ...(r.authenticatedAs && !r.failure ? { authenticatedAs: r.authenticatedAs } : {}),
     ...(r.ldap && !r.failure ? { ldap: r.ldap } : {}),

@@ -4,6 +4,7 @@
 // a handle only for a connection that exists, allows their namespace and is Ready.
 import { createHash } from "node:crypto";
 import type { Logger } from "pino";
+import { ClusterHarborConnectionSpec } from "../../api/connection.ts";
 import { HarborClient } from "../../harbor/client.ts";
 import type { EndpointRegistry } from "../../harbor/transport.ts";
 import type { KubeObject } from "../../kube/types.ts";
@@ -11,7 +12,8 @@ import type { ConnectionResolver, ManagedSpec } from "../../runtime/managed.ts";
 import { NotReady } from "../../runtime/managed.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import { connectionKey, type HarborConnectionHandle } from "./handle.ts";
-import { namespaceAllowed } from "./mapping.ts";
+import { harborIdentity, namespaceAllowed } from "./mapping.ts";
+import { tenancyFor } from "./tenancy.ts";
 
 export interface ConnectionObject extends KubeObject {
   spec?: unknown;
@@ -56,6 +58,12 @@ interface Entry {
   fingerprint?: string;
   state?: ConnectionState;
   handle?: HarborConnectionHandle;
+  /** A ClusterHarborConnection's handle per namespace, with that namespace's tenancy. */
+  tenants?: {
+    base: HarborConnectionHandle;
+    generation: number | undefined;
+    byNamespace: Map<string, HarborConnectionHandle>;
+  };
 }
 
 export interface ConnectionsOptions {
@@ -82,8 +90,26 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
     this.#lookup = lookup;
   }
 
-  key(namespace: string, ref: ManagedSpec["connectionRef"]): string {
-    return connectionKey(namespace, ref);
+  /**
+   * The Harbor a reference points at, by the connection object's URL (whether or not it has been
+   * checked): claims are keyed by it. A connection that does not exist stands for itself.
+   */
+  harborKey(namespace: string, ref: ManagedSpec["connectionRef"]): string {
+    const obj = this.#object(namespace, ref);
+    const url = (obj?.spec as { url?: unknown } | undefined)?.url;
+    return typeof url === "string" ? identityOf(url) : connectionKey(namespace, ref);
+  }
+
+  harborOf(conn: HarborConnectionHandle): string {
+    return conn.harbor;
+  }
+
+  mayAdopt(conn: HarborConnectionHandle): { allowed: true } | { allowed: false; why: string } {
+    if (!conn.tenancy || conn.tenancy.allowAdoption) return { allowed: true };
+    return {
+      allowed: false,
+      why: `${conn.tenancy.connection} does not let namespace ${conn.tenancy.namespace} adopt Harbor objects that exist already (spec.tenancy.allowAdoption)`,
+    };
   }
 
   async resolve(namespace: string, ref: ManagedSpec["connectionRef"]): Promise<HarborConnectionHandle> {
@@ -91,7 +117,7 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
     const what = cluster
       ? `ClusterHarborConnection "${ref.name}"`
       : `HarborConnection "${ref.name}" in namespace "${namespace}"`;
-    const obj = cluster ? this.#lookup.cluster(ref.name) : this.#lookup.namespaced(namespace, ref.name);
+    const obj = this.#object(namespace, ref);
     if (!obj) throw new NotReady("ConnectionNotReady", `${what} does not exist`);
     if (cluster) {
       const allowed = allowedNamespacesOf(obj);
@@ -102,7 +128,7 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
         );
       }
     }
-    const entry = this.#entries.get(this.key(namespace, ref));
+    const entry = this.#entries.get(connectionKey(namespace, ref));
     const state = entry?.state;
     if (!state) throw new NotReady("ConnectionNotReady", `${what} has not been checked yet`);
     if (!state.ready)
@@ -110,7 +136,38 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
     if (state.generation !== obj.metadata.generation || !entry.handle) {
       throw new NotReady("ConnectionNotReady", `${what} changed and is being checked again`);
     }
-    return entry.handle;
+    return cluster ? this.#tenantHandle(entry, entry.handle, obj, namespace, ref.name) : entry.handle;
+  }
+
+  #object(namespace: string, ref: ManagedSpec["connectionRef"]): ConnectionObject | undefined {
+    return ref.kind === "ClusterHarborConnection"
+      ? this.#lookup.cluster(ref.name)
+      : this.#lookup.namespaced(namespace, ref.name);
+  }
+
+  /** The handle with what this namespace may do through the shared connection (one per namespace). */
+  #tenantHandle(
+    entry: Entry,
+    base: HarborConnectionHandle,
+    obj: ConnectionObject,
+    namespace: string,
+    name: string,
+  ): HarborConnectionHandle {
+    const generation = obj.metadata.generation;
+    if (entry.tenants?.base !== base || entry.tenants.generation !== generation) {
+      entry.tenants = { base, generation, byNamespace: new Map() };
+    }
+    let handle = entry.tenants.byNamespace.get(namespace);
+    if (!handle) {
+      const parsed = ClusterHarborConnectionSpec.safeParse(obj.spec ?? {});
+      // A stored object always parses (the CRD schema checks it first); refuse everything if not.
+      const tenancy = parsed.success
+        ? parsed.data.tenancy
+        : { projects: [], allowAdoption: false, allowSystemRobots: false };
+      handle = { ...base, tenancy: tenancyFor(tenancy, name, namespace) };
+      entry.tenants.byNamespace.set(namespace, handle);
+    }
+    return handle;
   }
 
   /** Called with a connection's key when it turns Ready or not Ready, gets a new client, or goes away. */
@@ -181,6 +238,7 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
             key,
             client: entry.client,
             url: state.url,
+            harbor: identityOf(state.url),
             registryHost: state.registryHost,
             ...(state.harborVersion ? { harborVersion: state.harborVersion } : {}),
           };
@@ -238,6 +296,15 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
         );
       }
     }
+  }
+}
+
+/** harborIdentity, or the URL as written when it cannot be parsed (the CRD schema checks it first). */
+function identityOf(url: string): string {
+  try {
+    return harborIdentity(url);
+  } catch {
+    return url;
   }
 }
 

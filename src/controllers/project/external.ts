@@ -7,6 +7,7 @@ import type { Informer } from "../../runtime/informer.ts";
 import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
+import { requireProjects } from "../shared/tenancy.ts";
 import {
   createRequest,
   diff,
@@ -34,7 +35,8 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
   };
 
   return {
-    async prepare({ resource, spec }) {
+    async prepare({ resource, spec, conn, harborName }) {
+      requireProjects(conn, [harborName]);
       // The registry only matters for creation; a project being deleted must not wait on it (the
       // registry may be going too, and Harbor keeps it while this proxy project exists).
       if (!spec.proxyCache || resource.metadata.deletionTimestamp) return {};
@@ -43,6 +45,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
         resource,
         spec.proxyCache.registryRef,
         spec.connectionRef,
+        conn.harbor,
       );
       return { registryId: registry.harborId };
     },
@@ -84,6 +87,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
 
     diff: ({ spec }, observed) => diff(spec, observed),
     id: (observed) => observed.project_id as number,
+    identifies: ({ harborName }, observed) => observed.name === harborName,
     status: (_input, observed) => status(observed, undefined),
 
     async afterSync({ conn, spec, signal }, observed, created) {

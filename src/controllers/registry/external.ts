@@ -155,6 +155,7 @@ export function registryExternal(deps: { secrets: Pick<SecretWriter, "read"> }):
         resource.status?.credentialsVersion as string | undefined,
         observed,
       ),
+    identifies: ({ harborName }, observed) => observed.name === harborName,
     id: (observed) => observed.id,
     status: ({ extra }, observed) => status(observed, extra.credentials),
 

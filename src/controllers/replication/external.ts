@@ -21,7 +21,8 @@ import type { Informer } from "../../runtime/informer.ts";
 import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
-import { diff, executionStatus, isRunning, policyRequest } from "./mapping.ts";
+import { requireProjects } from "../shared/tenancy.ts";
+import { diff, executionStatus, isRunning, policyRequest, replicatedProjects } from "./mapping.ts";
 
 export interface ReplicationExtra {
   /** The remote registry's Harbor id; absent while the resource is being deleted. */
@@ -67,9 +68,16 @@ export function replicationExternal(deps: { registries: Informer<ManagedObject> 
   };
 
   return {
-    async prepare({ resource, spec }) {
+    async prepare({ resource, spec, conn }) {
+      requireProjects(conn, replicatedProjects(spec));
       if (resource.metadata.deletionTimestamp) return {};
-      const registry = resolveReference(deps.registries, resource, spec.registryRef, spec.connectionRef);
+      const registry = resolveReference(
+        deps.registries,
+        resource,
+        spec.registryRef,
+        spec.connectionRef,
+        conn.harbor,
+      );
       return { registryId: registry.harborId };
     },
 
@@ -125,6 +133,7 @@ export function replicationExternal(deps: { registries: Informer<ManagedObject> 
 
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, registryIdOf(extra), observed),
     id: policyId,
+    identifies: ({ harborName }, observed) => observed.name === harborName,
     status: () => ({}),
 
     async afterSync({ conn, spec, signal }, observed, created) {

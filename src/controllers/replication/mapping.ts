@@ -140,3 +140,14 @@ export function executionStatus(e: ReplicationExecution): Record<string, unknown
 export function isRunning(e: { status?: string | undefined }): boolean {
   return e.status === "InProgress";
 }
+
+/**
+ * The projects of this Harbor a policy reads from (push) or writes into (pull), for a tenancy
+ * check: their names, or "all" when it can reach any project (no destination namespace on a pull,
+ * no name filter, or a filter whose project part is a pattern).
+ */
+export function replicatedProjects(spec: HarborReplicationPolicySpec): string[] | "all" {
+  const path = spec.direction === "pull" ? spec.destinationNamespace : spec.filters.name;
+  const project = path?.split("/")[0];
+  return project && !/[*?[\]{}]/.test(project) ? [project] : "all";
+}

@@ -35,11 +35,13 @@ import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
 import { resolveReference } from "../shared/references.ts";
+import { requireProjects, requireSystemRobots } from "../shared/tenancy.ts";
 import type { Credentials, Delivered, RobotDelivery, Target } from "./delivery.ts";
 import {
   createRequest,
   diff,
   isRobotNamed,
+  permittedProjects,
   ROBOT_NAME,
   type RobotProject,
   renewedDuration,
@@ -140,16 +142,19 @@ export function robotExternal(deps: {
   };
 
   return {
-    async prepare({ resource, spec, harborName }) {
+    async prepare({ resource, spec, harborName, conn }) {
       if (!ROBOT_NAME.test(harborName)) {
         throw new Stalled(
           "InvalidName",
           `"${harborName}" is not a valid Harbor robot name (lower-case letters and digits, with single . _ - between them); set spec.name`,
         );
       }
+      if (spec.level === "system") requireSystemRobots(conn);
+      requireProjects(conn, permittedProjects(spec));
       if (spec.level === "system" || !spec.projectRef) return {};
       try {
-        const p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef);
+        const p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef, conn.harbor);
+        requireProjects(conn, [p.harborName]);
         return { project: { id: p.harborId, name: p.harborName } };
       } catch (e) {
         // Deleting: the project may be gone already (and its robots with it); a robot known by id
@@ -221,6 +226,10 @@ export function robotExternal(deps: {
 
     diff: ({ spec, extra }, observed) => diff(spec, observed, extra.project, now()),
     id: (observed) => observed.id as number,
+    identifies: ({ spec, harborName, extra }, observed) =>
+      isRobotNamed(observed.name, storedName(harborName, extra.project)) ||
+      // Deleting without its project at hand: the project part of the name cannot be checked.
+      (spec.level === "project" && !extra.project && (observed.name ?? "").endsWith(`+${harborName}`)),
     status: ({ spec, resource }, observed) => status(spec, observed, resource.metadata.name),
 
     async afterSync(input, observed, created) {

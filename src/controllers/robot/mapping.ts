@@ -276,3 +276,18 @@ export function isRobotNamed(fullName: string | undefined, stored: string): bool
 export function storedName(harborName: string, project: RobotProject | undefined): string {
   return project ? `${project.name}+${harborName}` : harborName;
 }
+
+/**
+ * The projects a system robot's permissions reach, for a tenancy check: their names, or "all"
+ * when one is on every project ("*"). A project robot's permission is on its own project only.
+ */
+export function permittedProjects(spec: HarborRobotSpec): string[] | "all" {
+  if (spec.level !== "system") return [];
+  const names: string[] = [];
+  for (const p of spec.permissions) {
+    if (p.kind !== "project" || p.namespace === undefined) continue;
+    if (p.namespace === "*") return "all";
+    names.push(p.namespace);
+  }
+  return names;
+}

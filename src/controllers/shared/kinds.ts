@@ -38,6 +38,8 @@ export interface KindContext {
   labelSelector?: string;
   /** Tells the connection controllers that a watched Secret changed (credentials apply at once). */
   secretChanged?: (namespace: string, name: string) => void;
+  /** Tells the connection controllers that a resource no longer uses the connection with this key. */
+  connectionUserGone?: (key: string) => void;
 }
 
 export function resourceType(def: KindDefinition): ResourceType {

@@ -1,6 +1,7 @@
 // References from one resource to another of our kinds (a robot's project, a policy's registry):
 // the target must exist in the same namespace, be Ready, use the same connection, and have a
-// Harbor id. Until then the referencing resource waits with reason DependencyNotReady.
+// Harbor id in the Harbor that connection reaches now. Until then the referencing resource waits
+// with reason DependencyNotReady.
 import { FINALIZER } from "../../api/common.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { DEPENDENCY_NOT_READY, type ManagedObject, NotReady, Stalled } from "../../runtime/managed.ts";
@@ -17,6 +18,8 @@ export function resolveReference(
   from: ManagedObject,
   ref: { name: string },
   connectionRef: { kind: string; name: string },
+  /** The Harbor the referencing resource's connection reaches (HarborConnectionHandle.harbor). */
+  harbor: string,
 ): Referenced {
   const kind = informer.type.kind;
   const ns = from.metadata.namespace ?? "";
@@ -31,6 +34,10 @@ export function resolveReference(
   }
   const ready = target.status?.conditions?.find((c) => c.type === "Ready");
   const harborId = target.status?.harborId;
+  const recordedIn = target.status?.harborUrl;
+  if (harborId !== undefined && recordedIn !== undefined && recordedIn !== harbor) {
+    throw new NotReady(DEPENDENCY_NOT_READY, `${kind} ${ref.name} is still recorded in Harbor ${recordedIn}`);
+  }
   if (
     ready?.status !== "True" ||
     harborId === undefined ||

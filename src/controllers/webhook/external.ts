@@ -22,6 +22,7 @@ import type { Informer } from "../../runtime/informer.ts";
 import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
+import { requireProjects } from "../shared/tenancy.ts";
 import {
   diff,
   lastTriggers,
@@ -70,11 +71,19 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
   };
 
   return {
-    async prepare({ resource, spec }) {
+    async prepare({ resource, spec, conn }) {
       const deleting = resource.metadata.deletionTimestamp !== undefined;
       let projectId: number;
       try {
-        projectId = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef).harborId;
+        const project = resolveReference(
+          deps.projects,
+          resource,
+          spec.projectRef,
+          spec.connectionRef,
+          conn.harbor,
+        );
+        requireProjects(conn, [project.harborName]);
+        projectId = project.harborId;
       } catch (e) {
         const recorded = resource.status?.projectId;
         if (!deleting || !(e instanceof NotReady) || typeof recorded !== "number") throw e;
@@ -119,6 +128,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     },
 
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, extra, observed),
+    identifies: ({ harborName }, observed) => observed.name === harborName,
     id: (observed) => observed.id as number,
     status: ({ extra }) => ({ projectId: extra.projectId }),
 

@@ -2,11 +2,11 @@
 // examples pass a server-side dry run; and the operator, run with nothing but the ServiceAccount
 // and RBAC of deploy/ (a token minted for that ServiceAccount), brings every example to Ready
 // without a single forbidden request, while the permissions it lacks stay lacking.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
-import { parseAllDocuments } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { adminKubectl } from "../../env/cluster.ts";
 import { readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
@@ -74,10 +74,11 @@ describe("deploy/ passes a server-side dry run", () => {
         new RegExp(`^${o.kind.toLowerCase()}[.a-z0-9]*/${name} \\w+ \\(server dry run\\)$`, "m"),
       );
     }
-    // Every CRD of the project is part of the base.
+    // Every CRD of the project (crds/) is part of the base.
     const crds = objects.filter((o) => o.kind === "CustomResourceDefinition").map((o) => o.metadata.name);
-    const installed = await admin.get<{ items: Resource[] }>("crd");
-    const ours = installed.items.map((c) => c.metadata.name).filter((n) => n.endsWith(".harborconfig.io"));
+    const ours = readdirSync(join(root, "crds"))
+      .filter((f) => f.endsWith(".yaml"))
+      .map((f) => (parse(readFileSync(join(root, "crds", f), "utf8")) as Resource).metadata.name);
     expect(crds.sort()).toEqual(ours.sort());
   });
 
@@ -328,6 +329,9 @@ describe("the operator with the RBAC of deploy/", () => {
       ["list", "harborprojects.harborconfig.io", "--all-namespaces"],
       ["watch", "clusterharborconnections.harborconfig.io"],
       ["patch", "harborrobots.harborconfig.io/status", "-n", other],
+      // Finalizers of connections and of their credentials Secrets.
+      ["patch", "harborconnections.harborconfig.io", "-n", other],
+      ["patch", "secrets", "-n", other],
       ["list", "secrets", "--all-namespaces"],
       ["create", "secrets", "-n", other],
       ["update", "serviceaccounts", "-n", other],
@@ -343,7 +347,8 @@ describe("the operator with the RBAC of deploy/", () => {
       ["create", "serviceaccounts/token", "-n", other],
       ["delete", "harborprojects.harborconfig.io", "-n", other],
       ["update", "harborprojects.harborconfig.io", "-n", other],
-      ["patch", "harborconnections.harborconfig.io", "-n", other],
+      ["update", "harborconnections.harborconfig.io", "-n", other],
+      ["delete", "clusterharborconnections.harborconfig.io"],
       ["patch", "namespaces"],
       ["delete", "namespaces"],
       ["create", "leases", "-n", other],

@@ -1,0 +1,357 @@
+// Safety end to end: the right object, in the right Harbor, for the right tenant, and teardown that
+// completes. A second emulator stands for a second Harbor; a second and third namespace stand for
+// another team and for a bundle deleted as a whole.
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { adminKubectl } from "../env/cluster.ts";
+import { harborErrorOf, useEmulator } from "../env/harbor.ts";
+import type { KubeObject } from "../env/kubectl.ts";
+import { useOperator } from "../env/operator.ts";
+
+const suffix = randomBytes(3).toString("hex");
+/** A namespace deleted as a whole with a connection, its Secret and resources in it. */
+const bundle = `bundle-${suffix}`;
+/** Another team, using a shared ClusterHarborConnection. */
+const tenant = `tenant-${suffix}`;
+/** Receives a copy of a bundle robot's pull secret. */
+const apps = `apps-${suffix}`;
+const shared = `shared-${suffix}`;
+
+const op = useOperator({
+  namespacePrefix: "safety",
+  extraArgs: [`--namespace=${bundle}`, `--namespace=${tenant}`],
+});
+const other = useEmulator();
+const admin = adminKubectl();
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+interface Resource extends KubeObject {
+  status?: { conditions?: Condition[]; harborId?: number; harborUrl?: string; copiedTo?: string[] };
+}
+const ready = (o: Resource) => o.status?.conditions?.find((c) => c.type === "Ready");
+
+const credentials = (name: string, namespace?: string) => ({
+  apiVersion: "v1",
+  kind: "Secret",
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  stringData: { username: op.emulator.adminUsername, password: op.emulator.adminPassword },
+});
+const connection = (name: string, url: string, secret: string, namespace?: string) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborConnection",
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  spec: { url, credentialsSecretRef: { name: secret } },
+});
+const project = (name: string, spec: Record<string, unknown>, namespace?: string) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborProject",
+  metadata: { name, ...(namespace ? { namespace } : {}) },
+  spec,
+});
+
+beforeAll(async () => {
+  for (const name of [bundle, tenant, apps]) {
+    await admin.apply({
+      apiVersion: "v1",
+      kind: "Namespace",
+      metadata: { name, ...(name === apps ? { labels: { [`pull-${suffix}`]: "true" } } : {}) },
+    });
+  }
+  // The second Harbor, and a connection to it in the fixture's namespace.
+  await op.kubectl.apply([
+    {
+      ...credentials("other-credentials"),
+      stringData: { username: other.emulator.adminUsername, password: other.emulator.adminPassword },
+    },
+    connection("other", other.emulator.url, "other-credentials"),
+  ]);
+  await op.waitReady("harborconnection", "other");
+}, 60_000);
+
+afterAll(async () => {
+  await admin.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
+  for (const name of [bundle, tenant, apps])
+    await admin.tryRun(["delete", "namespace", name, "--wait=false"]);
+});
+
+describe("Harbor ids are bound to their Harbor", () => {
+  test("moving a resource to another connection never touches the object with its old id there", async () => {
+    // The two Harbors number their projects alike: the id of our project in the first one is the
+    // id of an unrelated project in the second.
+    await op.kubectl.apply(project("moving", { connectionRef: { name: op.connection }, public: true }));
+    const before = await op.waitReady<Resource>("harborproject", "moving");
+    const oldId = before.status?.harborId as number;
+    expect(before.status?.harborUrl).toBe(op.emulator.url);
+    let unrelated = "";
+    for (let id = 0; id < oldId; ) {
+      unrelated = `unrelated-${id}`;
+      id = await other.admin.projects.create({ project_name: unrelated, metadata: { public: "false" } });
+    }
+    expect((await other.admin.projects.get(oldId)).name).toBe(unrelated);
+
+    await op.kubectl.run([
+      "patch",
+      "harborproject",
+      "moving",
+      "--type=merge",
+      "-p",
+      '{"spec":{"connectionRef":{"name":"other"}}}',
+    ]);
+    const moved = await op.waitFor<Resource>(
+      "harborproject",
+      "moving",
+      (o) => o.status?.harborUrl === other.emulator.url && ready(o)?.status === "True",
+    );
+    const created = await other.admin.projects.get("moving");
+    expect(moved.status?.harborId).toBe(created.project_id);
+    expect(created.metadata?.public).toBe("true");
+    // The unrelated project with the old id is as it was; the first Harbor keeps its project.
+    expect((await other.admin.projects.get(unrelated)).metadata?.public).toBe("false");
+    expect((await op.harbor.projects.get("moving")).project_id).toBe(oldId);
+    const events = await op.kubectl.run([
+      "get",
+      "events",
+      "--field-selector",
+      "involvedObject.name=moving",
+      "-o",
+      "json",
+    ]);
+    expect(events).toContain("HarborChanged");
+
+    // Deleting it deletes the object in the Harbor it is in now, and only that one.
+    await op.kubectl.delete("harborproject", "moving", { wait: true });
+    expect(await harborErrorOf(other.admin.projects.get("moving"))).toMatchObject({ status: 404 });
+    expect((await other.admin.projects.get(unrelated)).project_id).toBe(oldId);
+    expect((await op.harbor.projects.get("moving")).project_id).toBe(oldId);
+  });
+
+  test("a connection whose URL changes finds a same-named object there and leaves it (creationPolicy Create)", async () => {
+    await op.kubectl.apply(connection("switching", op.emulator.url, "harbor-credentials"));
+    await op.waitReady("harborconnection", "switching");
+    await op.kubectl.apply(project("switched", { connectionRef: { name: "switching" }, public: true }));
+    const first = await op.waitReady<Resource>("harborproject", "switched");
+    await other.admin.projects.create({ project_name: "switched", metadata: { public: "false" } });
+
+    await op.kubectl.run([
+      "patch",
+      "harborconnection",
+      "switching",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ spec: { url: other.emulator.url } }),
+    ]);
+    // The credentials are those of the first emulator; the second shares them (both default admin).
+    const stalled = await op.waitFor<Resource>(
+      "harborproject",
+      "switched",
+      (o) => ready(o)?.reason === "AlreadyExists",
+    );
+    expect(ready(stalled)?.message).toContain(other.emulator.url);
+    expect((await other.admin.projects.get("switched")).metadata?.public).toBe("false");
+
+    // Deleting it leaves both Harbors' objects: the recorded one is in a Harbor it no longer reaches.
+    await op.kubectl.delete("harborproject", "switched", { wait: true });
+    expect((await other.admin.projects.get("switched")).metadata?.public).toBe("false");
+    expect((await op.harbor.projects.get("switched")).project_id).toBe(first.status?.harborId);
+  });
+
+  test("an id that now names another object is never updated or deleted", async () => {
+    await op.kubectl.apply(project("victim", { connectionRef: { name: op.connection }, public: false }));
+    const victim = await op.waitReady<Resource>("harborproject", "victim");
+    await op.kubectl.apply(project("owner", { connectionRef: { name: op.connection }, public: true }));
+    await op.waitReady("harborproject", "owner");
+    // As after a restore from a backup: the status of "owner" records the id of "victim".
+    await op.kubectl.run([
+      "patch",
+      "harborproject",
+      "owner",
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ status: { harborId: victim.status?.harborId } }),
+    ]);
+    await op.kubectl.run(["annotate", "harborproject", "owner", "test/poke=1"]);
+    await op.waitFor<Resource>("harborproject", "owner", (o) => ready(o)?.reason === "AlreadyExists");
+    expect((await op.harbor.projects.get("victim")).metadata?.public).toBe("false");
+    await op.kubectl.delete("harborproject", "owner", { wait: true });
+    expect((await op.harbor.projects.get("victim")).project_id).toBe(victim.status?.harborId);
+  });
+});
+
+describe("teardown completes", () => {
+  test("a namespace deleted with its connection, Secret, project and robot is gone, and so is everything in Harbor", async () => {
+    const ns = admin.inNamespace(bundle);
+    await ns.apply([
+      credentials("creds"),
+      connection("harbor", op.emulator.url, "creds"),
+      project(`bundle-${suffix}`, { connectionRef: { name: "harbor" } }),
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborRobot",
+        metadata: { name: "pull" },
+        spec: {
+          connectionRef: { name: "harbor" },
+          projectRef: { name: `bundle-${suffix}` },
+          permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+          secret: {
+            type: "kubernetes.io/dockerconfigjson",
+            copies: {
+              namespaceSelector: { matchLabels: { [`pull-${suffix}`]: "true" } },
+              serviceAccounts: ["default"],
+            },
+          },
+        },
+      },
+    ]);
+    await ns.wait("harborrobot", "pull", "condition=Ready", 60_000);
+    const copies = () => admin.inNamespace(apps).get<{ items: KubeObject[] }>("secrets");
+    expect((await copies()).items.some((s) => s.metadata.name === "pull")).toBe(true);
+    const robotId = (await ns.get<Resource>("harborrobot", "pull")).status?.harborId as number;
+    expect((await op.harbor.robots.get(robotId)).name).toMatch(/\+pull$/);
+
+    const started = Date.now();
+    await admin.run(["delete", "namespace", bundle, "--wait=false"]);
+    await admin.wait("namespace", bundle, "delete", 60_000);
+    process.stderr.write(`[safety] namespace ${bundle} gone in ${Date.now() - started} ms\n`);
+
+    expect(await harborErrorOf(op.harbor.projects.get(`bundle-${suffix}`))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(op.harbor.robots.get(robotId))).toMatchObject({ status: 404 });
+    expect((await copies()).items.some((s) => s.metadata.name === "pull")).toBe(false);
+    const sa = await admin
+      .inNamespace(apps)
+      .get<{ imagePullSecrets?: Array<{ name: string }> }>("serviceaccount", "default");
+    expect(sa.imagePullSecrets ?? []).not.toContainEqual({ name: "pull" });
+  });
+
+  test("a connection being deleted waits for its resources and says so; its Secret waits for it", async () => {
+    await op.kubectl.apply([
+      credentials("kept-credentials"),
+      connection("kept", op.emulator.url, "kept-credentials"),
+    ]);
+    await op.waitReady("harborconnection", "kept");
+    await op.kubectl.apply(project(`kept-${suffix}`, { connectionRef: { name: "kept" } }));
+    await op.waitReady("harborproject", `kept-${suffix}`);
+
+    // Secret first, then the connection, as a careless `kubectl delete` might do: both stay.
+    await op.kubectl.delete("secret", "kept-credentials");
+    await op.kubectl.delete("harborconnection", "kept");
+    const pending = await op.waitFor<Resource>("harborconnection", "kept", (o) =>
+      (o.status?.conditions ?? []).some((c) => c.type === "DeletionPending" && c.status === "True"),
+    );
+    expect(pending.status?.conditions?.find((c) => c.type === "DeletionPending")?.message).toContain(
+      `kept-${suffix}`,
+    );
+    expect((await op.kubectl.tryRun(["get", "secret", "kept-credentials"])).code).toBe(0);
+
+    // The project still works through it, and is deleted in Harbor; then both go.
+    await op.kubectl.delete("harborproject", `kept-${suffix}`, { wait: true });
+    expect(await harborErrorOf(op.harbor.projects.get(`kept-${suffix}`))).toMatchObject({ status: 404 });
+    await op.kubectl.wait("harborconnection", "kept", "delete", 30_000);
+    await op.kubectl.wait("secret", "kept-credentials", "delete", 30_000);
+  });
+});
+
+describe("tenancy of a shared ClusterHarborConnection", () => {
+  const tenantKubectl = () => admin.inNamespace(tenant);
+  const sharedRef = { kind: "ClusterHarborConnection", name: shared };
+
+  beforeAll(async () => {
+    await op.kubectl.apply(credentials("shared-credentials"));
+    await admin.apply({
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "ClusterHarborConnection",
+      metadata: { name: shared },
+      spec: {
+        url: op.emulator.url,
+        credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
+        allowedNamespaces: [tenant],
+      },
+    });
+    await admin.wait("clusterharborconnection", shared, "condition=Ready", 60_000);
+  }, 90_000);
+
+  test("a tenant manages projects named after its namespace, and no others", async () => {
+    const t = tenantKubectl();
+    await t.apply([
+      project(`${tenant}-app`, { connectionRef: sharedRef }),
+      project("platform", { connectionRef: sharedRef }),
+    ]);
+    await t.wait("harborproject", `${tenant}-app`, "condition=Ready", 60_000);
+    await t.wait(
+      "harborproject",
+      "platform",
+      'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed',
+      30_000,
+    );
+    const platform = await t.get<Resource>("harborproject", "platform");
+    expect(ready(platform)?.message).toContain(`${tenant}-*`);
+    expect(await harborErrorOf(op.harbor.projects.get("platform"))).toMatchObject({ status: 404 });
+  });
+
+  test("one owner per Harbor object across connections: a tenant cannot take a project another namespace manages", async () => {
+    // The fixture's namespace manages the project through its own connection to the same Harbor.
+    const name = `${tenant}-owned`;
+    await op.kubectl.apply(project(name, { connectionRef: { name: op.connection }, public: false }));
+    await op.waitReady("harborproject", name);
+    await admin.run([
+      "patch",
+      "clusterharborconnection",
+      shared,
+      "--type=merge",
+      "-p",
+      '{"spec":{"tenancy":{"allowAdoption":true}}}',
+    ]);
+    const t = tenantKubectl();
+    await t.apply(project(name, { connectionRef: sharedRef, creationPolicy: "Adopt", public: true }));
+    await t.wait(
+      "harborproject",
+      name,
+      'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=Conflict',
+      30_000,
+    );
+    expect((await op.harbor.projects.get(name)).metadata?.public).toBe("false");
+    await t.delete("harborproject", name, { wait: true });
+    expect((await op.harbor.projects.get(name)).metadata?.public).toBe("false");
+    await admin.run([
+      "patch",
+      "clusterharborconnection",
+      shared,
+      "--type=merge",
+      "-p",
+      '{"spec":{"tenancy":{"allowAdoption":false}}}',
+    ]);
+  });
+
+  test("adoption, system robots and robots on every project are refused by default", async () => {
+    const existing = `${tenant}-existing`;
+    await op.harbor.projects.create({ project_name: existing, metadata: { public: "false" } });
+    const t = tenantKubectl();
+    await t.apply([
+      project(existing, { connectionRef: sharedRef, creationPolicy: "CreateOrAdopt", public: true }),
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborRobot",
+        metadata: { name: "everywhere" },
+        spec: {
+          connectionRef: sharedRef,
+          level: "system",
+          permissions: [
+            { kind: "project", namespace: "*", access: [{ resource: "repository", action: "push" }] },
+          ],
+        },
+      },
+    ]);
+    const reason = 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed';
+    await t.wait("harborproject", existing, reason, 30_000);
+    await t.wait("harborrobot", "everywhere", reason, 30_000);
+    expect(ready(await t.get<Resource>("harborproject", existing))?.message).toContain("allowAdoption");
+    expect(ready(await t.get<Resource>("harborrobot", "everywhere"))?.message).toContain("allowSystemRobots");
+    expect((await op.harbor.projects.get(existing)).metadata?.public).toBe("false");
+    expect((await op.harbor.robots.list({})).some((r) => r.name?.endsWith("everywhere"))).toBe(false);
+  });
+});
