@@ -14,6 +14,8 @@ export type HarborErrorKind =
   | "unauthorized" // 401: bad credentials
   | "forbidden" // 403: the credentials lack a permission
   | "invalidResponse" // 2xx whose body does not fit the expected model
+  | "responseTooLarge" // 2xx body (or a listing's pages together) over the call's size limit, or with
+  //                      more JSON objects and arrays than are parsed from one answer
   | "aborted" // the caller's AbortSignal fired
   | "unexpected"; // any other status
 
@@ -29,6 +31,11 @@ export interface HarborErrorDetails {
   harborMessage?: string;
   requestId: string;
   retryAfterMs?: number;
+  /** responseTooLarge: the limit that was passed, and the size the answer announced, if it did. */
+  limitBytes?: number;
+  declaredBytes?: number;
+  /** responseTooLarge: the most JSON objects and arrays parsed from one answer, when that was passed. */
+  limitObjects?: number;
   cause?: unknown;
 }
 
@@ -41,6 +48,9 @@ export class HarborError extends Error {
   readonly harborMessage: string | undefined;
   readonly requestId: string;
   readonly retryAfterMs: number | undefined;
+  readonly limitBytes: number | undefined;
+  readonly declaredBytes: number | undefined;
+  readonly limitObjects: number | undefined;
 
   constructor(d: HarborErrorDetails, message: string = describe(d)) {
     super(message, d.cause === undefined ? undefined : { cause: d.cause });
@@ -51,6 +61,9 @@ export class HarborError extends Error {
     this.harborMessage = d.harborMessage;
     this.requestId = d.requestId;
     this.retryAfterMs = d.retryAfterMs;
+    this.limitBytes = d.limitBytes;
+    this.declaredBytes = d.declaredBytes;
+    this.limitObjects = d.limitObjects;
   }
 
   get retryable(): boolean {
@@ -67,6 +80,8 @@ export class HarborError extends Error {
       status: this.status,
       code: this.code,
       requestId: this.requestId,
+      limitBytes: this.limitBytes,
+      limitObjects: this.limitObjects,
     };
   }
 }
@@ -93,6 +108,19 @@ function describe(d: HarborErrorDetails): string {
       ? d.kind
       : `HTTP ${d.status}${d.code ? ` ${d.code}` : ""}${d.harborMessage ? `: ${d.harborMessage}` : ""}`;
   return `Harbor ${d.operation} failed: ${what} (request id ${d.requestId})`;
+}
+
+/** A byte count as people read it: 512 B, 64 KiB, 4 MiB, 1.5 GiB. */
+export function formatBytes(n: number): string {
+  const units = ["B", "KiB", "MiB", "GiB", "TiB"];
+  let value = n;
+  let unit = 0;
+  while (value >= 1024 && unit < units.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  const shown = unit === 0 || Number.isInteger(value) ? String(value) : value.toFixed(1).replace(/\.0$/, "");
+  return `${shown} ${units[unit]}`;
 }
 
 /**

@@ -2,7 +2,7 @@
 // the system permission garbage-collection.
 import { z } from "zod";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
 
 /** Schedule types; "Schedule" is accepted by Harbor and does nothing. */
 export const GcScheduleType = z.enum(["Hourly", "Daily", "Weekly", "Custom", "Manual", "None", "Schedule"]);
@@ -77,7 +77,13 @@ export class GcApi {
 
   /** getGCLog: the run's log as text. */
   getLog(id: number, opts?: CallOptions): Promise<string> {
-    return this.#t.text({ ...opts, operation: "getGCLog", method: "GET", path: path`/system/gc/${id}/log` });
+    return this.#t.text({
+      ...opts,
+      operation: "getGCLog",
+      method: "GET",
+      path: path`/system/gc/${id}/log`,
+      maxResponseBytes: LOG_RESPONSE_LIMIT,
+    });
   }
 
   /** getGCSchedule: undefined when there is no schedule (Harbor answers 200 with no body). */

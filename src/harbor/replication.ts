@@ -4,7 +4,7 @@
 import { z } from "zod";
 import { type ListFilter, listQuery } from "./query.ts";
 import { Registry } from "./registries.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
 
 export const ReplicationTriggerType = z.enum(["manual", "scheduled", "event_based"]);
 
@@ -291,6 +291,7 @@ export class ReplicationApi {
       operation: "getReplicationLog",
       method: "GET",
       path: path`/replication/executions/${executionId}/tasks/${taskId}/log`,
+      maxResponseBytes: LOG_RESPONSE_LIMIT,
     });
   }
 }

@@ -6,12 +6,23 @@
 //   base URL, and runs under a per-call deadline combined with the caller's AbortSignal;
 // - is retried with exponential backoff and full jitter only where a retry cannot do harm:
 //   idempotent methods on network errors, timeouts, 429 and 5xx; any method on 429 and on a refused
-//   connection, both of which mean Harbor never processed the request. Retry-After is honoured.
+//   connection, both of which mean Harbor never processed the request. Retry-After is honoured;
+// - reads at most a bounded number of bytes of the answer: a Content-Length above the call's limit
+//   is refused unread, and a body that streams past it is abandoned at that point (the connection
+//   closes), so no server can make the operator hold more than the limit. The same holds for the
+//   pages of one listing together, and for what parsing makes of a body: one full of tiny objects
+//   (`[{},{},…]`) would grow forty-fold on the heap, so the objects and arrays are counted first.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
-import { Pool } from "undici";
+import { type Dispatcher, Pool } from "undici";
 import type { z } from "zod";
-import { HarborError, type HarborErrorKind, kindForStatus, parseErrorEnvelope } from "./errors.ts";
+import {
+  formatBytes,
+  HarborError,
+  type HarborErrorKind,
+  kindForStatus,
+  parseErrorEnvelope,
+} from "./errors.ts";
 import { Semaphore, sleep, TokenBucket } from "./limits.ts";
 
 export interface HarborConnectionSettings {
@@ -32,6 +43,10 @@ export interface HarborConnectionSettings {
   timeoutMs?: number;
   /** Retries after the first attempt. Default 3. */
   maxRetries?: number;
+  /** Largest answer body read, for calls without a limit of their own. Default 4 MiB. */
+  maxResponseBytes?: number;
+  /** Largest total of the pages of one listing. Default 32 MiB. */
+  maxListingBytes?: number;
 }
 
 export type HttpMethod = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -55,6 +70,8 @@ export interface HarborRequest extends CallOptions {
   idempotent?: boolean;
   /** Non-2xx statuses whose body is an answer, not an error (LDAP import's 404 failure list). */
   acceptStatus?: readonly number[];
+  /** This operation's body limit, where Harbor legitimately answers with more (job logs). */
+  maxResponseBytes?: number;
 }
 
 export interface HarborResponse {
@@ -88,6 +105,26 @@ const BACKOFF_BASE_MS = 200;
 const BACKOFF_CAP_MS = 10_000;
 /** A Retry-After longer than this is not waited out in-line; the error goes to the caller's requeue. */
 const MAX_INLINE_RETRY_AFTER_MS = 30_000;
+
+const MiB = 1024 * 1024;
+/**
+ * Body limits (see src/harbor/README.md, "Body limits"). Harbor's largest regular answers are
+ * pages of at most 100 objects, well under 1 MiB; job logs are text that grows with the job.
+ */
+export const DEFAULT_RESPONSE_LIMIT = 4 * MiB;
+export const LOG_RESPONSE_LIMIT = 16 * MiB;
+export const DEFAULT_LISTING_LIMIT = 32 * MiB;
+/**
+ * An error answer only matters for Harbor's small envelope; a longer one (a proxy's HTML page) is
+ * read no further and the error keeps what its status says.
+ */
+const ERROR_BODY_LIMIT = 16 * 1024;
+/**
+ * JSON objects and arrays parsed from one answer. Harbor's largest regular answers hold a few
+ * thousand (a page of 100 replication policies); 4 MiB of `{},` would hold 1.4 million, about
+ * 180 MiB once parsed and validated.
+ */
+export const MAX_JSON_OBJECTS = 50_000;
 
 /** Encodes each interpolated value as one path segment: path`/projects/${name}/robots`. */
 export function path(strings: TemplateStringsArray, ...values: Array<string | number>): string {
@@ -168,6 +205,8 @@ export class HarborTransport {
   readonly #sensitive: string[];
   readonly #timeoutMs: number;
   readonly #maxRetries: number;
+  readonly #maxResponseBytes: number;
+  readonly #maxListingBytes: number;
   readonly #logger: Logger | undefined;
   readonly #onCall: ((e: HarborCallEvent) => void) | undefined;
   readonly #random: () => number;
@@ -182,6 +221,8 @@ export class HarborTransport {
     this.#sensitive = [o.password, this.#authorization].filter((s) => s.length >= 4);
     this.#timeoutMs = o.timeoutMs ?? 30_000;
     this.#maxRetries = o.maxRetries ?? 3;
+    this.#maxResponseBytes = o.maxResponseBytes ?? DEFAULT_RESPONSE_LIMIT;
+    this.#maxListingBytes = o.maxListingBytes ?? DEFAULT_LISTING_LIMIT;
     this.#logger = o.logger;
     this.#onCall = o.onCall;
     this.#random = o.random ?? Math.random;
@@ -297,8 +338,13 @@ export class HarborTransport {
     pageSize = 100,
   ): AsyncGenerator<Array<z.output<T>>> {
     const list = (item as z.ZodType).array();
+    // Each page is bounded by itself; the pages together are bounded too, or a server that never
+    // stops paging would fill the heap one bounded page at a time.
+    let bytes = 0;
     for (let page = 1; ; page++) {
       const res = await this.send({ ...req, query: { ...req.query, page, page_size: pageSize } });
+      bytes += Buffer.byteLength(res.body);
+      if (bytes > this.#maxListingBytes) throw this.#listingTooLarge(req, res, page);
       const items = this.#parse(req, res, list, res.body) as Array<z.output<T>>;
       yield items;
       const total = Number(headerValue(res.headers["x-total-count"]));
@@ -350,10 +396,18 @@ export class HarborTransport {
         signal,
       });
       status = res.statusCode;
-      const text = await res.body.text();
+      const failed = status >= 400 && !req.acceptStatus?.includes(status);
+      const limit = failed ? ERROR_BODY_LIMIT : (req.maxResponseBytes ?? this.#maxResponseBytes);
+      const read = await readLimited(res, limit, req.method !== "HEAD");
       if (status >= 400) kind = kindForStatus(status);
-      return { status, headers: res.headers, body: text, requestId };
+      if (read.over && !failed) {
+        kind = "responseTooLarge";
+        throw this.#tooLarge(req, requestId, status, limit, read.declared);
+      }
+      // An error answer over its limit is judged by its status alone.
+      return { status, headers: res.headers, body: read.over ? "" : read.text, requestId };
     } catch (e) {
+      if (e instanceof HarborError) throw e;
       kind = req.signal?.aborted ? "aborted" : timeout.aborted ? "timeout" : "network";
       throw this.#transportError(req, e, requestId, secrets, kind);
     } finally {
@@ -405,7 +459,58 @@ export class HarborTransport {
     );
   }
 
+  #tooLarge(
+    req: HarborRequest,
+    requestId: string,
+    status: number,
+    limit: number,
+    declared: number | undefined,
+  ): HarborError {
+    const what =
+      declared === undefined
+        ? `a body longer than its limit of ${formatBytes(limit)}; stopped reading there`
+        : `a body of ${formatBytes(declared)} (Content-Length), more than its limit of ${formatBytes(limit)}; not read`;
+    return new HarborError(
+      {
+        operation: req.operation,
+        kind: "responseTooLarge",
+        status,
+        requestId,
+        limitBytes: limit,
+        ...(declared === undefined ? {} : { declaredBytes: declared }),
+      },
+      `Harbor ${req.operation} answered with ${what} (request id ${requestId})`,
+    );
+  }
+
+  #listingTooLarge(req: HarborRequest, res: HarborResponse, page: number): HarborError {
+    const limit = this.#maxListingBytes;
+    return new HarborError(
+      {
+        operation: req.operation,
+        kind: "responseTooLarge",
+        status: res.status,
+        requestId: res.requestId,
+        limitBytes: limit,
+      },
+      `Harbor ${req.operation}: the pages of one listing passed the limit of ${formatBytes(limit)} together at page ${page}; stopped reading there (request id ${res.requestId})`,
+    );
+  }
+
   #parse<T extends z.ZodType>(req: HarborRequest, res: HarborResponse, schema: T, body: string): z.output<T> {
+    // A body too short to hold more than the limit (each takes at least two characters) is not counted.
+    if (body.length > 2 * MAX_JSON_OBJECTS && jsonObjects(body, MAX_JSON_OBJECTS) > MAX_JSON_OBJECTS) {
+      throw new HarborError(
+        {
+          operation: req.operation,
+          kind: "responseTooLarge",
+          status: res.status,
+          requestId: res.requestId,
+          limitObjects: MAX_JSON_OBJECTS,
+        },
+        `Harbor ${req.operation} answered with more than ${MAX_JSON_OBJECTS} JSON objects and arrays; not parsed (request id ${res.requestId})`,
+      );
+    }
     let data: unknown;
     try {
       data = body.trim() === "" ? undefined : JSON.parse(body);
@@ -442,6 +547,51 @@ export class HarborTransport {
     const ceiling = Math.min(BACKOFF_CAP_MS, BACKOFF_BASE_MS * 2 ** (attempt - 1));
     return ceiling / 2 + (this.#random() * ceiling) / 2;
   }
+}
+
+/**
+ * The body as text, or `over` once it passes `limit` bytes: at once when Content-Length announces
+ * more (a HEAD's Content-Length describes the GET, so only bodies that can come count), else as
+ * soon as the streamed bytes pass it. Either way the body is destroyed unread, which closes the
+ * connection; no more than `limit` bytes are ever held.
+ */
+async function readLimited(
+  res: Dispatcher.ResponseData,
+  limit: number,
+  hasBody: boolean,
+): Promise<{ over: false; text: string } | { over: true; declared?: number }> {
+  const length = Number(headerValue(res.headers["content-length"]) ?? Number.NaN);
+  if (hasBody && Number.isFinite(length) && length > limit) {
+    res.body.destroy();
+    return { over: true, declared: length };
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) {
+      res.body.destroy();
+      return { over: true };
+    }
+    chunks.push(chunk);
+  }
+  return { over: false, text: Buffer.concat(chunks, size).toString("utf8") };
+}
+
+/** The objects and arrays in a JSON text (brackets outside strings), counted up to `max + 1`. */
+function jsonObjects(text: string, max: number): number {
+  let n = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      // A backslash escapes the character after it.
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if ((c === 0x7b || c === 0x5b) && ++n > max) return n;
+  }
+  return n;
 }
 
 function refusedConnection(e: HarborError): boolean {

@@ -1,9 +1,11 @@
 // Kubernetes Events about our resources (what `kubectl describe` shows). Recording is best effort:
 // a failure is logged and never fails a reconcile. Repeats of the same event within ten minutes
-// bump the count of one Event instead of creating new ones, as client-go's recorder does.
+// bump the count of one Event instead of creating new ones, as client-go's recorder does. Messages
+// are cleaned and capped like condition messages (text.ts).
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
 import type { KubeClient } from "./client.ts";
+import { safeText } from "./text.ts";
 import { Events, type KubeObject } from "./types.ts";
 
 export type EventType = "Normal" | "Warning";
@@ -13,7 +15,6 @@ export interface EventRecorder {
 }
 
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
-const MAX_MESSAGE = 1024;
 
 interface Seen {
   name: string;
@@ -38,7 +39,7 @@ export class KubeEventRecorder implements EventRecorder {
   }
 
   record(obj: KubeObject, type: EventType, reason: string, message: string): void {
-    const text = message.length > MAX_MESSAGE ? `${message.slice(0, MAX_MESSAGE - 1)}…` : message;
+    const text = safeText(message);
     // Events are written one after another so that repeats aggregate reliably.
     this.#pending = this.#pending
       .then(() => this.#write(obj, type, reason, text))

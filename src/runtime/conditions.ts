@@ -1,6 +1,8 @@
 // Pure functions over status conditions, following the Kubernetes API conventions and kstatus:
 // lastTransitionTime changes only when a condition's status flips, every condition carries the
-// observedGeneration it was computed for, and conditions are kept in a stable order.
+// observedGeneration it was computed for, and conditions are kept in a stable order. Every message
+// is made safe here (see kube/text.ts): it often repeats what Harbor said.
+import { safeText } from "../kube/text.ts";
 import type { Condition } from "../kube/types.ts";
 
 export interface ConditionInput {
@@ -12,7 +14,8 @@ export interface ConditionInput {
 
 /**
  * Returns the new conditions list with `input` set. The transition time is carried over when the
- * status did not change, so re-asserting a condition never looks like a transition.
+ * status did not change, so re-asserting a condition never looks like a transition. The message is
+ * cleaned and capped (safeText).
  */
 export function setCondition(
   conditions: readonly Condition[] | undefined,
@@ -27,7 +30,7 @@ export function setCondition(
     type: input.type,
     status: input.status,
     reason: input.reason,
-    message: input.message ?? "",
+    message: safeText(input.message ?? ""),
     lastTransitionTime:
       previous && previous.status === input.status
         ? previous.lastTransitionTime

@@ -12,6 +12,7 @@ import {
   setCondition,
   withReconciling,
 } from "../../runtime/conditions.ts";
+import { tooLargeText } from "../shared/errors.ts";
 
 export type ConnectionKind = "HarborConnection" | "ClusterHarborConnection";
 
@@ -25,6 +26,7 @@ export type FailureReason =
   | "TLSError"
   | "BadCredentials"
   | "Forbidden"
+  | "ResponseTooLarge"
   | "HarborError";
 
 export interface Failure {
@@ -198,6 +200,11 @@ export function describeFailure(e: unknown, ctx: FailureContext): Failure {
       return {
         reason: "HarborError",
         message: `Harbor at ${host} answered ${e.operation} with HTTP 404${harborText(e)}`,
+      };
+    case "responseTooLarge":
+      return {
+        reason: "ResponseTooLarge",
+        message: `${tooLargeText(e, host)}; check that spec.url points at Harbor`,
       };
     case "invalidResponse":
       return {

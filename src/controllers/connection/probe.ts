@@ -2,11 +2,14 @@
 // there and tells its version), then the current user (proves the credentials), then the optional
 // checks the spec asks for. Every call runs under one overall deadline; a failure becomes a Ready
 // reason through mapping.ts, unless the caller's own signal fired (shutdown), which is rethrown.
+// What Harbor says about itself reaches the status (and `kubectl get`'s Version column), so its
+// text is cleaned and capped like any message (kube/text.ts).
 import type { ConnectionStatus } from "../../api/connection.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { ALL } from "../../harbor/jobservice.ts";
 import type { CallOptions } from "../../harbor/transport.ts";
+import { safeText } from "../../kube/text.ts";
 import {
   type CheckResult,
   type Credentials,
@@ -28,6 +31,9 @@ export interface ProbeOptions {
   callTimeoutMs: number;
 }
 
+/** The longest name or version Harbor reports that is kept (Harbor's own names are at most 255). */
+const SHORT_TEXT = 256;
+
 export async function probe(o: ProbeOptions): Promise<CheckResult> {
   const call: CallOptions = {
     signal: AbortSignal.any([o.signal, AbortSignal.timeout(o.deadlineMs)]),
@@ -41,7 +47,8 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
 
   let harborVersion: string | undefined;
   try {
-    harborVersion = (await o.client.system.getSystemInfo(call)).harbor_version ?? undefined;
+    const version = (await o.client.system.getSystemInfo(call)).harbor_version;
+    harborVersion = version ? safeText(version, SHORT_TEXT) || undefined : undefined;
   } catch (e) {
     return { url: o.url, failure: judge(e) };
   }
@@ -50,7 +57,7 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
   let authenticatedAs: string;
   try {
     const me = await o.client.system.getCurrentUser(call);
-    authenticatedAs = me.username ?? o.credentials.username;
+    authenticatedAs = me.username ? safeText(me.username, SHORT_TEXT) : o.credentials.username;
   } catch (e) {
     // Robot accounts log in but have no user record: Harbor answers 412 only after authenticating.
     if (isHarborError(e, "precondition")) authenticatedAs = o.credentials.username;
@@ -132,7 +139,9 @@ async function ldapCheck(
     },
     call,
   );
-  return r.success === true ? { success: true } : { success: false, message: r.message ?? "the ping failed" };
+  return r.success === true
+    ? { success: true }
+    : { success: false, message: safeText(r.message ?? "") || "the ping failed" };
 }
 
 async function jobServiceCheck(
@@ -150,7 +159,7 @@ async function jobServiceCheck(
     busyWorkers: workers.filter((w) => (w.job_id ?? "") !== "").length,
     queues: queues
       .map((q) => ({
-        jobType: q.job_type ?? "",
+        jobType: safeText(q.job_type ?? "", SHORT_TEXT),
         count: q.count ?? 0,
         latency: q.latency ?? 0,
         paused: q.paused ?? false,

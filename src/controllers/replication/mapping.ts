@@ -9,6 +9,7 @@ import type {
   ReplicationPolicy,
   ReplicationPolicyReq,
 } from "../../harbor/replication.ts";
+import { safeText } from "../../kube/text.ts";
 
 /** Harbor's id of its own registry on the local side of every policy. */
 export const LOCAL_REGISTRY_ID = 0;
@@ -117,14 +118,17 @@ export function diff(
   return out;
 }
 
-/** status.lastExecution from Harbor's execution; times Harbor never set are left out. */
+/**
+ * status.lastExecution from Harbor's execution; times Harbor never set are left out, and Harbor's
+ * status text is cleaned and capped like a message.
+ */
 export function executionStatus(e: ReplicationExecution): Record<string, unknown> {
   const time = (t: string | undefined) => (t && !ZERO_TIME.test(t) ? t : undefined);
   const fields: Record<string, unknown> = {
     id: e.id,
     status: e.status ?? "Unknown",
     trigger: e.trigger,
-    statusText: e.status_text || undefined,
+    statusText: e.status_text ? safeText(e.status_text) : undefined,
     total: e.total,
     succeeded: e.succeed,
     failed: e.failed,

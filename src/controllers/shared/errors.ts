@@ -1,7 +1,9 @@
 // How failures become conditions, the same for every kind. Harbor's own message reaches the
 // condition (it never carries a credential: the transport scrubs them); what a retry cannot fix
-// (Harbor rejecting the request as invalid) stalls the resource until its spec changes.
-import { HarborError } from "../../harbor/errors.ts";
+// (Harbor rejecting the request as invalid) stalls the resource until its spec changes. An answer
+// larger than the client reads is not Harbor's normal behaviour: it is retried with the usual
+// backoff (a proxy in between may be at fault), never read whole.
+import { formatBytes, HarborError } from "../../harbor/errors.ts";
 import { KubeError } from "../../kube/errors.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { ErrorClassifier } from "../../runtime/managed.ts";
@@ -37,6 +39,12 @@ export const harborErrors: ErrorClassifier = {
             message: `Harbor refused ${e.operation}${said}`,
             terminal: false,
           };
+        case "responseTooLarge":
+          return {
+            reason: "ResponseTooLarge",
+            message: `${tooLargeText(e)}; check that the connection's URL points at Harbor. Retrying`,
+            terminal: false,
+          };
         default:
           return {
             reason: "HarborUnavailable",
@@ -58,3 +66,14 @@ export const harborErrors: ErrorClassifier = {
     return undefined;
   },
 };
+
+/** What was too large, for a condition message: no request id, so repeats do not rewrite status. */
+export function tooLargeText(e: HarborError, host?: string): string {
+  const from = host === undefined ? "Harbor" : `Harbor at ${host}`;
+  if (e.limitObjects !== undefined) {
+    return `the answer to ${e.operation} from ${from} holds more than the ${e.limitObjects} JSON objects and arrays the operator parses`;
+  }
+  const limit = e.limitBytes === undefined ? "what" : `the ${formatBytes(e.limitBytes)}`;
+  const size = e.declaredBytes === undefined ? "" : ` (it announced ${formatBytes(e.declaredBytes)})`;
+  return `the answer to ${e.operation} from ${from} is larger than ${limit} the operator reads${size}`;
+}

@@ -2,6 +2,7 @@
 // = every API request). Latency from all matching rules adds up; of the failing effects (status,
 // drop) the first rule that fires wins. A rule with `afterHandler` lets the handler run first, so
 // the side effect happens and only the response is lost: the case that punishes unsafe retries.
+// A rule may also answer with an oversized body, what a misbehaving server or proxy sends.
 
 export interface FaultRule {
   op?: string;
@@ -10,6 +11,10 @@ export interface FaultRule {
   latencyMs?: number;
   /** Answer with this status instead (5xx are masked like Harbor's; 429 gets Retry-After). */
   status?: number;
+  /** The error message of that answer. Default "injected fault". */
+  message?: string;
+  /** Answer 200 with a body of this many bytes instead, streamed without Content-Length. */
+  bodyBytes?: number;
   retryAfterSeconds?: number;
   /** Close the connection without any response. */
   drop?: boolean;
@@ -26,7 +31,14 @@ export interface FaultRule {
 export interface FaultDecision {
   latencyMs: number;
   slowBodyMs: number;
-  failure?: { status?: number; retryAfterSeconds?: number; drop?: boolean; afterHandler: boolean };
+  failure?: {
+    status?: number;
+    message?: string;
+    bodyBytes?: number;
+    retryAfterSeconds?: number;
+    drop?: boolean;
+    afterHandler: boolean;
+  };
 }
 
 interface ActiveRule extends FaultRule {
@@ -71,11 +83,13 @@ export class Faults {
       if ((r.op && r.op !== op) || (r.method && r.method !== method)) continue;
       d.latencyMs += r.latencyMs ?? 0;
       d.slowBodyMs += r.slowBodyMs ?? 0;
-      const failing = r.status !== undefined || r.drop === true;
+      const failing = r.status !== undefined || r.drop === true || r.bodyBytes !== undefined;
       if (!failing || d.failure) continue;
       if (this.#random() >= (r.rate ?? 1)) continue;
       d.failure = {
         ...(r.status === undefined ? {} : { status: r.status }),
+        ...(r.message === undefined ? {} : { message: r.message }),
+        ...(r.bodyBytes === undefined ? {} : { bodyBytes: r.bodyBytes }),
         ...(r.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: r.retryAfterSeconds }),
         ...(r.drop ? { drop: true } : {}),
         afterHandler: r.afterHandler === true,

@@ -86,8 +86,14 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
       req.socket.destroy();
     };
 
+    const oversized = (bytes: number) => {
+      counters.add(op, method, 200);
+      streamBody(res, requestId, bytes);
+    };
+
     if (fault.failure && !fault.failure.afterHandler) {
       if (fault.failure.drop) return drop();
+      if (fault.failure.bodyBytes !== undefined) return oversized(fault.failure.bodyBytes);
       return send(...failureReply(fault.failure));
     }
 
@@ -145,6 +151,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     }
     if (fault.failure?.afterHandler) {
       if (fault.failure.drop) return drop();
+      if (fault.failure.bodyBytes !== undefined) return oversized(fault.failure.bodyBytes);
       return send(...failureReply(fault.failure));
     }
     send(status, reply);
@@ -189,6 +196,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
 
 function failureReply(f: {
   status?: number;
+  message?: string;
   retryAfterSeconds?: number;
 }): [number, { body: string; headers: Record<string, string> }] {
   const status = f.status ?? 500;
@@ -197,7 +205,8 @@ function failureReply(f: {
     headers["retry-after"] = String(f.retryAfterSeconds ?? 1);
     return [status, { body: envelope("TOO_MANY_REQUEST", "too many requests"), headers }];
   }
-  return [status, { body: errorBody(new ApiError(status, "UNKNOWN", "injected fault")).body, headers }];
+  const message = f.message ?? "injected fault";
+  return [status, { body: errorBody(new ApiError(status, "UNKNOWN", message)).body, headers }];
 }
 
 function render(r: Reply): { body?: string; headers?: Record<string, string> } {
@@ -226,6 +235,27 @@ function respond(
     res.flushHeaders();
     setTimeout(() => res.end(reply.body), slowBodyMs);
   } else res.end(reply.body);
+}
+
+/**
+ * 200 with `bytes` of JSON whitespace in chunks, as fast as the client reads, without Content-Length;
+ * it stops when the client goes away, so an abandoned body costs nothing.
+ */
+function streamBody(res: ServerResponse, requestId: string, bytes: number): void {
+  res.setHeader("x-request-id", requestId);
+  res.setHeader("content-type", "application/json");
+  res.writeHead(200);
+  const chunk = Buffer.alloc(64 * 1024, " ");
+  let left = bytes;
+  const pump = () => {
+    while (left > 0 && !res.destroyed) {
+      const n = Math.min(left, chunk.length);
+      left -= n;
+      if (!res.write(n === chunk.length ? chunk : chunk.subarray(0, n))) return void res.once("drain", pump);
+    }
+    if (!res.destroyed) res.end();
+  };
+  pump();
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

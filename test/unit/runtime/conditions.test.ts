@@ -1,4 +1,5 @@
 import { describe, expect, test } from "vitest";
+import { MAX_MESSAGE } from "../../../src/kube/text.ts";
 import { setCondition, withReconciling } from "../../../src/runtime/conditions.ts";
 
 const at = (t: string) => () => t;
@@ -51,5 +52,23 @@ describe("conditions", () => {
       1,
     );
     expect(withReconciling(ready, 1).some((c) => c.type === "Reconciling")).toBe(false);
+  });
+});
+
+describe("condition messages", () => {
+  test("are stored cleaned and capped, since they often repeat what Harbor said", () => {
+    const [c] = setCondition(
+      [],
+      {
+        type: "Ready",
+        status: "False",
+        reason: "HarborRejected",
+        message: `Harbor rejected the request:\n\u001b[2J\u202e${"z".repeat(4000)}`,
+      },
+      1,
+    );
+    expect(c?.message.startsWith("Harbor rejected the request: [2Jz")).toBe(true);
+    expect(Array.from(c?.message ?? "").length).toBe(MAX_MESSAGE);
+    expect(c?.message).not.toMatch(/[\p{Cc}\p{Cf}]/u);
   });
 });

@@ -1,0 +1,295 @@
+// Bounded input from Harbor, end to end. The operator runs as the Deployment runs it (its
+// NODE_OPTIONS, read from deploy/deployment.yaml) and meets what a hostile or broken server sends:
+// a 64 MB answer to the connection's first call, answers under the size limit made of millions of
+// empty objects, an oversized answer to a resource's call, and an error message full of control
+// characters. It reports each on the resource, cleaned and capped, and keeps serving everyone else.
+import { readFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { parse } from "yaml";
+import { useOperator } from "../env/operator.ts";
+
+const MiB = 1024 * 1024;
+const FLOOD_BYTES = 64 * MiB;
+
+/** The Deployment's NODE_OPTIONS (the heap limits the operator runs with in a cluster). */
+function deploymentNodeOptions(): string {
+  const file = join(import.meta.dirname, "..", "..", "deploy", "deployment.yaml");
+  const deployment = parse(readFileSync(file, "utf8")) as {
+    spec: { template: { spec: { containers: Array<{ env?: Array<{ name: string; value?: string }> }> } } };
+  };
+  const env = deployment.spec.template.spec.containers.flatMap((c) => c.env ?? []);
+  const value = env.find((e) => e.name === "NODE_OPTIONS")?.value;
+  if (!value) throw new Error("deploy/deployment.yaml sets no NODE_OPTIONS");
+  return value;
+}
+
+const nodeOptions = deploymentNodeOptions();
+const op = useOperator({ namespacePrefix: "bounded", env: { NODE_OPTIONS: nodeOptions } });
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+interface Resource {
+  status?: { conditions?: Condition[] };
+}
+interface EventItem {
+  reason: string;
+  type: string;
+  message: string;
+  involvedObject: { kind: string; name: string };
+}
+
+const condition = (o: Resource, type = "Ready") => o.status?.conditions?.find((c) => c.type === type);
+
+const servers: Server[] = [];
+
+async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
+  const server = createServer(handler);
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/**
+ * A server that answers every request with 200 and a 64 MB JSON body: a valid systeminfo whose
+ * padding is millions of small objects. It is streamed in 64 KiB pieces as the client reads and
+ * stops when the client hangs up, so this process never holds more than one piece.
+ */
+let floodUrl = "";
+const floodStats = { requests: 0, bytesSent: 0, completeBodies: 0 };
+
+/**
+ * A server that logs anyone in like Harbor but answers the job-service calls with a list of
+ * empty objects just under the 4 MiB limit, with its Content-Length: 1.4 million objects.
+ */
+let denseUrl = "";
+const DENSE_BYTES = 4 * MiB - 1024;
+
+beforeAll(async () => {
+  const head = Buffer.from('{"harbor_version":"v2.12.0","auth_mode":"db_auth","padding":[');
+  const tail = Buffer.from('{"a":0}]}');
+  const piece = Buffer.from('{"a":0},'.repeat(8192)); // 64 KiB
+  floodUrl = await listen((_req, res) => {
+    floodStats.requests++;
+    res.writeHead(200, { "content-type": "application/json" }); // chunked: no length to judge by
+    let left = FLOOD_BYTES - head.length - tail.length;
+    res.write(head);
+    const pump = () => {
+      while (left > 0 && !res.destroyed) {
+        const n = Math.min(left, piece.length);
+        left -= n;
+        floodStats.bytesSent += n;
+        if (!res.write(piece.subarray(0, n))) return void res.once("drain", pump);
+      }
+      if (res.destroyed) return;
+      res.end(tail);
+      floodStats.completeBodies++;
+    };
+    pump();
+  });
+
+  const objects = Math.floor((DENSE_BYTES - 2) / 3);
+  const dense = Buffer.from(`[${"{},".repeat(objects - 1)}{}]`);
+  denseUrl = await listen((req, res) => {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const json = (body: Buffer | string) => {
+      res.writeHead(200, { "content-type": "application/json", "content-length": String(body.length) });
+      res.end(body);
+    };
+    if (path === "/api/v2.0/systeminfo") return json('{"harbor_version":"v2.12.0"}');
+    if (path === "/api/v2.0/users/current") return json('{"user_id":3,"username":"someone"}');
+    if (path.startsWith("/api/v2.0/jobservice/")) return json(dense);
+    res.writeHead(404).end();
+  });
+});
+
+afterAll(async () => {
+  op.emulator.control.faults.clear();
+  await Promise.all(
+    servers.map(
+      (server) =>
+        new Promise<void>((r) => {
+          server.close(() => r());
+          server.closeAllConnections();
+        }),
+    ),
+  );
+});
+
+/** Fails at once, with the operator's last words, when the operator process ends during `work`. */
+async function whileAlive<T>(work: Promise<T>): Promise<T> {
+  const died = op.exited().then((code) => {
+    throw new Error(
+      `the operator exited (code ${code}) while the test waited\n--- operator output (end) ---\n${op.output().slice(-3000)}`,
+    );
+  });
+  return Promise.race([work, died]);
+}
+
+async function events(name: string): Promise<EventItem[]> {
+  const list = await op.kubectl.get<{ items: EventItem[] }>("events");
+  return list.items.filter((e) => e.involvedObject.name === name);
+}
+
+/** The Event of this reason about the named object, once it has been written. */
+async function waitEvent(name: string, reason: string): Promise<EventItem> {
+  let found: EventItem | undefined;
+  await whileAlive(
+    expect
+      .poll(
+        async () => {
+          found = (await events(name)).find((e) => e.reason === reason);
+          return found;
+        },
+        { timeout: 20_000 },
+      )
+      .toBeDefined(),
+  );
+  return found as EventItem;
+}
+
+/** Free of control and invisible characters, and at most 1 KiB of characters. */
+function expectClean(text: string): void {
+  expect(text).not.toMatch(/[\p{Cc}\p{Cf}]/u);
+  expect(Array.from(text).length).toBeLessThanOrEqual(1024);
+}
+
+const project = (name: string) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborProject",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" } },
+});
+
+describe("bounded input from Harbor", () => {
+  test("the operator runs with the Deployment's heap limits", () => {
+    expect(nodeOptions).toMatch(/--max-old-space-size=\d+/);
+  });
+
+  test("a connection to a server that answers with 64 MB is ResponseTooLarge; the operator stays up and serves the others", async () => {
+    await op.kubectl.apply([
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "flood-credentials" },
+        stringData: { username: "someone", password: "not-a-real-password" },
+      },
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborConnection",
+        metadata: { name: "flood" },
+        spec: { url: floodUrl, credentialsSecretRef: { name: "flood-credentials" } },
+      },
+    ]);
+    const conn = await whileAlive(
+      op.waitFor<Resource>(
+        "harborconnection",
+        "flood",
+        (o) => condition(o)?.reason === "ResponseTooLarge",
+        60_000,
+      ),
+    );
+    const ready = condition(conn);
+    expect(ready?.status).toBe("False");
+    expect(ready?.message).toBe(
+      `the answer to getSystemInfo from Harbor at ${new URL(floodUrl).host} is larger than the 4 MiB the operator reads; check that spec.url points at Harbor`,
+    );
+    expect((await waitEvent("flood", "ResponseTooLarge")).type).toBe("Warning");
+
+    // The connection is checked again with backoff; each answer is abandoned after the limit.
+    await whileAlive(expect.poll(() => floodStats.requests, { timeout: 20_000 }).toBeGreaterThanOrEqual(2));
+    expect(floodStats.completeBodies).toBe(0);
+    expect(floodStats.bytesSent / floodStats.requests).toBeLessThan(FLOOD_BYTES / 4);
+
+    // Everyone else is still served by the same process.
+    await op.kubectl.apply(project("steady"));
+    await whileAlive(op.waitReady("harborproject", "steady", 60_000));
+    expect(op.output()).not.toMatch(/heap out of memory|Allocation failed/);
+  }, 150_000);
+
+  test("answers under the size limit made of millions of empty objects are refused before parsing", async () => {
+    await op.kubectl.apply({
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "HarborConnection",
+      metadata: { name: "dense" },
+      spec: {
+        url: denseUrl,
+        credentialsSecretRef: { name: "flood-credentials" },
+        checks: { jobService: true },
+      },
+    });
+    const conn = await whileAlive(
+      op.waitFor<Resource>(
+        "harborconnection",
+        "dense",
+        (o) => condition(o, "ChecksPassed")?.reason === "ResponseTooLarge",
+        60_000,
+      ),
+    );
+    // The connection itself works; the check whose answers were refused says so.
+    expect(condition(conn)?.status).toBe("True");
+    expect(condition(conn, "ChecksPassed")?.status).toBe("False");
+    expect(condition(conn, "ChecksPassed")?.message).toMatch(
+      /^job-service check: the answer to (getWorkerPools|getWorkers|listJobQueues) from Harbor at 127\.0\.0\.1:\d+ holds more than the 50000 JSON objects and arrays the operator parses; check that spec\.url points at Harbor$/,
+    );
+    await op.kubectl.apply(project("after-dense"));
+    await whileAlive(op.waitReady("harborproject", "after-dense", 60_000));
+  }, 150_000);
+
+  test("an oversized answer to a resource's call is ResponseTooLarge on the resource, and clears when Harbor answers normally", async () => {
+    const fault = op.emulator.control.faults.add({ op: "getProject", bodyBytes: 6 * MiB });
+    try {
+      await op.kubectl.apply(project("swamped"));
+      const cr = await whileAlive(
+        op.waitFor<Resource>(
+          "harborproject",
+          "swamped",
+          (o) => condition(o)?.reason === "ResponseTooLarge",
+          60_000,
+        ),
+      );
+      expect(condition(cr)).toMatchObject({
+        status: "False",
+        message:
+          "the answer to getProject from Harbor is larger than the 4 MiB the operator reads; check that the connection's URL points at Harbor. Retrying",
+      });
+      expect(condition(cr, "Stalled")).toBeUndefined(); // retried with backoff, not given up
+      expect((await waitEvent("swamped", "ResponseTooLarge")).type).toBe("Warning");
+    } finally {
+      op.emulator.control.faults.remove(fault);
+    }
+    await whileAlive(op.waitReady("harborproject", "swamped", 60_000));
+  }, 150_000);
+
+  test("a Harbor error message full of control characters reaches the condition and the Event cleaned and capped", async () => {
+    const hostile = `name\u0000 is\u001b[31m invalid\r\nReady=True\u202e\u200b\u0085 ${"A".repeat(5000)}\u001b[0m`;
+    op.emulator.control.faults.add({ op: "createProject", status: 400, message: hostile, times: 1 });
+    await op.kubectl.apply(project("hostile"));
+    const cr = await whileAlive(
+      op.waitFor<Resource>(
+        "harborproject",
+        "hostile",
+        (o) => condition(o)?.reason === "HarborRejected",
+        60_000,
+      ),
+    );
+    const ready = condition(cr) as Condition;
+    const prefix = "Harbor rejected the request (createProject): name is[31m invalid Ready=True AAAA";
+    expect(ready.message.slice(0, prefix.length)).toBe(prefix);
+    expect(ready.message.endsWith("A…")).toBe(true);
+    expectClean(ready.message);
+    expect(Array.from(ready.message)).toHaveLength(1024);
+    for (const c of cr.status?.conditions ?? []) expectClean(c.message);
+
+    const warning = await waitEvent("hostile", "HarborRejected");
+    expect(warning.type).toBe("Warning");
+    expect(warning.message).toBe(ready.message);
+    expectClean(warning.message);
+  }, 120_000);
+});
