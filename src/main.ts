@@ -4,6 +4,7 @@
 import { type Config, ConfigError, parseConfig } from "./config.ts";
 import { createConnectionControllers } from "./controllers/connection/index.ts";
 import { createKinds } from "./controllers/index.ts";
+import { secretUses } from "./controllers/shared/secret-uses.ts";
 import { KubeClient } from "./kube/client.ts";
 import { KubeEventRecorder } from "./kube/events.ts";
 import { SecretWriter } from "./kube/secrets.ts";
@@ -51,6 +52,7 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     events,
     connections: connections.connections,
     secrets,
+    secretUses: secretUses({ secrets, connections: connections.connections }),
     workers: config.workers,
     driftIntervalMs: config.driftIntervalMs,
     statusRefreshIntervalMs: config.statusRefreshIntervalMs,

@@ -25,6 +25,24 @@ export const MANAGED_BY = "harbor-config-operator";
  * and users add it to credential Secrets whose changes should reach Harbor at once.
  */
 export const WATCH_LABEL = "harborconfig.io/watch";
+/**
+ * `harborconfig.io/usable-as: webhook-auth-header,registry-credential` on a Secret: the uses for
+ * which the operator may send the Secret's value to a place the resource names (a webhook target,
+ * a remote registry, a scanner). A Secret without the use is refused (Ready=False, reason
+ * SecretNotAllowed), so a resource cannot have Harbor send any Secret of its namespace to an address
+ * of its choosing; the credentials Secret of a connection is refused for every use, annotated or not.
+ */
+export const USABLE_AS_ANNOTATION = "harborconfig.io/usable-as";
+/** The uses `harborconfig.io/usable-as` can name (a comma-separated list). */
+export const SECRET_USES = {
+  /** A HarborWebhookPolicy target's authHeaderSecretRef. */
+  webhookAuthHeader: "webhook-auth-header",
+  /** A HarborRegistry's credential.secretRef. */
+  registryCredential: "registry-credential",
+  /** A scanner registration's credential (a kind yet to come). */
+  scannerCredential: "scanner-credential",
+} as const;
+export type SecretUse = (typeof SECRET_USES)[keyof typeof SECRET_USES];
 
 /** Kubernetes object names (DNS subdomain). */
 export const k8sName = z

@@ -49,7 +49,7 @@ export const HarborRegistrySpec = z.object({
             .describe("Key of the access secret (password or token)."),
         })
         .describe(
-          'A Secret in this namespace with the access key and secret. Label the Secret harborconfig.io/watch: "true" to have a change pushed to Harbor at once; otherwise the next drift check finds it.',
+          'A Secret in this namespace with the access key and secret. It must opt in with the annotation harborconfig.io/usable-as naming registry-credential (a connection\'s credentials Secret never can); otherwise Ready=False, reason SecretNotAllowed. Label the Secret harborconfig.io/watch: "true" to have a change pushed to Harbor at once; otherwise the next drift check finds it.',
         ),
     })
     .optional()

@@ -40,7 +40,7 @@ const Target = z
       })
       .optional()
       .describe(
-        'For http targets: a Secret in this namespace whose value Harbor sends as the Authorization header (surrounding whitespace trimmed). Label the Secret `harborconfig.io/watch: "true"` to have a change pushed to Harbor at once; otherwise it reaches Harbor with the next drift check.',
+        'For http targets: a Secret in this namespace whose value Harbor sends as the Authorization header (surrounding whitespace trimmed). It must opt in with the annotation `harborconfig.io/usable-as` naming `webhook-auth-header` (a connection\'s credentials Secret never can); otherwise Ready=False, reason SecretNotAllowed. Label the Secret `harborconfig.io/watch: "true"` to have a change pushed to Harbor at once; otherwise it reaches Harbor with the next drift check.',
       ),
     skipCertVerify: z.boolean().default(false).describe("Do not verify the target's TLS certificate."),
     payloadFormat: z

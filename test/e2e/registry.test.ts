@@ -24,10 +24,15 @@ const registry = (name: string, spec: Record<string, unknown>) => ({
   spec: { connectionRef: { name: "harbor" }, type: "docker-registry", ...spec },
 });
 
+/** A credential Secret, opted in as a registry credential (secret-opt-in.test.ts covers the rest). */
 const secret = (name: string, accessKey: string, accessSecret: string, watched: boolean) => ({
   apiVersion: "v1",
   kind: "Secret",
-  metadata: { name, ...(watched ? { labels: { "harborconfig.io/watch": "true" } } : {}) },
+  metadata: {
+    name,
+    annotations: { "harborconfig.io/usable-as": "registry-credential" },
+    ...(watched ? { labels: { "harborconfig.io/watch": "true" } } : {}),
+  },
   stringData: { accessKey, accessSecret },
 });
 

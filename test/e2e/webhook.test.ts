@@ -46,10 +46,15 @@ const webhook = (name: string, spec: Record<string, unknown>) => ({
   spec: { connectionRef: { name: "harbor" }, projectRef: { name: "team" }, ...spec },
 });
 
+/** The auth header Secret, opted in for that use (secret-opt-in.test.ts covers the rest). */
 const authSecret = (value: string) => ({
   apiVersion: "v1",
   kind: "Secret",
-  metadata: { name: "ci-auth", labels: { "harborconfig.io/watch": "true" } },
+  metadata: {
+    name: "ci-auth",
+    labels: { "harborconfig.io/watch": "true" },
+    annotations: { "harborconfig.io/usable-as": "webhook-auth-header" },
+  },
   stringData: { authHeader: value },
 });
 

@@ -107,6 +107,7 @@ export function createConnectionControllers(o: ConnectionControllersOptions): Co
   connections.setLookup({
     namespaced: (ns, name) => namespaced.get(`${ns}/${name}`),
     cluster: (name) => cluster.get(name),
+    list: () => (namespaced.synced && cluster.synced ? [...namespaced.list(), ...cluster.list()] : undefined),
   });
 
   const secrets = new SecretWriter(o.kube);

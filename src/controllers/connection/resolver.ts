@@ -27,6 +27,8 @@ export interface ConnectionObject extends KubeObject {
 export interface ConnectionLookup {
   namespaced(namespace: string, name: string): ConnectionObject | undefined;
   cluster(name: string): ConnectionObject | undefined;
+  /** Every connection of both kinds, or undefined until both caches have their first list. */
+  list(): ConnectionObject[] | undefined;
 }
 
 /** Everything a client is built from; a change of any of it builds a new client. */
@@ -79,7 +81,11 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
   readonly #o: ConnectionsOptions;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(key: string) => void>();
-  #lookup: ConnectionLookup = { namespaced: () => undefined, cluster: () => undefined };
+  #lookup: ConnectionLookup = {
+    namespaced: () => undefined,
+    cluster: () => undefined,
+    list: () => undefined,
+  };
 
   constructor(o: ConnectionsOptions) {
     this.#o = o;
@@ -168,6 +174,21 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
       entry.tenants.byNamespace.set(namespace, handle);
     }
     return handle;
+  }
+
+  /**
+   * Whether the Secret holds the credentials of a connection: a HarborConnection of its namespace or
+   * a ClusterHarborConnection naming it, Ready or not. Such a Secret is never sent elsewhere (see
+   * controllers/shared/secret-uses.ts). Answered from the informers' caches; until they have listed,
+   * NotReady, so nothing is sent on a guess.
+   */
+  isCredentialsSecret(namespace: string, name: string): boolean {
+    const all = this.#lookup.list();
+    if (!all) throw new NotReady("ConnectionNotReady", "the connections are still being listed");
+    return all.some((obj) => {
+      const ref = credentialsSecretOf(obj);
+      return ref?.namespace === namespace && ref.name === name;
+    });
   }
 
   /** Called with a connection's key when it turns Ready or not Ready, gets a new client, or goes away. */
@@ -311,6 +332,15 @@ function identityOf(url: string): string {
 function allowedNamespacesOf(obj: ConnectionObject): string[] {
   const list = (obj.spec as { allowedNamespaces?: unknown } | undefined)?.allowedNamespaces;
   return Array.isArray(list) ? list.filter((x): x is string => typeof x === "string") : [];
+}
+
+/** A connection's credentials Secret: a HarborConnection's is in its own namespace. */
+function credentialsSecretOf(obj: ConnectionObject): { namespace: string; name: string } | undefined {
+  const ref = (obj.spec as { credentialsSecretRef?: { name?: unknown; namespace?: unknown } } | undefined)
+    ?.credentialsSecretRef;
+  const namespace = obj.metadata.namespace || ref?.namespace;
+  if (typeof ref?.name !== "string" || typeof namespace !== "string") return undefined;
+  return { namespace, name: ref.name };
 }
 
 /** A digest, so the password is not kept a second time in the clear. */

@@ -6,18 +6,21 @@
 // - Harbor health-checks the remote on create and update and refuses an unreachable one with 400
 //   "the registry is unhealthy". The remote may come up, or its credentials may be fixed, so this
 //   is retried with backoff (reason RegistryUnhealthy), not Stalled.
-// - The credentials Secret is read in prepare; its values go only into Harbor requests. A deleted
-//   resource needs neither the Secret nor the type check, so deletion never waits on them.
+// - The credentials Secret is read in prepare, only if it opts in as a registry credential (see
+//   shared/secret-uses.ts: Harbor would log in to the URL of the spec's choosing with it); its values
+//   go only into Harbor requests. A deleted resource needs neither the Secret nor the type check, so
+//   deletion never waits on them.
 // - Harbor refuses to delete a registry that a replication policy or a proxy-cache project uses
 //   (412): the deletion waits, with Harbor's message, until they are gone.
+import { SECRET_USES } from "../../api/common.ts";
 import type { HarborRegistrySpec } from "../../api/registry.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import type { Registry } from "../../harbor/registries.ts";
-import type { SecretWriter } from "../../kube/secrets.ts";
 import { DeletionBlocked, type ExternalClient, NotReady, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import type { SecretUses } from "../shared/secret-uses.ts";
 import { createRequest, diff, type RegistryCredentials, status, updateRequest } from "./mapping.ts";
 
 export interface RegistryExtra {
@@ -32,7 +35,7 @@ export class RegistryUnhealthy extends Error {
 
 type Client = ExternalClient<HarborRegistrySpec, Registry, HarborConnectionHandle, RegistryExtra>;
 
-export function registryExternal(deps: { secrets: Pick<SecretWriter, "read"> }): Client {
+export function registryExternal(deps: { secrets: SecretUses }): Client {
   /** Provider types per connection client (a new client may talk to another Harbor). */
   const providerTypes = new WeakMap<HarborClient, Promise<string[]>>();
 
@@ -56,7 +59,7 @@ export function registryExternal(deps: { secrets: Pick<SecretWriter, "read"> }):
     namespace: string,
     ref: NonNullable<HarborRegistrySpec["credential"]>["secretRef"],
   ): Promise<RegistryCredentials> => {
-    const secret = await deps.secrets.read(namespace, ref.name);
+    const secret = await deps.secrets.read(namespace, ref.name, SECRET_USES.registryCredential);
     if (!secret) throw new NotReady("SecretNotFound", `Secret ${ref.name} does not exist`);
     const missing = [ref.accessKeyKey, ref.accessSecretKey].filter((key) => !secret.values[key]);
     if (missing.length) {

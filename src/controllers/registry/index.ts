@@ -21,7 +21,7 @@ export function registryKind(ctx: KindContext, informers: { registries: Informer
     def: harborRegistry,
     specSchema: HarborRegistrySpec,
     informer: informers.registries,
-    external: registryExternal({ secrets: ctx.secrets }),
+    external: registryExternal({ secrets: ctx.secretUses }),
     errors: registryErrors,
   });
 }

@@ -19,6 +19,7 @@ import type {
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
+import type { SecretUses } from "./secret-uses.ts";
 
 export interface KindContext {
   kube: KubeClient;
@@ -28,6 +29,8 @@ export interface KindContext {
   connections: ConnectionResolver<HarborConnectionHandle>;
   /** The one writer of the operator's Secrets: it knows its own writes, so their echoes are skipped. */
   secrets: SecretWriter;
+  /** Reads Secrets whose value goes where a resource says (auth headers, credentials), if they opt in. */
+  secretUses: SecretUses;
   workers: number;
   driftIntervalMs: number;
   /** How often status that costs extra Harbor reads is refreshed. */

@@ -2,8 +2,10 @@
 // and deleted in Harbor, and how its delivery status is read.
 // - Auth headers are read from their Secrets in `prepare` (so the drift sweep compares Harbor's
 //   value with the Secret's each time) and live only in `extra`: never in status, events or logs.
-//   A missing Secret or key waits (Ready=False, SecretNotFound) and is retried. A changed Secret
-//   is pushed like drift: its field (e.g. targets[0].authHeader) is named, never its value.
+//   A missing Secret or key waits (Ready=False, SecretNotFound) and is retried, and so does a
+//   Secret that does not opt in as a webhook auth header (SecretNotAllowed, see
+//   shared/secret-uses.ts: Harbor sends the header to the address of the spec's choosing). A changed
+//   Secret is pushed like drift: its field (e.g. targets[0].authHeader) is named, never its value.
 // - A new policy costs three Harbor requests: the project's policy list (by name), the create and
 //   the read-back. The drift sweep reads one policy list per project.
 // - Delivery status (last trigger per event type, recent failed deliveries) costs two more reads
@@ -13,15 +15,15 @@
 // - On deletion the project may already be gone (a namespace deleted at once): the project id
 //   recorded in status still finds the policy, and Secrets are not needed.
 
-import { MANAGED_BY } from "../../api/common.ts";
+import { MANAGED_BY, SECRET_USES } from "../../api/common.ts";
 import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { WebhookPolicy } from "../../harbor/webhooks.ts";
-import type { SecretWriter } from "../../kube/secrets.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
+import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
   diff,
@@ -41,7 +43,7 @@ type Client = ExternalClient<HarborWebhookPolicySpec, WebhookPolicy, HarborConne
 
 export interface WebhookExternalDeps {
   projects: Informer<ManagedObject>;
-  secrets: Pick<SecretWriter, "read">;
+  secrets: SecretUses;
   /** How long delivery status may age before a reconcile refreshes it. */
   statusRefreshMs: number;
 }
@@ -57,7 +59,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
   };
 
   const authHeader = async (namespace: string, ref: { name: string; key: string }): Promise<string> => {
-    const secret = await deps.secrets.read(namespace, ref.name);
+    const secret = await deps.secrets.read(namespace, ref.name, SECRET_USES.webhookAuthHeader);
     if (!secret) throw new NotReady("SecretNotFound", `Secret ${ref.name} does not exist`);
     const value = secret.values[ref.key]?.trim();
     if (!value) throw new NotReady("SecretNotFound", `Secret ${ref.name} has no value for key ${ref.key}`);

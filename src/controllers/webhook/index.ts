@@ -13,7 +13,7 @@ export function webhookKind(ctx: KindContext, informers: Pick<Informers, "projec
     informer: informers.webhookPolicies,
     external: webhookExternal({
       projects: informers.projects,
-      secrets: ctx.secrets,
+      secrets: ctx.secretUses,
       statusRefreshMs: ctx.statusRefreshIntervalMs,
     }),
   });

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import {
   ClusterHarborConnections,
   type ConnectionControllers,
+  Connections,
   HarborConnections,
   startConnectionControllers,
 } from "../../../src/controllers/connection/index.ts";
@@ -466,5 +467,53 @@ describe("ClusterHarborConnection", () => {
     const e = await resolveError(ns.name, { kind: "ClusterHarborConnection", name: "no-such-connection" });
     expect(e.reason).toBe("ConnectionNotReady");
     expect(e.message).toBe(`ClusterHarborConnection "no-such-connection" does not exist`);
+  });
+});
+
+describe("credentials Secrets", () => {
+  /** Polls until isCredentialsSecret gives `expected` (the informers see changes within moments). */
+  const becomes = async (namespace: string, name: string, expected: boolean) => {
+    const deadline = Date.now() + 10_000;
+    while (running.connections.isCredentialsSecret(namespace, name) !== expected) {
+      if (Date.now() > deadline)
+        throw new Error(`isCredentialsSecret(${namespace}, ${name}) stayed ${!expected}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  };
+
+  test("before the caches have listed, nobody can tell: NotReady", () => {
+    const fresh = new Connections({ logger: pino({ level: "silent" }) });
+    expect(() => fresh.isCredentialsSecret(ns.name, "anything")).toThrow(NotReady);
+  });
+
+  test("every connection's Secret is known from the caches, Ready or not, in its own namespace", async () => {
+    // Connections of the tests above: HarborConnections' and the ClusterHarborConnection's.
+    expect(running.connections.isCredentialsSecret(ns.name, "good-creds")).toBe(true);
+    expect(running.connections.isCredentialsSecret(ns.name, "shared-creds")).toBe(true);
+    expect(running.connections.isCredentialsSecret("elsewhere", "good-creds")).toBe(false);
+    expect(running.connections.isCredentialsSecret(ns.name, "bystander")).toBe(false);
+
+    // A HarborConnection whose Secret does not even exist yet still claims its name.
+    await ns.kubectl.apply(connection("pending", {}));
+    await becomes(ns.name, "pending-creds", true);
+    // A ClusterHarborConnection's Secret is where its spec says, not where the resource is.
+    const remote = `${ns.name}-remote`;
+    clusterNames.push(remote);
+    await admin.apply({
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "ClusterHarborConnection",
+      metadata: { name: remote },
+      spec: {
+        url: h.emulator.url,
+        credentialsSecretRef: { name: "remote-creds", namespace: "kube-public" },
+        allowedNamespaces: [ns.name],
+      },
+    });
+    await becomes("kube-public", "remote-creds", true);
+    expect(running.connections.isCredentialsSecret(ns.name, "remote-creds")).toBe(false);
+
+    // A deleted connection lets its Secret go.
+    await ns.kubectl.delete("harborconnection", "pending", { wait: true });
+    await becomes(ns.name, "pending-creds", false);
   });
 });

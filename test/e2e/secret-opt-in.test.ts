@@ -1,0 +1,284 @@
+// Secrets by opt-in, end to end: a Secret whose value the operator would send where the resource
+// says (a webhook's auth header, a remote registry's credential) is used only when its annotation
+// harborconfig.io/usable-as names that use, and the Secret of a connection never is. Until then the
+// resource is Ready=False with reason SecretNotAllowed, and Harbor (the emulator) never receives the
+// value; the message's own kubectl command is what makes the resource Ready.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { adminKubectl } from "../env/cluster.ts";
+import { useOperator } from "../env/operator.ts";
+
+const op = useOperator({ namespacePrefix: "optin" });
+const admin = adminKubectl();
+
+const API = "harborconfig.io/v1alpha1";
+const USABLE_AS = "harborconfig.io/usable-as";
+const HOOK_TOKEN = "Bearer opt-in-hook-token-1";
+const MIRROR_SECRET = "opt-in-mirror-Secret1";
+const SHARED_PASSWORD = "shared-connection-Passw0rd";
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+interface CR {
+  metadata: { name: string; generation?: number };
+  status?: { harborId?: number; observedGeneration?: number; conditions?: Condition[] };
+}
+
+const condition = (o: CR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+const refused = (o: CR) =>
+  condition(o, "Ready")?.reason === "SecretNotAllowed" &&
+  o.status?.observedGeneration === o.metadata.generation;
+
+const secret = (
+  name: string,
+  data: Record<string, string>,
+  o: { watched?: boolean; usableAs?: string } = {},
+) => ({
+  apiVersion: "v1",
+  kind: "Secret",
+  metadata: {
+    name,
+    ...(o.watched ? { labels: { "harborconfig.io/watch": "true" } } : {}),
+    ...(o.usableAs ? { annotations: { [USABLE_AS]: o.usableAs } } : {}),
+  },
+  stringData: data,
+});
+
+const webhook = (name: string, secretRef: { name: string; key?: string }) => ({
+  apiVersion: API,
+  kind: "HarborWebhookPolicy",
+  metadata: { name },
+  spec: {
+    connectionRef: { name: "harbor" },
+    projectRef: { name: "team" },
+    eventTypes: ["PUSH_ARTIFACT"],
+    targets: [{ address: "http://127.0.0.1:9/hooks", authHeaderSecretRef: secretRef }],
+  },
+});
+
+const registry = (name: string, secretRef: Record<string, string>) => ({
+  apiVersion: API,
+  kind: "HarborRegistry",
+  metadata: { name },
+  spec: {
+    connectionRef: { name: "harbor" },
+    type: "docker-registry",
+    url: `https://${name}.example.com`,
+    credential: { secretRef },
+  },
+});
+
+/** Everything Harbor stores that a Secret's value could have reached: registries and webhooks. */
+async function harborHolds(value: string): Promise<boolean> {
+  const policies = await op.harbor.webhooks.listPolicies("team");
+  return JSON.stringify([op.emulator.world.registries.all(), policies]).includes(value);
+}
+
+/** Harbor requests that could carry a value to Harbor: every write. */
+const writes = () =>
+  op.emulator.counters
+    .list()
+    .filter((r) => r.method !== "GET" && r.method !== "HEAD")
+    .reduce((n, r) => n + r.count, 0);
+
+/** Runs the `kubectl annotate …` command a SecretNotAllowed message ends with. */
+async function runHint(message: string): Promise<void> {
+  const command = /kubectl (annotate .+)$/.exec(message)?.[1];
+  expect(command, message).toBeDefined();
+  await op.kubectl.run((command as string).split(" "));
+}
+
+async function eventsOf(name: string): Promise<string> {
+  return op.kubectl.run(["get", "events", "--field-selector", `involvedObject.name=${name}`, "-o", "json"]);
+}
+
+/** Neither the resource, its Events nor the operator's output shows the value. */
+async function nowhereShown(resource: string, name: string, value: string): Promise<void> {
+  expect(await op.kubectl.run(["get", resource, name, "-o", "json"])).not.toContain(value);
+  expect(await eventsOf(name)).not.toContain(value);
+  expect(op.output()).not.toContain(value);
+}
+
+let shared = "";
+
+beforeAll(async () => {
+  // A ClusterHarborConnection whose credentials Secret lives in this namespace.
+  shared = `${op.namespace}-shared`;
+  await op.kubectl.apply([
+    {
+      apiVersion: API,
+      kind: "HarborProject",
+      metadata: { name: "team" },
+      spec: { connectionRef: { name: "harbor" } },
+    },
+    secret("shared-credentials", { username: "admin", password: SHARED_PASSWORD }),
+  ]);
+  await admin.apply({
+    apiVersion: API,
+    kind: "ClusterHarborConnection",
+    metadata: { name: shared },
+    spec: {
+      url: op.emulator.url,
+      credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
+      allowedNamespaces: [op.namespace],
+    },
+  });
+  await op.waitReady("harborproject", "team");
+});
+
+afterAll(async () => {
+  if (shared) await admin.delete("clusterharborconnection", shared);
+});
+
+describe("a webhook auth header Secret", () => {
+  test("without the annotation: SecretNotAllowed saying how to opt in, and Harbor never sees the value", async () => {
+    await op.kubectl.apply([
+      secret("hook-token", { authHeader: HOOK_TOKEN }, { watched: true }),
+      webhook("hook", { name: "hook-token" }),
+    ]);
+    const cr = await op.waitFor<CR>("harborwebhookpolicy", "hook", refused);
+    const ready = condition(cr, "Ready");
+    expect(ready?.status).toBe("False");
+    expect(ready?.message).toContain("hook-token");
+    expect(ready?.message).toMatch(
+      /kubectl annotate secret hook-token harborconfig\.io\/usable-as=webhook-auth-header$/,
+    );
+    // The user can fix it: not Stalled.
+    expect(condition(cr, "Stalled")).toBeUndefined();
+    expect(cr.status?.harborId).toBeUndefined();
+    expect((await op.harbor.webhooks.listPolicies("team")).map((p) => p.name)).not.toContain("hook");
+    expect(await harborHolds(HOOK_TOKEN)).toBe(false);
+    await nowhereShown("harborwebhookpolicy", "hook", HOOK_TOKEN);
+  });
+
+  test("opted in for another use only: still refused, and the hint keeps that use", async () => {
+    await op.kubectl.run(["annotate", "secret", "hook-token", `${USABLE_AS}=registry-credential`]);
+    const cr = await op.waitFor<CR>(
+      "harborwebhookpolicy",
+      "hook",
+      (o) => refused(o) && (condition(o, "Ready")?.message.includes("registry-credential") ?? false),
+    );
+    expect(condition(cr, "Ready")?.message).toMatch(
+      /kubectl annotate --overwrite secret hook-token harborconfig\.io\/usable-as=registry-credential,webhook-auth-header$/,
+    );
+    expect(await harborHolds(HOOK_TOKEN)).toBe(false);
+  });
+
+  test("running the message's command makes it Ready, and the value reaches Harbor", async () => {
+    const cr = await op.kubectl.get<CR>("harborwebhookpolicy", "hook");
+    await runHint(condition(cr, "Ready")?.message ?? "");
+    // The Secret carries the watch label: the annotation re-queues the policy at once, well before
+    // the 15 s retry of a resource that waits.
+    const ready = await op.waitReady<CR>("harborwebhookpolicy", "hook", 12_000);
+    const policy = (await op.harbor.webhooks.listPolicies("team")).find((p) => p.name === "hook");
+    expect(policy?.id).toBe(ready.status?.harborId);
+    expect(policy?.targets?.[0]?.auth_header).toBe(HOOK_TOKEN);
+    await nowhereShown("harborwebhookpolicy", "hook", HOOK_TOKEN);
+  });
+});
+
+describe("a registry credential Secret", () => {
+  test("without the annotation: SecretNotAllowed, no registry in Harbor; annotated: Ready with the credential", async () => {
+    // Not watched: the annotation is found by the retry of the waiting resource.
+    await op.kubectl.apply([
+      secret("mirror-creds", { accessKey: "mirror-bot", accessSecret: MIRROR_SECRET }),
+      registry("mirror", { name: "mirror-creds" }),
+    ]);
+    const cr = await op.waitFor<CR>("harborregistry", "mirror", refused);
+    expect(condition(cr, "Ready")?.message).toMatch(
+      /kubectl annotate secret mirror-creds harborconfig\.io\/usable-as=registry-credential$/,
+    );
+    expect(condition(cr, "Stalled")).toBeUndefined();
+    expect(op.emulator.world.registries.all().map((r) => r.name)).not.toContain("mirror");
+    expect(await harborHolds(MIRROR_SECRET)).toBe(false);
+    expect(await harborHolds("mirror-bot")).toBe(false);
+    await nowhereShown("harborregistry", "mirror", MIRROR_SECRET);
+
+    await runHint(condition(cr, "Ready")?.message ?? "");
+    const ready = await op.waitReady<CR>("harborregistry", "mirror", 45_000);
+    const stored = op.emulator.world.registries.get(ready.status?.harborId as number);
+    expect(stored?.credential).toMatchObject({ access_key: "mirror-bot", access_secret: MIRROR_SECRET });
+    await nowhereShown("harborregistry", "mirror", MIRROR_SECRET);
+  }, 90_000);
+});
+
+describe("a connection's credentials Secret", () => {
+  test("is never used, even annotated: SecretNotAllowed, and Harbor never sees the admin password", async () => {
+    const password = op.emulator.adminPassword;
+    await op.kubectl.run([
+      "annotate",
+      "secret",
+      "harbor-credentials",
+      `${USABLE_AS}=webhook-auth-header,registry-credential`,
+    ]);
+    const before = writes();
+    await op.kubectl.apply([
+      webhook("leak-hook", { name: "harbor-credentials", key: "password" }),
+      registry("leak-registry", {
+        name: "harbor-credentials",
+        accessKeyKey: "username",
+        accessSecretKey: "password",
+      }),
+    ]);
+    const hook = await op.waitFor<CR>("harborwebhookpolicy", "leak-hook", refused);
+    const reg = await op.waitFor<CR>("harborregistry", "leak-registry", refused);
+    for (const cr of [hook, reg]) {
+      expect(condition(cr, "Ready")?.message).toContain("harbor-credentials");
+      expect(condition(cr, "Ready")?.message).toContain("a connection's credentials can never be");
+      expect(condition(cr, "Stalled")).toBeUndefined();
+    }
+    expect(writes()).toBe(before);
+    expect(await harborHolds(password)).toBe(false);
+    await nowhereShown("harborwebhookpolicy", "leak-hook", password);
+    await nowhereShown("harborregistry", "leak-registry", password);
+    // Refused resources never reached Harbor, so they go at once.
+    await op.kubectl.delete("harborwebhookpolicy", "leak-hook", { wait: true });
+    await op.kubectl.delete("harborregistry", "leak-registry", { wait: true });
+  });
+
+  test("of a ClusterHarborConnection is never used either", async () => {
+    await op.kubectl.run([
+      "annotate",
+      "secret",
+      "shared-credentials",
+      `${USABLE_AS}=webhook-auth-header,registry-credential`,
+    ]);
+    const before = writes();
+    await op.kubectl.apply([
+      webhook("shared-hook", { name: "shared-credentials", key: "password" }),
+      registry("shared-registry", {
+        name: "shared-credentials",
+        accessKeyKey: "username",
+        accessSecretKey: "password",
+      }),
+    ]);
+    for (const [resource, name] of [
+      ["harborwebhookpolicy", "shared-hook"],
+      ["harborregistry", "shared-registry"],
+    ] as const) {
+      const cr = await op.waitFor<CR>(resource, name, refused);
+      expect(condition(cr, "Ready")?.message).toContain("shared-credentials");
+      expect(condition(cr, "Ready")?.message).toContain("a connection's credentials can never be");
+      await nowhereShown(resource, name, SHARED_PASSWORD);
+    }
+    expect(writes()).toBe(before);
+    expect(await harborHolds(SHARED_PASSWORD)).toBe(false);
+  });
+
+  test("a Ready policy pointed at it stops syncing without sending it, and can still be deleted", async () => {
+    const id = (await op.kubectl.get<CR>("harborwebhookpolicy", "hook")).status?.harborId as number;
+    await op.kubectl.apply(webhook("hook", { name: "harbor-credentials", key: "password" }));
+    await op.waitFor<CR>("harborwebhookpolicy", "hook", refused);
+    // Harbor keeps what it had; the admin password never reaches it.
+    const policy = (await op.harbor.webhooks.listPolicies("team")).find((p) => p.id === id);
+    expect(policy?.targets?.[0]?.auth_header).toBe(HOOK_TOKEN);
+    expect(await harborHolds(op.emulator.adminPassword)).toBe(false);
+
+    await op.kubectl.delete("harborwebhookpolicy", "hook");
+    await op.kubectl.wait("harborwebhookpolicy", "hook", "delete", 30_000);
+    expect((await op.harbor.webhooks.listPolicies("team")).map((p) => p.id)).not.toContain(id);
+  });
+});
