@@ -38,6 +38,8 @@ export interface Config {
   /** How often status fields that cost extra Harbor reads are refreshed (webhook deliveries). */
   statusRefreshIntervalMs: number;
   reconcileTimeoutMs: number;
+  /** How long a resource waits on something it needs before it is reported Stalled too. */
+  dependencyTimeoutMs: number;
   leaderElection: LeaderElectionConfig;
   /** Where /metrics is served; undefined: disabled. */
   metricsAddress: BindAddress | undefined;
@@ -227,6 +229,15 @@ const OPTIONS = {
     help: "deadline of one reconcile",
     schema: duration,
   },
+  dependencyTimeout: {
+    flag: "dependency-timeout",
+    env: "DEPENDENCY_TIMEOUT",
+    kind: "value",
+    arg: "DURATION",
+    default: "2m",
+    help: "how long a resource waits on a connection, a referenced resource or a Secret before it is also reported Stalled (it keeps retrying and recovers by itself)",
+    schema: duration,
+  },
   leaderElect: {
     flag: "leader-elect",
     env: "LEADER_ELECT",
@@ -388,6 +399,7 @@ export function parseConfig(
     driftIntervalMs: p.driftInterval ?? 300_000,
     statusRefreshIntervalMs: p.statusRefreshInterval ?? 3_600_000,
     reconcileTimeoutMs: p.reconcileTimeout ?? 120_000,
+    dependencyTimeoutMs: p.dependencyTimeout ?? 120_000,
     leaderElection: {
       enabled: p.leaderElect ?? true,
       name: p.leaderElectionId ?? "harbor-config-operator",

@@ -13,6 +13,9 @@ import { startHealthServer } from "./runtime/health.ts";
 import { LeaderElector, leaderIdentity } from "./runtime/leader.ts";
 import { Metrics } from "./runtime/metrics.ts";
 
+/** The longest the kinds wait for the connections' first checks before they start anyway. */
+const FIRST_CHECKS_WAIT_MS = 30_000;
+
 export interface Operator {
   /** Resolves when the operator has stopped (signal, lost leadership, or stop()). */
   done: Promise<void>;
@@ -57,6 +60,7 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     driftIntervalMs: config.driftIntervalMs,
     statusRefreshIntervalMs: config.statusRefreshIntervalMs,
     reconcileTimeoutMs: config.reconcileTimeoutMs,
+    dependencyTimeoutMs: config.dependencyTimeoutMs,
     secretChanged: (namespace, name) => connections.secretChanged(namespace, name),
     connectionUserGone: (key) => connections.userGone(key),
     ...scope,
@@ -84,7 +88,9 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
       },
       () => undefined,
     );
-    kinds.start();
+    // The kinds' workers start once every connection has been checked once (at most the probe's
+    // deadline plus a margin), so that a restart or a leader change never flaps the fleet.
+    kinds.start(connections.waitForFirstChecks(signal, FIRST_CHECKS_WAIT_MS));
     logger.info(
       { namespaces: config.namespaces.length ? config.namespaces : "all", workers: config.workers },
       "operator started",

@@ -43,7 +43,11 @@ export interface Kinds {
   enqueueConnection(key: string): void;
   /** The resources ("Kind namespace/name") that use the connection with this key. */
   usersOf(key: string): string[];
-  start(): void;
+  /**
+   * Starts every informer, and every kind's workers once all caches have listed and `ready`
+   * resolves (the composition root passes "every connection checked once").
+   */
+  start(ready?: Promise<unknown>): void;
   stop(): Promise<void>;
 }
 
@@ -220,10 +224,14 @@ export function createKinds(ctx: KindContext): Kinds {
           .map((r) => `${k.type.kind} ${r.metadata.namespace}/${r.metadata.name}`),
       );
     },
-    start() {
+    start(ready = Promise.resolve()) {
       // Informers of kinds that are not (yet) handled still run: other kinds follow them.
       for (const i of allInformers) i.start();
-      for (const k of kinds) k.start();
+      const synced = Promise.all(
+        [...allInformers, ...kinds.map((k) => k.informer)].map((i) => i.waitForSync()),
+      );
+      const gate = Promise.all([synced, ready]).catch(() => undefined);
+      for (const k of kinds) k.start(gate);
     },
     async stop() {
       await Promise.all(kinds.map((k) => k.stop()));

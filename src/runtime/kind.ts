@@ -85,10 +85,17 @@ export class ManagedKind<S extends ManagedSpec, O, C, X> {
     for (const obj of this.informer.list()) if (predicate(obj)) this.controller.enqueue(keyOf(obj));
   }
 
-  start(): void {
+  /**
+   * Starts the informer at once, and the workers and the drift sweep once `gate` resolves (every
+   * cache filled, every connection checked once), so that no reconcile judges from half a picture.
+   */
+  start(gate: Promise<unknown> = Promise.resolve()): void {
     this.informer.start();
-    this.controller.start();
-    this.#scheduleSweep();
+    void gate.then(() => {
+      if (this.#stop.signal.aborted) return;
+      this.controller.start();
+      this.#scheduleSweep();
+    });
   }
 
   async stop(): Promise<void> {

@@ -64,13 +64,20 @@ export interface Input<S, C, X> {
   signal: AbortSignal;
 }
 
-/** A wait on something outside this resource: reported as Ready=False with the reason, retried. */
+/**
+ * A wait on something outside this resource: reported as Ready=False with the reason, retried; a
+ * wait that outlasts the wait timeout is also reported Stalled, and retried on. A `quiet` wait is
+ * one whose end announces itself at once (a connection not checked yet): it writes no status and
+ * no Event, so a restart or a new connection never turns a Ready resource not-Ready.
+ */
 export class NotReady extends Error {
   override readonly name = "NotReady";
   readonly reason: string;
-  constructor(reason: string, message: string) {
+  readonly quiet: boolean;
+  constructor(reason: string, message: string, opts: { quiet?: boolean } = {}) {
     super(message);
     this.reason = reason;
+    this.quiet = opts.quiet ?? false;
   }
 }
 
@@ -168,6 +175,12 @@ export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
   events: EventRecorder;
   /** Wait before retrying a dependency wait. Default 15 s. */
   dependencyRetryMs?: number;
+  /**
+   * How long a resource may wait on something it needs (a connection, a referenced resource, a
+   * Secret) before it is reported Stalled as well; it keeps retrying and recovers by itself.
+   * Default 2 min.
+   */
+  waitTimeoutMs?: number;
   /** First wait before retrying a blocked deletion; doubles up to 5 min. Default 5 s. */
   deletionRetryMs?: number;
   now?: () => Date;
@@ -179,6 +192,10 @@ type Ready = { status: Condition["status"]; reason: string; message: string };
 export const DEPENDENCY_NOT_READY = "DependencyNotReady";
 /** How long a new resource may wait on another before the wait shows in its status. */
 const DEPENDENCY_GRACE_MS = 10_000;
+/** How often a wait that is reported Stalled is retried (events of what it waits on come sooner). */
+const STALLED_WAIT_RETRY_MS = 60_000;
+/** How often a quiet wait looks again (what it waits on usually announces itself first). */
+const QUIET_WAIT_RETRY_MS = 2_000;
 
 export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconciler {
   readonly #o: ManagedReconcilerOptions<S, O, C, X>;
@@ -241,14 +258,23 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     };
 
     if (resource.metadata.annotations?.[PAUSED_ANNOTATION] === "true") {
+      // Nothing of a spec changed while paused is applied, so that generation is not observed, and
+      // Ready is no longer True: `kubectl wait`, Argo CD and Flux do not take it for done. After the
+      // annotation goes, the change is applied as a spec change.
+      const observed = resource.status?.observedGeneration;
+      const changed = observed !== resource.metadata.generation;
       await this.#writeStatus(
         resource,
         {
-          status: resource.status?.conditions?.find((c) => c.type === "Ready")?.status ?? "Unknown",
+          status: changed
+            ? "False"
+            : (resource.status?.conditions?.find((c) => c.type === "Ready")?.status ?? "Unknown"),
           reason: "Paused",
-          message: `reconciliation is paused by the ${PAUSED_ANNOTATION} annotation`,
+          message: changed
+            ? `the spec changed while reconciliation is paused by the ${PAUSED_ANNOTATION} annotation: nothing is applied until it is removed`
+            : `reconciliation is paused by the ${PAUSED_ANNOTATION} annotation`,
         },
-        { synced: false },
+        { synced: false, generation: observed },
       );
       return {};
     }
@@ -498,14 +524,34 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       e.message = `deletion pending: ${e.message}. The resource goes once that is resolved; to let it go without deleting in Harbor, set spec.deletionPolicy: Orphan`;
     if (e instanceof NotReady) {
       log.debug({ reason: e.reason, message: e.message }, "waiting");
+      if (e.quiet) return { requeueAfterMs: QUIET_WAIT_RETRY_MS };
+      const now = this.#clock();
       // Resources applied together (a project and its robots) usually wait a moment for each
       // other; a new resource reports such a short wait only if it lasts.
-      const fresh = Date.now() - Date.parse(resource.metadata.creationTimestamp ?? "") < DEPENDENCY_GRACE_MS;
+      const fresh = now - Date.parse(resource.metadata.creationTimestamp ?? "") < DEPENDENCY_GRACE_MS;
       if (e.reason === DEPENDENCY_NOT_READY && fresh && !resource.status?.conditions?.length) {
         return { requeueAfterMs: 2000 };
       }
-      await this.#writeStatus(resource, { status: "False", reason: e.reason, message: e.message });
-      return { requeueAfterMs: this.#o.dependencyRetryMs ?? 15_000 };
+      // A wait is bounded: past the timeout it is reported Stalled too (Argo CD: Degraded, kstatus:
+      // Failed), with what it waits on, and it goes on retrying.
+      const ready = resource.status?.conditions?.find((c) => c.type === "Ready");
+      const since = ready?.status === "False" ? Date.parse(ready.lastTransitionTime) : now;
+      const timeout = this.#o.waitTimeoutMs ?? 120_000;
+      const waited = Number.isNaN(since) ? 0 : now - since;
+      const stalled = waited >= timeout;
+      await this.#writeStatus(
+        resource,
+        {
+          status: "False",
+          reason: e.reason,
+          message: stalled ? `${e.message} (waiting for ${Math.round(waited / 1000)} s)` : e.message,
+        },
+        { stalled },
+      );
+      const retry = this.#o.dependencyRetryMs ?? 15_000;
+      return {
+        requeueAfterMs: stalled ? STALLED_WAIT_RETRY_MS : Math.max(1000, Math.min(retry, timeout - waited)),
+      };
     }
     if (e instanceof Stalled) {
       await this.#writeStatus(
@@ -592,9 +638,15 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   async #writeStatus(
     resource: ManagedObject,
     ready: Ready,
-    o: { fields?: Record<string, unknown>; stalled?: boolean; synced?: boolean } = {},
+    o: {
+      fields?: Record<string, unknown>;
+      stalled?: boolean;
+      synced?: boolean;
+      /** The generation the status describes, when not the current one (a paused resource). */
+      generation?: number | undefined;
+    } = {},
   ): Promise<void> {
-    const generation = resource.metadata.generation;
+    const generation = "generation" in o ? o.generation : resource.metadata.generation;
     const old = resource.status ?? {};
     const now = () => this.#now();
     let conditions = setCondition(old.conditions, { type: "Ready", ...ready }, generation, now);
@@ -838,7 +890,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   }
 
   #now(): string {
-    return (this.#o.now?.() ?? new Date()).toISOString().replace(/\.\d+Z$/, "Z");
+    return new Date(this.#clock()).toISOString().replace(/\.\d+Z$/, "Z");
+  }
+
+  #clock(): number {
+    return (this.#o.now?.() ?? new Date()).getTime();
   }
 }
 

@@ -31,6 +31,7 @@ describe("parseConfig", () => {
       driftIntervalMs: 300_000,
       statusRefreshIntervalMs: 3_600_000,
       reconcileTimeoutMs: 120_000,
+      dependencyTimeoutMs: 120_000,
       leaderElection: {
         enabled: true,
         name: "harbor-config-operator",
@@ -58,6 +59,7 @@ describe("parseConfig", () => {
       "--drift-interval=1h30m",
       "--reconcile-timeout",
       "90s",
+      "--dependency-timeout=45s",
       "--leader-elect=false",
       "--leader-election-id=my-lock",
       "--leader-election-namespace=ops",
@@ -76,6 +78,7 @@ describe("parseConfig", () => {
       workers: 8,
       driftIntervalMs: 5_400_000,
       reconcileTimeoutMs: 90_000,
+      dependencyTimeoutMs: 45_000,
       leaderElection: {
         enabled: false,
         name: "my-lock",

@@ -81,6 +81,12 @@ export interface ConnectionControllers {
   start(): void;
   /** Resolves once every informer has listed. */
   waitForSync(signal?: AbortSignal): Promise<void>;
+  /**
+   * Resolves once every connection has been checked once (Ready or not), or after `maxMs`: the
+   * managed kinds start their workers then, so that a restart does not judge resources against
+   * connections nobody has looked at yet.
+   */
+  waitForFirstChecks(signal: AbortSignal, maxMs: number): Promise<void>;
   /** Stops controllers and informers, then closes every Harbor client. */
   stop(): Promise<void>;
 }
@@ -190,6 +196,17 @@ export function createConnectionControllers(o: ConnectionControllersOptions): Co
     },
     async waitForSync(signal) {
       await Promise.all(informers.map((i) => i.waitForSync(signal)));
+    },
+    async waitForFirstChecks(signal, maxMs) {
+      await Promise.all(informers.map((i) => i.waitForSync(signal)));
+      const deadline = Date.now() + maxMs;
+      const unchecked = () =>
+        [...namespaced.list(), ...cluster.list()].some(
+          (obj) => !connections.isChecked(keyOfObject(obj), obj.metadata.generation),
+        );
+      while (unchecked() && Date.now() < deadline && !signal.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
     },
     async stop() {
       await Promise.all(controllers.map((c) => c.stop()));

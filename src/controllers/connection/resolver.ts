@@ -77,10 +77,15 @@ export interface ConnectionsOptions {
   clientDefaults?: { timeoutMs?: number; maxRetries?: number };
 }
 
+/** How long resources wait without a word for a connection's check (a probe takes at most 20 s). */
+const QUIET_CHECK_WAIT_MS = 60_000;
+
 export class Connections implements ConnectionResolver<HarborConnectionHandle> {
   readonly #o: ConnectionsOptions;
   readonly #entries = new Map<string, Entry>();
   readonly #listeners = new Set<(key: string) => void>();
+  /** Since when resources have been waiting for a connection's check, by connection key. */
+  readonly #pendingSince = new Map<string, number>();
   #lookup: ConnectionLookup = {
     namespaced: () => undefined,
     cluster: () => undefined,
@@ -136,13 +141,26 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
     }
     const entry = this.#entries.get(connectionKey(namespace, ref));
     const state = entry?.state;
-    if (!state) throw new NotReady("ConnectionNotReady", `${what} has not been checked yet`);
+    // The first check, or the check of a changed spec, is on its way and its outcome queues every
+    // resource of the connection: wait quietly for it (after a restart, a Ready resource stays so),
+    // unless it takes so long that something must be wrong with the check itself.
+    const key = connectionKey(namespace, ref);
+    if (!state) throw this.#pending(key, `${what} has not been checked yet`);
     if (!state.ready)
       throw new NotReady("ConnectionNotReady", `${what} is not Ready: ${state.reason}: ${state.message}`);
     if (state.generation !== obj.metadata.generation || !entry.handle) {
-      throw new NotReady("ConnectionNotReady", `${what} changed and is being checked again`);
+      throw this.#pending(key, `${what} changed and is being checked again`);
     }
+    this.#pendingSince.delete(key);
     return cluster ? this.#tenantHandle(entry, entry.handle, obj, namespace, ref.name) : entry.handle;
+  }
+
+  /** A wait for a check in progress: quiet for a while, then reported like any other wait. */
+  #pending(key: string, message: string): NotReady {
+    const now = Date.now();
+    const since = this.#pendingSince.get(key) ?? now;
+    this.#pendingSince.set(key, since);
+    return new NotReady("ConnectionNotReady", message, { quiet: now - since < QUIET_CHECK_WAIT_MS });
   }
 
   #object(namespace: string, ref: ManagedSpec["connectionRef"]): ConnectionObject | undefined {
@@ -191,6 +209,12 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
     });
   }
 
+  /** Whether the connection with this key has been checked at this generation (Ready or not). */
+  isChecked(key: string, generation: number | undefined): boolean {
+    const state = this.#entries.get(key)?.state;
+    return state !== undefined && state.generation === generation;
+  }
+
   /** Called with a connection's key when it turns Ready or not Ready, gets a new client, or goes away. */
   onChange(listener: (key: string) => void): () => void {
     this.#listeners.add(listener);
@@ -232,7 +256,8 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
     entry.client = client;
     entry.fingerprint = fingerprint;
     entry.handle = undefined;
-    if (entry.state) entry.state = { ...entry.state, ready: false };
+    // Until the new client has been checked, resources wait quietly (see resolve).
+    if (entry.state) entry.state = { ...entry.state, generation: undefined };
     this.#o.logger.info(
       { connection: key, url: settings.url, replaced: old !== undefined },
       "Harbor client created",
@@ -242,6 +267,7 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
 
   /** Records a check's outcome; listeners hear of it when it changes what resolve() answers. */
   report(key: string, state: ConnectionState): void {
+    this.#pendingSince.delete(key);
     const entry = this.#entry(key);
     const before = entry.state;
     const hadHandle = entry.handle;
@@ -274,6 +300,7 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
 
   /** The connection is gone: its client is closed and resources using it wait. */
   forget(key: string): void {
+    this.#pendingSince.delete(key);
     const entry = this.#entries.get(key);
     if (!entry) return;
     this.#entries.delete(key);

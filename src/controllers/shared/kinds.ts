@@ -36,6 +36,8 @@ export interface KindContext {
   /** How often status that costs extra Harbor reads is refreshed. */
   statusRefreshIntervalMs: number;
   reconcileTimeoutMs?: number;
+  /** See ManagedReconcilerOptions.waitTimeoutMs. */
+  dependencyTimeoutMs?: number;
   /** Watch these namespaces only (default all). */
   namespaces?: readonly string[];
   labelSelector?: string;
@@ -95,5 +97,6 @@ export function managedKind<S extends ManagedSpec, O, X>(
     workers: ctx.workers,
     driftIntervalMs: ctx.driftIntervalMs,
     ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
+    ...(ctx.dependencyTimeoutMs ? { waitTimeoutMs: ctx.dependencyTimeoutMs } : {}),
   });
 }

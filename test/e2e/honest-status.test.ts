@@ -1,0 +1,165 @@
+// Status that tells the truth: a restart (kill -9 or graceful) of the operator with a fleet of Ready
+// resources changes no Ready condition and records no Warning Event; a paused change is not
+// reported done; a wait on something that never appears ends Stalled within the bound, and
+// recovers by itself when it appears.
+import { describe, expect, test } from "vitest";
+import type { KubeObject } from "../env/kubectl.ts";
+import { useOperator } from "../env/operator.ts";
+
+const op = useOperator({ namespacePrefix: "honest", extraArgs: ["--dependency-timeout=5s"] });
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+  lastTransitionTime: string;
+}
+type CR = KubeObject & { status?: { conditions?: Condition[]; observedGeneration?: number } };
+const condition = (o: CR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+
+const FLEET = 150;
+const project = (name: string, spec: Record<string, unknown> = {}) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborProject",
+  metadata: { name },
+  spec: { connectionRef: { name: "harbor" }, ...spec },
+});
+const robot = (name: string, projectName: string) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborRobot",
+  metadata: { name },
+  spec: {
+    connectionRef: { name: "harbor" },
+    projectRef: { name: projectName },
+    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+  },
+});
+
+/** Every resource of the fleet by "kind/name": its Ready condition. */
+async function fleet(): Promise<Map<string, Condition | undefined>> {
+  const out = new Map<string, Condition | undefined>();
+  for (const kind of ["harborproject", "harborrobot"]) {
+    const list = await op.kubectl.get<{ items: CR[] }>(kind);
+    for (const o of list.items)
+      if (o.metadata.name.startsWith("fleet-")) out.set(`${kind}/${o.metadata.name}`, condition(o, "Ready"));
+  }
+  return out;
+}
+
+async function warnings(): Promise<number> {
+  const list = await op.kubectl.get<{ items: Array<{ type: string; count?: number }> }>("events");
+  return list.items.filter((e) => e.type === "Warning").reduce((n, e) => n + (e.count ?? 1), 0);
+}
+
+/** Resolves once the restarted operator has read every fleet object from Harbor again. */
+async function reconciledAgain(since: { projects: number; robots: number }): Promise<void> {
+  const counters = op.emulator.control.counters;
+  await expect
+    .poll(
+      async () =>
+        (await counters.total({ op: "getProject" })) - since.projects >= FLEET &&
+        (await counters.total({ op: "GetRobotByID" })) - since.robots >= FLEET,
+      { timeout: 60_000, interval: 250 },
+    )
+    .toBe(true);
+}
+
+describe("a restart never flaps the fleet", () => {
+  test(`${2 * FLEET} Ready resources: kill -9, then a graceful restart: no Ready condition changes, no Warning Event`, {
+    timeout: 240_000,
+  }, async () => {
+    const objects = [];
+    for (let i = 0; i < FLEET; i++) objects.push(project(`fleet-${i}`), robot(`fleet-${i}`, `fleet-${i}`));
+    await op.kubectl.apply(objects);
+    await op.kubectl.run(
+      ["wait", "harborproject,harborrobot", "--all", "--for=condition=Ready", "--timeout=180s"],
+      {
+        timeoutMs: 190_000,
+      },
+    );
+    const before = await fleet();
+    expect(before.size).toBe(2 * FLEET);
+    const warningsBefore = await warnings();
+
+    for (const kill of [true, false]) {
+      const counters = op.emulator.control.counters;
+      const since = {
+        projects: await counters.total({ op: "getProject" }),
+        robots: await counters.total({ op: "GetRobotByID" }),
+      };
+      await op.stop({ kill });
+      await op.start();
+      await reconciledAgain(since);
+      // A status write would show as a changed transition time (a flap goes False and back).
+      const after = await fleet();
+      const flapped = [...after].filter(
+        ([k, c]) => c?.status !== "True" || c.lastTransitionTime !== before.get(k)?.lastTransitionTime,
+      );
+      expect(
+        flapped.map(([k, c]) => `${k}: ${c?.status} ${c?.reason}`),
+        kill ? "after kill -9" : "after SIGTERM",
+      ).toEqual([]);
+      expect(await warnings()).toBe(warningsBefore);
+    }
+  });
+});
+
+describe("pause is honest", () => {
+  test("a change made while paused is not reported done; after unpause it is applied as a spec change", async () => {
+    await op.kubectl.apply(project("paused", { public: false }));
+    const ready = await op.waitReady<CR>("harborproject", "paused");
+    const generation = ready.metadata.generation as number;
+    await op.kubectl.run(["annotate", "harborproject", "paused", "harborconfig.io/paused=true"]);
+    await op.kubectl.apply(project("paused", { public: true }));
+    const paused = await op.waitFor<CR>(
+      "harborproject",
+      "paused",
+      (o) => condition(o, "Ready")?.reason === "Paused",
+    );
+    expect(condition(paused, "Ready")?.status).toBe("False");
+    expect(paused.status?.observedGeneration).toBe(generation);
+    expect(
+      (await op.kubectl.tryRun(["wait", "harborproject/paused", "--for=condition=Ready", "--timeout=3s"]))
+        .code,
+    ).not.toBe(0);
+    expect((await op.harbor.projects.get("paused")).metadata?.public).toBe("false");
+
+    await op.kubectl.run(["annotate", "harborproject", "paused", "harborconfig.io/paused-"]);
+    const resumed = await op.waitFor<CR>(
+      "harborproject",
+      "paused",
+      (o) => condition(o, "Ready")?.reason === "Synced" && o.status?.observedGeneration === generation + 1,
+    );
+    expect(condition(resumed, "Ready")?.status).toBe("True");
+    expect((await op.harbor.projects.get("paused")).metadata?.public).toBe("true");
+    const events = await op.kubectl.run([
+      "get",
+      "events",
+      "--field-selector",
+      "involvedObject.name=paused",
+      "-o",
+      "json",
+    ]);
+    expect(events).toContain('"Updated"');
+    expect(events).not.toContain('"DriftCorrected"');
+  });
+});
+
+describe("waits are bounded", () => {
+  test("a robot whose project never appears ends Stalled, naming it, and becomes Ready once it appears", async () => {
+    await op.kubectl.apply(robot("orphan", "never-there"));
+    const stalled = await op.waitFor<CR>(
+      "harborrobot",
+      "orphan",
+      (o) => condition(o, "Stalled")?.status === "True",
+      30_000,
+    );
+    expect(condition(stalled, "Ready")?.reason).toBe("DependencyNotReady");
+    expect(condition(stalled, "Stalled")?.message).toContain("never-there");
+
+    await op.kubectl.apply(project("never-there"));
+    const recovered = await op.waitReady<CR>("harborrobot", "orphan", 90_000);
+    expect(condition(recovered, "Stalled")).toBeUndefined();
+  });
+});
