@@ -24,6 +24,7 @@ import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
+import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import {
   type ExternalClient,
   type Input,
@@ -34,13 +35,12 @@ import {
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
-import { resolveReference } from "../shared/references.ts";
+import { type Referenced, resolveReference } from "../shared/references.ts";
 import type { Credentials, Delivered, RobotDelivery, Target } from "./delivery.ts";
 import {
   createRequest,
   diff,
   isRobotNamed,
-  ROBOT_NAME,
   type RobotProject,
   renewedDuration,
   rfc3339,
@@ -48,6 +48,7 @@ import {
   secretNameOf,
   status,
   storedName,
+  storedNameProblem,
   updateRequest,
 } from "./mapping.ts";
 
@@ -141,22 +142,25 @@ export function robotExternal(deps: {
 
   return {
     async prepare({ resource, spec, harborName }) {
-      if (!ROBOT_NAME.test(harborName)) {
-        throw new Stalled(
-          "InvalidName",
-          `"${harborName}" is not a valid Harbor robot name (lower-case letters and digits, with single . _ - between them); set spec.name`,
-        );
-      }
       if (spec.level === "system" || !spec.projectRef) return {};
+      const deleting = Boolean(resource.metadata.deletionTimestamp);
+      let p: Referenced;
       try {
-        const p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef);
-        return { project: { id: p.harborId, name: p.harborName } };
+        p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef);
       } catch (e) {
         // Deleting: the project may be gone already (and its robots with it); a robot known by id
         // can still be looked up and deleted without it.
-        if (resource.metadata.deletionTimestamp && e instanceof NotReady) return {};
+        if (deleting && e instanceof NotReady) return {};
         throw e;
       }
+      const project = { id: p.harborId, name: p.harborName };
+      // Whether the robot's name fits depends on the project's name, which only the operator knows.
+      const problem = storedNameProblem(harborName, project);
+      if (problem && !deleting) {
+        const field = spec.name === undefined ? "metadata.name" : "spec.name";
+        throw new Stalled(INVALID_SPEC, `${field} "${harborName}" is too long: ${problem}`);
+      }
+      return { project };
     },
 
     async observe({ conn, spec, knownId, harborName, extra, signal }) {
