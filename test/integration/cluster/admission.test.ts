@@ -72,9 +72,14 @@ async function expectRefused(manifest: object, field: string, says: string | Reg
 const USER_INFO = "must not contain user info";
 const HIDDEN = "must not contain control characters";
 
+/** What Harbor takes passes as before: the new rules refuse nothing else. */
+async function expectAdmitted(...manifests: object[]): Promise<void> {
+  for (const m of manifests) expect(await refusal(m), JSON.stringify(m)).toBeUndefined();
+}
+
 describe("URLs with user info are refused, naming the field", () => {
   for (const userInfo of ["admin:Harbor12345@", "admin@"]) {
-    test(`${userInfo} in every URL field`, async () => {
+    test(`${userInfo} in every URL field; an "@" elsewhere passes`, async () => {
       const url = `https://${userInfo}harbor.example.com`;
       await expectRefused(connection(url), "spec.url", USER_INFO);
       await expectRefused(clusterConnection(url), "spec.url", USER_INFO);
@@ -84,19 +89,16 @@ describe("URLs with user info are refused, naming the field", () => {
         "spec.targets[0].address",
         USER_INFO,
       );
+      await expectAdmitted(
+        connection("https://harbor.example.com:8443/sub"),
+        registry("r", { url: "https://r.example.com/v2/?x=a@b" }),
+        webhook("w", { targets: [{ address: "https://ci.example.com/hooks/a@b?x=1" }] }),
+      );
     });
   }
 
   test("a connection URL must be one the operator can connect to", async () => {
     await expectRefused(connection("https://harbor.example.com:99999"), "spec.url", "can connect to");
-  });
-
-  test("URLs without user info pass as Harbor takes them", async () => {
-    expect(await refusal(connection("https://harbor.example.com:8443/sub"))).toBeUndefined();
-    expect(await refusal(registry("r", { url: "https://r.example.com/v2/?x=a@b" }))).toBeUndefined();
-    expect(
-      await refusal(webhook("w", { targets: [{ address: "https://ci.example.com/hooks/a@b?x=1" }] })),
-    ).toBeUndefined();
   });
 });
 
@@ -135,13 +137,12 @@ describe("names: Harbor's rules, and no control or invisible characters", () => 
         HIDDEN,
       );
       await expectRefused(registry("r", { url: `https://r${c}.example.com` }), "spec.url", HIDDEN);
+      await expectAdmitted(
+        registry("r", { name: "Docker Hub (EU) – Überprüft" }),
+        robot("ci", { description: "line one\n\tline two" }),
+      );
     });
   }
-
-  test("project and robot names follow Harbor's pattern", async () => {
-    await expectRefused(project("team", { name: "Team_A" }), "spec.name", "spec.name in body should match");
-    await expectRefused(robot("ci", { name: "ci\u200bbot" }), "spec.name", "spec.name in body should match");
-  });
 
   test("a defaulted metadata.name that Harbor would refuse is refused, naming the name", async () => {
     await expectRefused(
@@ -156,15 +157,12 @@ describe("names: Harbor's rules, and no control or invisible characters", () => 
       "is not a valid Harbor registry name (at most 64",
     );
     // spec.name takes over the name in Harbor: then any Kubernetes name will do.
-    expect(await refusal(project("team--a", { name: "team-a" }))).toBeUndefined();
-    expect(await refusal(registry("r".repeat(65), { name: "mirror" }))).toBeUndefined();
-  });
-
-  test("names and text Harbor takes still pass", async () => {
-    expect(await refusal(project("team.a-b"))).toBeUndefined();
-    expect(await refusal(project("team", { name: "team_a.b-c" }))).toBeUndefined();
-    expect(await refusal(registry("r", { name: "Docker Hub (EU) – Überprüft" }))).toBeUndefined();
-    expect(await refusal(robot("ci", { description: "line one\n\tline two" }))).toBeUndefined();
+    await expectAdmitted(
+      project("team--a", { name: "team-a" }),
+      registry("r".repeat(65), { name: "mirror" }),
+      project("team.a-b"),
+      project("team", { name: "team_a.b-c" }),
+    );
   });
 
   test("a CVE id listed twice is refused (Harbor refuses the list)", async () => {
@@ -174,47 +172,44 @@ describe("names: Harbor's rules, and no control or invisible characters", () => 
 });
 
 describe("quantities and values", () => {
-  test.each(["0", "abc", "2Pi", "-2", "0.5", "10GB", "500m"])(
-    "storageLimit %j is refused",
-    async (storageLimit) => {
+  test("storageLimit: what Harbor cannot store is refused, what it can passes", async () => {
+    for (const storageLimit of ["0", "abc", "2Pi", "-2", "0.5", "10GB", "500m"]) {
       await expectRefused(
         project("team", { storageLimit }),
         "spec.storageLimit",
         'must be "unlimited", "-1", or a whole number of bytes',
       );
-    },
-  );
-
-  test.each(["10Gi", "1.5Gi", "1Pi", "unlimited", "-1", "1073741824"])(
-    "storageLimit %j passes",
-    async (storageLimit) => {
-      expect(await refusal(project("team", { storageLimit }))).toBeUndefined();
-    },
-  );
-
-  test.each([
-    "0 0 25 * * *",
-    "0 60 2 * * *",
-    "0 0 2 32 * *",
-    "0 0 2 * 13 *",
-    "0 0 2 * * 7",
-    "0 0 */0 * * *",
-    "5 0 2 * * *",
-    "0 * 2 * * *",
-  ])("cron %j is refused", async (cron) => {
-    await expectRefused(
-      policy("p", { trigger: { type: "scheduled", cron } }),
-      "spec.trigger.cron",
-      "must be a cron schedule Harbor runs",
+    }
+    await expectAdmitted(
+      ...["10Gi", "1.5Gi", "1Pi", "unlimited", "-1", "1073741824"].map((storageLimit) =>
+        project("team", { storageLimit }),
+      ),
     );
   });
 
-  test.each(["0 0 2 * * *", "0 */15 8-18 * * MON-FRI", "0 0 0 1 jan,jul *"])(
-    "cron %j passes",
-    async (cron) => {
-      expect(await refusal(policy("p", { trigger: { type: "scheduled", cron } }))).toBeUndefined();
-    },
-  );
+  test("cron: fields out of Harbor's ranges are refused, schedules it runs pass", async () => {
+    for (const cron of [
+      "0 0 25 * * *",
+      "0 60 2 * * *",
+      "0 0 2 32 * *",
+      "0 0 2 * 13 *",
+      "0 0 2 * * 7",
+      "0 0 */0 * * *",
+      "5 0 2 * * *",
+      "0 * 2 * * *",
+    ]) {
+      await expectRefused(
+        policy("p", { trigger: { type: "scheduled", cron } }),
+        "spec.trigger.cron",
+        "must be a cron schedule Harbor runs",
+      );
+    }
+    await expectAdmitted(
+      ...["0 0 2 * * *", "0 */15 8-18 * * MON-FRI", "0 0 0 1 jan,jul *"].map((cron) =>
+        policy("p", { trigger: { type: "scheduled", cron } }),
+      ),
+    );
+  });
 
   test("numbers Harbor keeps in 32 bits", async () => {
     const text = await refusal(
