@@ -57,6 +57,10 @@ export const LocalObjectReference = z.object({
 
 /** Harbor's name rule for projects and robots: lower case, digits, single separators. */
 export const HARBOR_NAME_PATTERN = "^[a-z0-9]+(?:[._-][a-z0-9]+)*$";
+export const HARBOR_NAME_DESCRIPTION = "lower-case letters and digits, with a single . _ or - between them";
+
+/** Free-text names: no leading or trailing whitespace. */
+export const TRIMMED_PATTERN = "^\\S(.*\\S)?$";
 
 export const ConnectionRef = z
   .object({
@@ -121,14 +125,14 @@ export const managedStatus = {
 };
 
 /** `name` fields that default to metadata.name and may not change once set. */
-export function immutableName(pattern: string, maxLength: number, what: string) {
-  return z
-    .string()
-    .min(1)
-    .max(maxLength)
-    .regex(new RegExp(pattern))
-    .meta({ "x-kubernetes-validations": [{ rule: "self == oldSelf", message: `${what} name is immutable` }] })
-    .describe(`The ${what} name in Harbor. Defaults to metadata.name. Immutable.`);
+export function immutableName(name: HarborNameRule, ...rules: StringRule[]) {
+  let s = z.string().min(1).max(name.maxLength);
+  if (name.pattern) s = s.regex(new RegExp(name.pattern));
+  return withRules(
+    s,
+    { cel: "self == oldSelf", message: `${name.what} name is immutable` },
+    ...rules,
+  ).describe(`The ${name.what} name in Harbor (${name.description}). Defaults to metadata.name. Immutable.`);
 }
 
 /** A CEL rule for the whole spec that keeps an optional field immutable once set or absent. */
@@ -136,6 +140,131 @@ export function optionalImmutable(field: string): { rule: string; message: strin
   return {
     rule: `has(oldSelf.${field}) == has(self.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
     message: `${field} is immutable`,
+  };
+}
+
+// -------------------------------------------------------------------------------------------
+// Input rules. Each is written once and enforced twice: by the CRD at admission (a CEL rule whose
+// message kubectl shows next to the field) and by the operator when it parses a spec, which catches
+// objects stored before the rule existed (they end Stalled with reason InvalidSpec). A rule without
+// CEL is one only the operator can judge.
+
+export interface StringRule {
+  /** CEL on the string (`self`); absent when the apiserver cannot express it. */
+  cel?: string;
+  message: string;
+  /** The operator's check; absent for transition rules (they compare with the stored object). */
+  test?: (value: string) => boolean;
+}
+
+/** The schema with the rules added: as x-kubernetes-validations for the CRD, as refinements for zod. */
+export function withRules<T extends z.ZodType<string>>(schema: T, ...rules: StringRule[]): T {
+  const cel = rules.flatMap((r) => (r.cel === undefined ? [] : [{ rule: r.cel, message: r.message }]));
+  const existing = (schema.meta()?.["x-kubernetes-validations"] as object[] | undefined) ?? [];
+  let out = cel.length ? schema.meta({ "x-kubernetes-validations": [...existing, ...cel] }) : schema;
+  for (const { test, message } of rules) if (test) out = out.refine(test, { message });
+  return out;
+}
+
+/** A CEL string literal holding `text` exactly. */
+export function celString(text: string): string {
+  return `'${text.replaceAll("\\", "\\\\").replaceAll("'", "\\'")}'`;
+}
+
+/**
+ * A regex character class of code point ranges plus every Unicode format character (\p{Cf}: zero-
+ * width spaces and joiners, bidi embeddings, overrides and isolates, the BOM, tag characters), for
+ * RE2 (CEL) and for JavaScript.
+ */
+function hiddenClass(ranges: ReadonlyArray<readonly [number, number]>) {
+  const source = (esc: (n: number) => string) =>
+    `[${ranges.map(([a, b]) => (a === b ? esc(a) : `${esc(a)}-${esc(b)}`)).join("")}\\p{Cf}]`;
+  return {
+    re2: source((n) => `\\x{${n.toString(16)}}`),
+    js: new RegExp(
+      source((n) => `\\u{${n.toString(16)}}`),
+      "u",
+    ),
+  };
+}
+
+function refusing(chars: ReturnType<typeof hiddenClass>, message: string): StringRule {
+  return { cel: `!self.matches(${celString(chars.re2)})`, message, test: (v) => !chars.js.test(v) };
+}
+
+/** C0 and C1 controls, DEL, and the line and paragraph separators. */
+const CONTROLS = [
+  [0x00, 0x1f],
+  [0x7f, 0x9f],
+  [0x2028, 0x2029],
+] as const;
+
+/**
+ * Names, ids and patterns: no control, format or invisible character. Harbor stores such names as
+ * sent, where they look like another name (a zero-width space) or read backwards (a bidi override).
+ */
+export const NO_HIDDEN_CHARACTERS = refusing(
+  hiddenClass(CONTROLS),
+  "must not contain control characters or invisible formatting characters (zero-width, bidi)",
+);
+
+/** Descriptions: the same, except that they may hold tabs and line breaks. */
+export const NO_HIDDEN_CHARACTERS_IN_TEXT = refusing(
+  hiddenClass([
+    [0x00, 0x08],
+    [0x0b, 0x0c],
+    [0x0e, 0x1f],
+    [0x7f, 0x9f],
+    [0x2028, 0x2029],
+  ]),
+  "must not contain control characters other than tab and line breaks, nor invisible formatting characters (zero-width, bidi)",
+);
+
+/** A free-text description that Harbor keeps as sent. */
+export function freeText(maxLength = 1024) {
+  return withRules(z.string().max(maxLength), NO_HIDDEN_CHARACTERS_IN_TEXT);
+}
+
+/** No `user:password@` before the host: credentials belong in a Secret, never in a URL. */
+export const NO_USER_INFO: StringRule = {
+  cel: "!self.matches('^[^:/?#]+://[^/?#]*@')",
+  message: "must not contain user info (user:password@ before the host); credentials go in a Secret",
+  test: (v) => !/^[^:/?#]+:\/\/[^/?#]*@/.test(v),
+};
+
+/** Keys of a Secret's data, as Kubernetes allows them. */
+export const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+
+/** How Harbor names an object of a kind, and how to say so. */
+export interface HarborNameRule {
+  what: string;
+  /** Harbor's pattern for the name, when it has one (anchored). */
+  pattern?: string;
+  maxLength: number;
+  /** The rule in words, for messages. */
+  description: string;
+}
+
+/** Why Harbor would refuse `name` for this kind, or undefined when it would take it. */
+export function harborNameProblem(rule: HarborNameRule, name: string): string | undefined {
+  if (name.length <= rule.maxLength && (!rule.pattern || new RegExp(rule.pattern).test(name)))
+    return undefined;
+  return `"${name}" is not a valid Harbor ${rule.what} name (${rule.description})`;
+}
+
+/**
+ * The CRD rule for a name that defaults to metadata.name: Kubernetes names allow what Harbor may
+ * refuse ("a--b", or more characters). Checked on create only (metadata.name cannot change), so
+ * that objects stored before the rule can still be updated and deleted.
+ */
+export function defaultNameValidation(rule: HarborNameRule) {
+  const checks = [`size(self.metadata.name) <= ${rule.maxLength}`];
+  if (rule.pattern) checks.push(`self.metadata.name.matches(${celString(rule.pattern)})`);
+  return {
+    rule: `oldSelf.hasValue() || has(self.spec.name) || (${checks.join(" && ")})`,
+    optionalOldSelf: true,
+    messageExpression: `${celString('name "')} + self.metadata.name + ${celString(`" is not a valid Harbor ${rule.what} name (${rule.description}); choose another metadata.name or set spec.name`)}`,
+    fieldPath: ".metadata",
   };
 }
 
@@ -148,6 +277,11 @@ export interface KindDefinition {
   scope: "Namespaced" | "Cluster";
   spec: z.ZodType;
   status: z.ZodType;
+  /**
+   * Harbor's rule for the object's name when a Kubernetes name may break it: checked on a
+   * defaulted metadata.name at admission, and by the operator on the name it uses.
+   */
+  harborName?: HarborNameRule;
   /** CEL rules on the spec as a whole (cross-field and transition rules). */
   specValidations?: Array<{ rule: string; message: string }>;
   /** Extra printer columns between READY/REASON and AGE. */

@@ -1,17 +1,59 @@
 // HarborConnection (namespaced) and ClusterHarborConnection (cluster-scoped): where a Harbor is and
 // how to log in. Every managed resource picks one through spec.connectionRef.
+import { X509Certificate } from "node:crypto";
 import { z } from "zod";
-import { ConditionSchema, type KindDefinition, k8sName } from "./common.ts";
+import {
+  ConditionSchema,
+  type KindDefinition,
+  k8sName,
+  NO_HIDDEN_CHARACTERS,
+  NO_USER_INFO,
+  SECRET_KEY_PATTERN,
+  type StringRule,
+  withRules,
+} from "./common.ts";
+
+/** A URL the operator can open a connection to (WHATWG's parser, as undici's). */
+const CONNECTABLE: StringRule = {
+  // Go's parser (CEL's url()) leaves the port unchecked.
+  cel: "isURL(self) && (url(self).getPort() == '' || int(url(self).getPort()) <= 65535)",
+  message: "must be a URL the operator can connect to (a valid host, a port up to 65535)",
+  test: (v) => URL.canParse(v),
+};
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/** Node ignores what is not a certificate in a CA list: the handshake would then fail unexplained. */
+const CERTIFICATES: StringRule = {
+  cel: "self.contains('-----BEGIN CERTIFICATE-----')",
+  message:
+    "must hold PEM certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), each one readable",
+  test: (v) => {
+    const blocks = v.match(PEM_CERTIFICATE) ?? [];
+    return (
+      blocks.length > 0 &&
+      blocks.every((pem) => {
+        try {
+          return Boolean(new X509Certificate(pem));
+        } catch {
+          return false;
+        }
+      })
+    );
+  },
+};
 
 const connectionSpecFields = {
-  url: z
-    .string()
-    .max(2048)
-    .regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/)
-    .describe("Harbor's external URL, e.g. https://harbor.example.com. The API is under /api/v2.0."),
-  caBundle: z
-    .string()
-    .max(65536)
+  url: withRules(
+    z
+      .string()
+      .max(2048)
+      .regex(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/),
+    NO_USER_INFO,
+    NO_HIDDEN_CHARACTERS,
+    CONNECTABLE,
+  ).describe("Harbor's external URL, e.g. https://harbor.example.com. The API is under /api/v2.0."),
+  caBundle: withRules(z.string().max(65536), CERTIFICATES)
     .optional()
     .describe("PEM certificates to trust for Harbor's TLS certificate (instead of the system store)."),
   insecureSkipTLSVerify: z
@@ -51,8 +93,8 @@ const connectionSpecFields = {
 
 const credentialsRef = {
   name: k8sName.describe("Secret holding the Harbor credentials."),
-  usernameKey: z.string().max(253).default("username"),
-  passwordKey: z.string().max(253).default("password"),
+  usernameKey: z.string().max(253).regex(SECRET_KEY_PATTERN).default("username"),
+  passwordKey: z.string().max(253).regex(SECRET_KEY_PATTERN).default("password"),
 };
 
 export const HarborConnectionSpec = z.object({

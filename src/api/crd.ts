@@ -2,7 +2,7 @@
 // made structural the way the apiserver requires: no $schema or additionalProperties:false, no
 // JavaScript-only integer bounds, and free-form values marked x-kubernetes-preserve-unknown-fields.
 import { z } from "zod";
-import { GROUP, type KindDefinition, VERSION } from "./common.ts";
+import { defaultNameValidation, GROUP, type KindDefinition, VERSION } from "./common.ts";
 
 type Json = Record<string, unknown>;
 
@@ -85,6 +85,10 @@ export function crdFor(def: KindDefinition): Json {
                 spec: spec,
                 status: toOpenApi(def.status),
               },
+              // Only the root sees metadata.name, the default of spec.name.
+              ...(def.harborName
+                ? { "x-kubernetes-validations": [defaultNameValidation(def.harborName)] }
+                : {}),
             },
           },
         },

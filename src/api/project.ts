@@ -1,23 +1,32 @@
 // HarborProject: a Harbor project and its settings.
 import { z } from "zod";
 import {
+  HARBOR_NAME_DESCRIPTION,
   HARBOR_NAME_PATTERN,
+  type HarborNameRule,
   immutableName,
   type KindDefinition,
   LocalObjectReference,
   managedSpec,
   managedStatus,
+  NO_HIDDEN_CHARACTERS,
   optionalImmutable,
+  withRules,
 } from "./common.ts";
+import { STORAGE_LIMIT } from "./quantity.ts";
 
-/** A Kubernetes quantity of bytes ("10Gi", "500M", "1073741824") or "unlimited" / "-1". */
-export const STORAGE_QUANTITY_PATTERN = "^(unlimited|-1|[0-9]+(\\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?)$";
+export const PROJECT_NAME: HarborNameRule = {
+  what: "project",
+  pattern: HARBOR_NAME_PATTERN,
+  maxLength: 255,
+  description: HARBOR_NAME_DESCRIPTION,
+};
 
 export const Severity = z.enum(["none", "low", "medium", "high", "critical"]);
 
 export const HarborProjectSpec = z.object({
   ...managedSpec,
-  name: immutableName(HARBOR_NAME_PATTERN, 255, "project").optional(),
+  name: immutableName(PROJECT_NAME).optional(),
   public: z.boolean().default(false).describe("Anyone may pull from a public project."),
   autoScan: z.boolean().optional().describe("Scan images on push. Unset: left as Harbor has it."),
   severity: Severity.optional().describe("With preventVulnerable: the lowest severity that blocks pulls."),
@@ -35,19 +44,21 @@ export const HarborProjectSpec = z.object({
   cveAllowlist: z
     .object({
       items: z
-        .array(z.string().max(64).regex(/^\S+$/))
+        // Harbor refuses a list with an id twice.
+        .array(withRules(z.string().max(64).regex(/^\S+$/), NO_HIDDEN_CHARACTERS))
         .max(1024)
         .default([])
-        .describe("CVE ids, e.g. CVE-2024-1234."),
+        .meta({ "x-kubernetes-list-type": "set" })
+        .describe("CVE ids, e.g. CVE-2024-1234; each at most once."),
       expiresAt: z.iso.datetime().optional().describe("When the allowlist stops applying (RFC 3339)."),
     })
     .optional()
     .describe("The project's own CVE allowlist. Unset: left as Harbor has it."),
-  storageLimit: z
-    .string()
-    .regex(new RegExp(STORAGE_QUANTITY_PATTERN))
+  storageLimit: withRules(z.string().max(64), STORAGE_LIMIT)
     .optional()
-    .describe('Storage quota as a quantity ("10Gi"), or "unlimited". Applied when the project is created.'),
+    .describe(
+      'Storage quota as a quantity of whole bytes from 1 to 1Pi ("10Gi"), or "unlimited". Applied when the project is created.',
+    ),
   proxyCache: z
     .object({
       registryRef: LocalObjectReference.describe("The HarborRegistry to cache."),
@@ -55,8 +66,9 @@ export const HarborProjectSpec = z.object({
         .number()
         .int()
         .min(-1)
+        .max(2147483647)
         .optional()
-        .describe("Bandwidth limit for pulls from upstream; -1 unlimited."),
+        .describe("Bandwidth limit for pulls from upstream in KB/s; -1 unlimited."),
     })
     .optional()
     .describe("Make the project a pull-through cache of a registry. Set at creation only."),
@@ -85,6 +97,7 @@ export const harborProject: KindDefinition = {
   scope: "Namespaced",
   spec: HarborProjectSpec,
   status: HarborProjectStatus,
+  harborName: PROJECT_NAME,
   specValidations: [
     optionalImmutable("name"),
     optionalImmutable("proxyCache"),

@@ -1,17 +1,31 @@
 // HarborRegistry: a remote registry endpoint that replication policies and proxy-cache projects use.
 import { z } from "zod";
 import {
+  freeText,
+  type HarborNameRule,
   immutableName,
   type KindDefinition,
   k8sName,
   managedSpec,
   managedStatus,
+  NO_HIDDEN_CHARACTERS,
+  NO_USER_INFO,
   optionalImmutable,
+  SECRET_KEY_PATTERN,
+  TRIMMED_PATTERN,
+  withRules,
 } from "./common.ts";
+
+export const REGISTRY_NAME: HarborNameRule = {
+  what: "registry",
+  pattern: TRIMMED_PATTERN,
+  maxLength: 64,
+  description: "at most 64 characters, no surrounding whitespace",
+};
 
 export const HarborRegistrySpec = z.object({
   ...managedSpec,
-  name: immutableName("^\\S(.*\\S)?$", 64, "registry").optional(),
+  name: immutableName(REGISTRY_NAME, NO_HIDDEN_CHARACTERS).optional(),
   type: z
     .string()
     .min(1)
@@ -20,14 +34,17 @@ export const HarborRegistrySpec = z.object({
     .describe(
       "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr. Checked against the types the Harbor behind the connection supports. Harbor cannot change the type of an existing registry.",
     ),
-  url: z
-    .string()
-    .max(2048)
-    .regex(/^https?:\/\/\S+$/)
-    .describe(
-      'The registry\'s URL, e.g. "https://registry-1.docker.io". Compared the way Harbor stores it: trailing "/", query and fragment do not count.',
-    ),
-  description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
+  url: withRules(
+    z
+      .string()
+      .max(2048)
+      .regex(/^https?:\/\/\S+$/),
+    NO_USER_INFO,
+    NO_HIDDEN_CHARACTERS,
+  ).describe(
+    'The registry\'s URL, e.g. "https://registry-1.docker.io". Compared the way Harbor stores it: trailing "/", query and fragment do not count.',
+  ),
+  description: freeText().optional().describe("Unset: left as Harbor has it."),
   insecure: z.boolean().default(false).describe("Skip TLS verification of the remote registry."),
   credential: z
     .object({
@@ -39,12 +56,14 @@ export const HarborRegistrySpec = z.object({
             .string()
             .min(1)
             .max(253)
+            .regex(SECRET_KEY_PATTERN)
             .default("accessKey")
             .describe("Key of the access key (user name)."),
           accessSecretKey: z
             .string()
             .min(1)
             .max(253)
+            .regex(SECRET_KEY_PATTERN)
             .default("accessSecret")
             .describe("Key of the access secret (password or token)."),
         })
@@ -75,6 +94,7 @@ export const harborRegistry: KindDefinition = {
   scope: "Namespaced",
   spec: HarborRegistrySpec,
   status: HarborRegistryStatus,
+  harborName: REGISTRY_NAME,
   specValidations: [optionalImmutable("name")],
   columns: [
     { name: "Type", type: "string", jsonPath: ".spec.type" },

@@ -1,20 +1,65 @@
 // HarborReplicationPolicy: pushes local repositories to, or pulls them from, a HarborRegistry.
 import { z } from "zod";
 import {
+  freeText,
+  type HarborNameRule,
   immutableName,
   type KindDefinition,
   LocalObjectReference,
   managedSpec,
   managedStatus,
+  NO_HIDDEN_CHARACTERS,
   optionalImmutable,
+  type StringRule,
+  TRIMMED_PATTERN,
+  withRules,
 } from "./common.ts";
+import { HARBOR_CRON } from "./cron.ts";
+
+export const REPLICATION_POLICY_NAME: HarborNameRule = {
+  what: "replication policy",
+  pattern: TRIMMED_PATTERN,
+  maxLength: 255,
+  description: "at most 255 characters, no surrounding whitespace",
+};
 
 const Decoration = z.enum(["matches", "excludes"]).default("matches");
 
+/**
+ * Whether Harbor's pattern matcher (doublestar) can use the pattern: every "[" and "{" closed, no
+ * "\" at the end. Harbor stores a broken pattern, and then every execution of the policy fails.
+ */
+export function globClosed(pattern: string): boolean {
+  let braces = 0;
+  for (let i = 0; i < pattern.length; i++) {
+    const c = pattern[i];
+    if (c === "\\") {
+      if (++i === pattern.length) return false;
+    } else if (c === "{") braces++;
+    else if (c === "}" && braces > 0) braces--;
+    else if (c === "[") {
+      // Its first character may be "]" itself: the class ends at the next one after it.
+      const first = pattern[i + 1] === "!" || pattern[i + 1] === "^" ? i + 2 : i + 1;
+      const close = pattern.indexOf("]", first + 1);
+      if (close < 0) return false;
+      i = close;
+    }
+  }
+  return braces === 0;
+}
+
+const GLOB: StringRule = {
+  message: 'must be a pattern Harbor can match: close every "[" and "{", and end with no lone "\\"',
+  test: globClosed,
+};
+
+/** A repository or tag pattern: no hidden characters, and one Harbor can match. */
+const pattern = () => withRules(z.string().min(1).max(255), NO_HIDDEN_CHARACTERS, GLOB);
+
 export const HarborReplicationPolicySpec = z.object({
   ...managedSpec,
-  name: immutableName("^\\S(.*\\S)?$", 255, "replication policy").optional(),
-  description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
+  name: immutableName(REPLICATION_POLICY_NAME, NO_HIDDEN_CHARACTERS).optional(),
+  description: freeText().optional().describe("Unset: left as Harbor has it."),
   direction: z
     .enum(["push", "pull"])
     .describe("push: from this Harbor to the registry. pull: from the registry into this Harbor."),
@@ -36,13 +81,19 @@ export const HarborReplicationPolicySpec = z.object({
     ),
   filters: z
     .object({
-      name: z.string().min(1).max(255).optional().describe('Repository name pattern, e.g. "library/**".'),
+      name: pattern().optional().describe('Repository name pattern, e.g. "library/**".'),
       tag: z
-        .object({ pattern: z.string().min(1).max(255), decoration: Decoration })
+        .object({ pattern: pattern(), decoration: Decoration })
         .optional()
         .describe("Tag pattern, matched or excluded."),
       labels: z
-        .object({ values: z.array(z.string().max(128)).min(1).max(32), decoration: Decoration })
+        .object({
+          values: z
+            .array(withRules(z.string().max(128), NO_HIDDEN_CHARACTERS))
+            .min(1)
+            .max(32),
+          decoration: Decoration,
+        })
         .optional()
         .describe("Artifact labels, matched or excluded."),
       resource: z
@@ -55,10 +106,7 @@ export const HarborReplicationPolicySpec = z.object({
   trigger: z
     .object({
       type: z.enum(["manual", "scheduled", "event_based"]).default("manual"),
-      cron: z
-        .string()
-        .max(128)
-        .regex(/^0 (\*\/\S+|[0-9]\S*) \S+ \S+ \S+ \S+$/)
+      cron: withRules(z.string().max(128), HARBOR_CRON)
         .optional()
         .describe('6-field cron with seconds 0 and a fixed minute, e.g. "0 0 2 * * *".'),
     })

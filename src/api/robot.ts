@@ -1,7 +1,10 @@
 // HarborRobot: a robot account and the Kubernetes Secret(s) that deliver its credentials.
 import { z } from "zod";
 import {
+  freeText,
+  HARBOR_NAME_DESCRIPTION,
   HARBOR_NAME_PATTERN,
+  type HarborNameRule,
   immutableName,
   type KindDefinition,
   k8sName,
@@ -10,6 +13,18 @@ import {
   managedStatus,
   optionalImmutable,
 } from "./common.ts";
+
+/**
+ * Harbor's rule for the name the spec gives a robot. A project robot is stored as
+ * "<project>+<name>" in a column of 255 characters, which the operator checks once it knows the
+ * project.
+ */
+export const ROBOT_NAME: HarborNameRule = {
+  what: "robot",
+  pattern: HARBOR_NAME_PATTERN,
+  maxLength: 255,
+  description: HARBOR_NAME_DESCRIPTION,
+};
 
 /**
  * The (resource, action) pairs Harbor 2.12 accepts in robot permissions, per scope (its policy map
@@ -145,7 +160,7 @@ export type LabelSelector = z.output<typeof LabelSelector>;
 
 export const HarborRobotSpec = z.object({
   ...managedSpec,
-  name: immutableName(HARBOR_NAME_PATTERN, 255, "robot").optional(),
+  name: immutableName(ROBOT_NAME).optional(),
   level: z
     .enum(["project", "system"])
     .default("project")
@@ -153,7 +168,7 @@ export const HarborRobotSpec = z.object({
   projectRef: LocalObjectReference.optional().describe(
     "The HarborProject of a project-level robot. Immutable.",
   ),
-  description: z.string().max(1024).optional(),
+  description: freeText().optional(),
   durationDays: z
     .number()
     .int()
@@ -250,6 +265,7 @@ export const harborRobot: KindDefinition = {
   scope: "Namespaced",
   spec: HarborRobotSpec,
   status: HarborRobotStatus,
+  harborName: ROBOT_NAME,
   specValidations: [
     optionalImmutable("name"),
     optionalImmutable("projectRef"),

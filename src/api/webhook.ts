@@ -2,17 +2,28 @@
 import { z } from "zod";
 import { WebhookEventType } from "../harbor/webhooks.ts";
 import {
+  freeText,
+  type HarborNameRule,
   immutableName,
   type KindDefinition,
   k8sName,
   LocalObjectReference,
   managedSpec,
   managedStatus,
+  NO_HIDDEN_CHARACTERS,
+  NO_USER_INFO,
   optionalImmutable,
+  SECRET_KEY_PATTERN,
+  TRIMMED_PATTERN,
+  withRules,
 } from "./common.ts";
 
-/** Secret keys (as kubectl create secret accepts them). */
-const SECRET_KEY_PATTERN = /^[-._a-zA-Z0-9]+$/;
+export const WEBHOOK_POLICY_NAME: HarborNameRule = {
+  what: "webhook policy",
+  pattern: TRIMMED_PATTERN,
+  maxLength: 255,
+  description: "at most 255 characters, no surrounding whitespace",
+};
 
 const Target = z
   .object({
@@ -20,14 +31,17 @@ const Target = z
       .enum(["http", "slack"])
       .default("http")
       .describe("http (a plain POST) or slack (a Slack message)."),
-    address: z
-      .string()
-      .max(2048)
-      // No credentials before the host (Harbor drops them) and no fragment (never sent).
-      .regex(/^https?:\/\/[^\s/?#@]+([/?][^\s#]*)?$/)
-      .describe(
-        "Where Harbor sends the events: http:// or https://, a host, an optional path. Harbor keeps only scheme://host/path: a query string and a trailing slash are dropped. Credentials go in authHeaderSecretRef, not in the address.",
-      ),
+    address: withRules(
+      z
+        .string()
+        .max(2048)
+        // No fragment (never sent).
+        .regex(/^https?:\/\/[^\s/?#]+([/?][^\s#]*)?$/),
+      NO_USER_INFO,
+      NO_HIDDEN_CHARACTERS,
+    ).describe(
+      "Where Harbor sends the events: http:// or https://, a host, an optional path. Harbor keeps only scheme://host/path: a query string and a trailing slash are dropped. Credentials go in authHeaderSecretRef, not in the address.",
+    ),
     authHeaderSecretRef: z
       .object({
         name: k8sName.describe("The Secret's name."),
@@ -64,8 +78,8 @@ const Target = z
 export const HarborWebhookPolicySpec = z.object({
   ...managedSpec,
   projectRef: LocalObjectReference.describe("The HarborProject the webhook belongs to. Immutable."),
-  name: immutableName("^\\S(.*\\S)?$", 255, "webhook policy").optional(),
-  description: z.string().max(1024).optional().describe("Unset: left as Harbor has it."),
+  name: immutableName(WEBHOOK_POLICY_NAME, NO_HIDDEN_CHARACTERS).optional(),
+  description: freeText().optional().describe("Unset: left as Harbor has it."),
   enabled: z.boolean().default(true).describe("Whether Harbor sends events at all."),
   eventTypes: z
     .array(WebhookEventType)

@@ -26,6 +26,7 @@ import type { Condition, KubeObject, ResourceType } from "../kube/types.ts";
 import { jsonEqual, setCondition, withReconciling } from "./conditions.ts";
 import { type ReconcileContext, type Reconciler, type Result, TerminalError } from "./controller.ts";
 import type { Informer } from "./informer.ts";
+import { describeIssues, INVALID_SPEC } from "./invalid-spec.ts";
 
 export interface ManagedSpec {
   connectionRef: { kind: "HarborConnection" | "ClusterHarborConnection"; name: string };
@@ -171,6 +172,11 @@ export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
   external: ExternalClient<S, O, C, X>;
   connections: ConnectionResolver<C>;
   errors: ErrorClassifier;
+  /**
+   * Why Harbor would refuse the object's name (spec.name, or metadata.name by default), or
+   * undefined; checked before any Harbor call. Kubernetes names allow what Harbor may not.
+   */
+  nameProblem?: (harborName: string) => string | undefined;
   kube: KubeClient;
   events: EventRecorder;
   /** Wait before retrying a dependency wait. Default 15 s. */
@@ -237,11 +243,13 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     const log = ctx.logger;
     const parsed = this.#o.specSchema.safeParse(resource.spec ?? {});
     if (!parsed.success) {
-      const message = `spec is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`;
+      // The CRD refuses most of this at admission; what reaches here was stored before a rule
+      // existed, or is a value only the operator can judge. No retry can help: Stalled.
+      const message = describeIssues(parsed.error.issues, resource.spec);
       if (resource.metadata.deletionTimestamp) return this.#releaseFinalizer(resource, log, "spec invalid");
       await this.#writeStatus(
         resource,
-        { status: "False", reason: "InvalidSpec", message },
+        { status: "False", reason: INVALID_SPEC, message },
         { stalled: true },
       );
       throw new TerminalError(message);
@@ -281,6 +289,12 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
 
     try {
       if (resource.metadata.deletionTimestamp) return await this.#delete(resource, spec, base);
+
+      const nameProblem = this.#o.nameProblem?.(harborName);
+      if (nameProblem !== undefined) {
+        const field = spec.name === undefined ? "metadata.name" : "spec.name";
+        throw new Stalled(INVALID_SPEC, `${field} ${nameProblem}; set spec.name to a name Harbor takes`);
+      }
 
       const owner = this.#claimOwner(resource, spec, harborName);
       if (owner !== undefined) {

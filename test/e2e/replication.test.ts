@@ -280,6 +280,9 @@ describe("HarborReplicationPolicy", () => {
     expect(await rejected("every-minute", { trigger: { type: "scheduled", cron: "0 * * * * *" } })).toMatch(
       /spec\.trigger\.cron/,
     );
+    expect(await rejected("bad-hour", { trigger: { type: "scheduled", cron: "0 0 25 * * *" } })).toContain(
+      'spec.trigger.cron: Invalid value: "0 0 25 * * *": must be a cron schedule Harbor runs',
+    );
     expect(await rejected("pull-events", { direction: "pull", trigger: { type: "event_based" } })).toContain(
       "an event_based trigger needs direction push",
     );
@@ -289,17 +292,39 @@ describe("HarborReplicationPolicy", () => {
     expect(await rejected("sideways", { direction: "sideways" })).toMatch(/spec\.direction/);
   });
 
-  test("what only Harbor can judge stalls with Harbor's message", async () => {
-    await op.kubectl.apply(policy("bad-hour", { trigger: { type: "scheduled", cron: "0 0 25 * * *" } }));
+  test("a schedule Harbor cannot run stalls before any Harbor call, naming the field and the value", async () => {
+    // "25" is refused by kubectl (above); a range from high to low only the operator sees.
+    const creates = count("createReplicationPolicy");
+    await op.kubectl.apply(policy("bad-hours", { trigger: { type: "scheduled", cron: "0 0 5-2 * * *" } }));
     const stalled = await op.waitFor<PolicyCR>(
       "harborreplicationpolicy",
-      "bad-hour",
+      "bad-hours",
+      (o) => condition(o, "Stalled")?.status === "True",
+    );
+    expect(condition(stalled, "Ready")?.reason).toBe("InvalidSpec");
+    expect(condition(stalled, "Ready")?.message).toContain(
+      'spec.trigger.cron "0 0 5-2 * * *": must be a cron schedule Harbor runs',
+    );
+    expect(count("createReplicationPolicy")).toBe(creates);
+    await op.kubectl.apply(policy("bad-hours", { trigger: { type: "scheduled", cron: "0 0 2-5 * * *" } }));
+    const fixed = await op.waitFor<PolicyCR>("harborreplicationpolicy", "bad-hours", synced);
+    expect(condition(fixed, "Stalled")).toBeUndefined();
+  });
+
+  test("what only Harbor can judge stalls with Harbor's answer", async () => {
+    op.emulator.control.faults.add({ op: "createReplicationPolicy", status: 400, times: 1 });
+    await op.kubectl.apply(policy("refused", { trigger: { type: "scheduled", cron: "0 0 23 * * *" } }));
+    const stalled = await op.waitFor<PolicyCR>(
+      "harborreplicationpolicy",
+      "refused",
       (o) => condition(o, "Stalled")?.status === "True",
     );
     expect(condition(stalled, "Ready")?.reason).toBe("HarborRejected");
-    expect(condition(stalled, "Ready")?.message).toContain("invalid cron string");
-    await op.kubectl.apply(policy("bad-hour", { trigger: { type: "scheduled", cron: "0 0 23 * * *" } }));
-    const fixed = await op.waitFor<PolicyCR>("harborreplicationpolicy", "bad-hour", synced);
+    expect(condition(stalled, "Ready")?.message).toContain(
+      "Harbor rejected the request (createReplicationPolicy)",
+    );
+    await op.kubectl.apply(policy("refused", { trigger: { type: "scheduled", cron: "0 0 22 * * *" } }));
+    const fixed = await op.waitFor<PolicyCR>("harborreplicationpolicy", "refused", synced);
     expect(condition(fixed, "Stalled")).toBeUndefined();
   });
 

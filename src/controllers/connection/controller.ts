@@ -24,6 +24,7 @@ import {
   type Result,
   TerminalError,
 } from "../../runtime/controller.ts";
+import { describeIssues, INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import { connectionKey } from "./handle.ts";
 import {
   type CheckResult,
@@ -92,10 +93,11 @@ export class ConnectionReconciler implements Reconciler {
       o.kind === "ClusterHarborConnection" ? ClusterHarborConnectionSpec : HarborConnectionSpec
     ).safeParse(obj.spec ?? {});
     if (!parsed.success) {
-      // The CRD schema rejects this before it is stored; only a hand-edited CRD gets here.
-      const message = `spec is invalid: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`;
+      // The CRD refuses most of this at admission; what gets here was stored before a rule
+      // existed (or is a URL only the operator's parser refuses). No retry can fix it.
+      const message = describeIssues(parsed.error.issues, obj.spec);
       const url = String((obj.spec as { url?: unknown } | undefined)?.url ?? "");
-      await this.#finish(obj, key, { url, failure: { reason: "InvalidSpec", message } }, "");
+      await this.#finish(obj, key, { url, failure: { reason: INVALID_SPEC, message } }, "");
       throw new TerminalError(message);
     }
     const spec: Spec = parsed.data;

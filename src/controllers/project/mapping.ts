@@ -2,7 +2,10 @@
 // ("true"/"false" for flags, a lower-cased severity); the spec uses booleans and enums. Fields the
 // spec leaves unset are not managed: they are neither sent nor compared.
 import type { HarborProjectSpec } from "../../api/project.ts";
+import { STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
 import type { Project, ProjectCreate, ProjectSummary, ProjectUpdate } from "../../harbor/projects.ts";
+import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
+import { Stalled } from "../../runtime/managed.ts";
 
 type FlagField =
   | "public"
@@ -24,38 +27,29 @@ const FLAGS: ReadonlyArray<[FlagField, string]> = [
   ["reuseSystemCveAllowlist", "reuse_sys_cve_allowlist"],
 ];
 
-const UNITS: Record<string, number> = {
-  "": 1,
-  k: 1e3,
-  M: 1e6,
-  G: 1e9,
-  T: 1e12,
-  P: 1e15,
-  Ki: 2 ** 10,
-  Mi: 2 ** 20,
-  Gi: 2 ** 30,
-  Ti: 2 ** 40,
-  Pi: 2 ** 50,
-};
+const BINARY_UNITS: ReadonlyArray<[string, number]> = [
+  ["Pi", 2 ** 50],
+  ["Ti", 2 ** 40],
+  ["Gi", 2 ** 30],
+  ["Mi", 2 ** 20],
+  ["Ki", 2 ** 10],
+];
 
-/** Harbor's ceiling for a project quota: 1024 TB. */
-export const MAX_STORAGE_BYTES = 1024 * 2 ** 40;
-
-/** "10Gi" → bytes; "unlimited" and "-1" → -1. Throws on anything else. */
+/**
+ * "10Gi" → bytes; "unlimited" and "-1" → -1. A value Harbor cannot store (the CRD refuses most;
+ * "1.5" bytes only the operator sees) stalls the resource: no retry makes it usable.
+ */
 export function parseStorageQuantity(text: string): number {
-  if (text === "unlimited" || text === "-1") return -1;
-  const m = /^([0-9]+(?:\.[0-9]+)?)(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/.exec(text);
-  if (!m) throw new Error(`not a storage quantity: ${text}`);
-  const bytes = Math.round(Number(m[1]) * (UNITS[m[2] ?? ""] as number));
-  if (bytes < 1) throw new Error(`storage limit must be at least 1 byte: ${text}`);
+  const bytes = storageBytes(text);
+  if (bytes === undefined)
+    throw new Stalled(INVALID_SPEC, `spec.storageLimit ${quoteValue(text)}: ${STORAGE_LIMIT.message}`);
   return bytes;
 }
 
 /** Bytes → the shortest exact binary quantity ("10Gi"), or "unlimited" for -1. */
 export function formatStorage(bytes: number): string {
   if (bytes < 0) return "unlimited";
-  for (const unit of ["Pi", "Ti", "Gi", "Mi", "Ki"]) {
-    const size = UNITS[unit] as number;
+  for (const [unit, size] of BINARY_UNITS) {
     if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
   }
   return String(bytes);

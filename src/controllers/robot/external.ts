@@ -24,6 +24,7 @@ import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
+import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import {
   type ExternalClient,
   type Input,
@@ -34,7 +35,7 @@ import {
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
-import { resolveReference } from "../shared/references.ts";
+import { type Referenced, resolveReference } from "../shared/references.ts";
 import { requireProjects, requireSystemRobots } from "../shared/tenancy.ts";
 import type { Credentials, Delivered, RobotDelivery, Target } from "./delivery.ts";
 import {
@@ -42,7 +43,6 @@ import {
   diff,
   isRobotNamed,
   permittedProjects,
-  ROBOT_NAME,
   type RobotProject,
   renewedDuration,
   rfc3339,
@@ -50,6 +50,7 @@ import {
   secretNameOf,
   status,
   storedName,
+  storedNameProblem,
   updateRequest,
 } from "./mapping.ts";
 
@@ -143,25 +144,28 @@ export function robotExternal(deps: {
 
   return {
     async prepare({ resource, spec, harborName, conn }) {
-      if (!ROBOT_NAME.test(harborName)) {
-        throw new Stalled(
-          "InvalidName",
-          `"${harborName}" is not a valid Harbor robot name (lower-case letters and digits, with single . _ - between them); set spec.name`,
-        );
-      }
       if (spec.level === "system") requireSystemRobots(conn);
       requireProjects(conn, permittedProjects(spec));
       if (spec.level === "system" || !spec.projectRef) return {};
+      const deleting = Boolean(resource.metadata.deletionTimestamp);
+      let p: Referenced;
       try {
-        const p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef, conn.harbor);
-        requireProjects(conn, [p.harborName]);
-        return { project: { id: p.harborId, name: p.harborName } };
+        p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef, conn.harbor);
       } catch (e) {
         // Deleting: the project may be gone already (and its robots with it); a robot known by id
         // can still be looked up and deleted without it.
-        if (resource.metadata.deletionTimestamp && e instanceof NotReady) return {};
+        if (deleting && e instanceof NotReady) return {};
         throw e;
       }
+      requireProjects(conn, [p.harborName]);
+      const project = { id: p.harborId, name: p.harborName };
+      // Whether the robot's name fits depends on the project's name, which only the operator knows.
+      const problem = storedNameProblem(harborName, project);
+      if (problem && !deleting) {
+        const field = spec.name === undefined ? "metadata.name" : "spec.name";
+        throw new Stalled(INVALID_SPEC, `${field} "${harborName}" is too long: ${problem}`);
+      }
+      return { project };
     },
 
     async observe({ conn, spec, knownId, harborName, extra, signal }) {

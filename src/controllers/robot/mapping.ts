@@ -261,9 +261,6 @@ export function selectorMatches(selector: LabelSelector, labels: Readonly<Record
   return true;
 }
 
-/** Harbor's robot name rule (the CRD checks spec.name; metadata.name is looser). */
-export const ROBOT_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
-
 /** Whether Harbor's name for a robot (with its prefix) is the robot `stored` ("ci", "proj+ci"). */
 export function isRobotNamed(fullName: string | undefined, stored: string): boolean {
   if (fullName === undefined) return false;
@@ -290,4 +287,14 @@ export function permittedProjects(spec: HarborRobotSpec): string[] | "all" {
     names.push(p.namespace);
   }
   return names;
+}
+
+/** Harbor keeps the stored name in a database column of this many characters. */
+export const MAX_STORED_NAME = 255;
+
+/** Why the stored name does not fit Harbor, or undefined when it does. */
+export function storedNameProblem(harborName: string, project: RobotProject | undefined): string | undefined {
+  const stored = storedName(harborName, project);
+  if (stored.length <= MAX_STORED_NAME) return undefined;
+  return `Harbor stores this project robot as "<project>+<name>" (${stored.length} characters with project "${project?.name}"), which must fit in ${MAX_STORED_NAME}`;
 }

@@ -2,7 +2,7 @@
 import type { Logger } from "pino";
 import type { z } from "zod";
 import type { KindDefinition } from "../../api/common.ts";
-import { GROUP, VERSION } from "../../api/common.ts";
+import { GROUP, harborNameProblem, VERSION } from "../../api/common.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { SecretWriter } from "../../kube/secrets.ts";
@@ -83,6 +83,7 @@ export function managedKind<S extends ManagedSpec, O, X>(
   ctx: KindContext,
   w: KindWiring<S, O, X>,
 ): ManagedKind<S, O, HarborConnectionHandle, X> {
+  const nameRule = w.def.harborName;
   return new ManagedKind(ctx.kube, {
     type: resourceType(w.def),
     specSchema: w.specSchema,
@@ -90,6 +91,7 @@ export function managedKind<S extends ManagedSpec, O, X>(
     external: w.external,
     connections: ctx.connections,
     errors: w.errors ?? harborErrors,
+    ...(nameRule ? { nameProblem: (name: string) => harborNameProblem(nameRule, name) } : {}),
     kube: ctx.kube,
     events: ctx.events,
     logger: ctx.logger.child({ kind: w.def.kind }),

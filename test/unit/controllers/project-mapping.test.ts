@@ -9,6 +9,7 @@ import {
   status,
   updateRequest,
 } from "../../../src/controllers/project/mapping.ts";
+import { Stalled } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown>) => HarborProjectSpec.parse({ connectionRef: { name: "h" }, ...s });
 
@@ -17,6 +18,8 @@ describe("storage quantities", () => {
     ["10Gi", 10 * 2 ** 30],
     ["500M", 500e6],
     ["1.5Ki", 1536],
+    ["1.1k", 1100],
+    ["1024Ti", 2 ** 50],
     ["1073741824", 2 ** 30],
     ["unlimited", -1],
     ["-1", -1],
@@ -24,9 +27,33 @@ describe("storage quantities", () => {
     expect(parseStorageQuantity(text)).toBe(bytes);
   });
 
-  test("rejects what is not a quantity", () => {
-    expect(() => parseStorageQuantity("10GB")).toThrow();
-    expect(() => parseStorageQuantity("0")).toThrow();
+  test.each(["10GB", "0", "1.5", "0.1Ki", "2Pi", "abc"])(
+    "%s stalls the project with reason InvalidSpec, naming the field and the value",
+    (text) => {
+      let thrown: unknown;
+      try {
+        parseStorageQuantity(text);
+      } catch (e) {
+        thrown = e;
+      }
+      expect(thrown).toBeInstanceOf(Stalled);
+      expect(thrown).toMatchObject({ reason: "InvalidSpec" });
+      expect((thrown as Error).message).toContain(`spec.storageLimit ${JSON.stringify(text)}`);
+    },
+  );
+
+  test("a limit that is no whole number of bytes never reaches a create request", () => {
+    // Only the operator sees "1.5": the CRD's quantity rule takes it.
+    expect(HarborProjectSpec.safeParse({ connectionRef: { name: "h" }, storageLimit: "1.5" }).success).toBe(
+      false,
+    );
+    expect(() =>
+      createRequest(
+        { ...spec({}), storageLimit: "1.5" } as Parameters<typeof createRequest>[0],
+        "p",
+        undefined,
+      ),
+    ).toThrow(Stalled);
   });
 
   test("formats bytes as the shortest exact binary quantity", () => {

@@ -16,6 +16,7 @@ import {
   selectorMatches,
   status,
   storedName,
+  storedNameProblem,
   updateRequest,
 } from "../../../src/controllers/robot/mapping.ts";
 import type { Robot } from "../../../src/harbor/robots.ts";
@@ -310,6 +311,15 @@ describe("delivery", () => {
 });
 
 describe("names and status", () => {
+  test("a project robot's stored name must fit Harbor's 255 characters beside its project's", () => {
+    const team = { id: 3, name: "team-a" };
+    expect(storedNameProblem("a".repeat(248), team)).toBeUndefined(); // "team-a+" + 248 = 255
+    expect(storedNameProblem("a".repeat(249), team)).toBe(
+      'Harbor stores this project robot as "<project>+<name>" (256 characters with project "team-a"), which must fit in 255',
+    );
+    expect(storedNameProblem("a".repeat(255), undefined)).toBeUndefined();
+  });
+
   test("Harbor's prefix, whatever it is, is not part of the name", () => {
     expect(isRobotNamed("robot$team-a+ci", "team-a+ci")).toBe(true);
     expect(isRobotNamed("bot$ci", "ci")).toBe(true);

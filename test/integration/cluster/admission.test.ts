@@ -1,0 +1,243 @@
+// Input hygiene at admission, against the real apiserver with the generated CRDs: a URL with user
+// info, a name with a control or invisible character, a name Harbor would refuse that a Kubernetes
+// name allows, a quantity or schedule Harbor cannot use. Each is refused by `kubectl apply` (a
+// server-side dry run) with a message that names the field; what Harbor accepts still passes.
+import { describe, expect, test } from "vitest";
+import { useNamespace } from "../../env/cluster.ts";
+
+const ns = useNamespace("admission");
+
+const API = "harborconfig.io/v1alpha1";
+const conn = { connectionRef: { name: "harbor" } };
+
+const object = (kind: string, name: string, spec: Record<string, unknown>) => ({
+  apiVersion: API,
+  kind,
+  metadata: { name },
+  spec,
+});
+
+const connection = (url: string) =>
+  object("HarborConnection", "harbor", { url, credentialsSecretRef: { name: "creds" } });
+const clusterConnection = (url: string) => ({
+  ...object("ClusterHarborConnection", `${ns.name}-shared`, {
+    url,
+    credentialsSecretRef: { name: "creds", namespace: ns.name },
+    allowedNamespaces: [ns.name],
+  }),
+});
+const project = (name: string, spec: Record<string, unknown> = {}) =>
+  object("HarborProject", name, { ...conn, ...spec });
+const robot = (name: string, spec: Record<string, unknown> = {}) =>
+  object("HarborRobot", name, {
+    ...conn,
+    projectRef: { name: "team" },
+    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+    ...spec,
+  });
+const registry = (name: string, spec: Record<string, unknown> = {}) =>
+  object("HarborRegistry", name, { ...conn, type: "docker-registry", url: "https://r.example.com", ...spec });
+const policy = (name: string, spec: Record<string, unknown> = {}) =>
+  object("HarborReplicationPolicy", name, {
+    ...conn,
+    direction: "push",
+    registryRef: { name: "r" },
+    ...spec,
+  });
+const webhook = (name: string, spec: Record<string, unknown> = {}) =>
+  object("HarborWebhookPolicy", name, {
+    ...conn,
+    projectRef: { name: "team" },
+    eventTypes: ["PUSH_ARTIFACT"],
+    targets: [{ address: "https://ci.example.com/hook" }],
+    ...spec,
+  });
+
+/** `kubectl apply --dry-run=server`: undefined when admitted, else kubectl's error text. */
+async function refusal(manifest: object): Promise<string | undefined> {
+  const r = await ns.kubectl.tryRun(["apply", "--dry-run=server", "-f", "-"], {
+    input: JSON.stringify(manifest),
+  });
+  return r.code === 0 ? undefined : r.stderr;
+}
+
+async function expectRefused(manifest: object, field: string, says: string | RegExp): Promise<void> {
+  const text = await refusal(manifest);
+  expect(text, `${JSON.stringify(manifest)} was admitted`).toBeDefined();
+  expect(text).toContain(`${field}: Invalid value`);
+  if (typeof says === "string") expect(text).toContain(says);
+  else expect(text).toMatch(says);
+}
+
+const USER_INFO = "must not contain user info";
+const HIDDEN = "must not contain control characters";
+
+/** What Harbor takes passes as before: the new rules refuse nothing else. */
+async function expectAdmitted(...manifests: object[]): Promise<void> {
+  for (const m of manifests) expect(await refusal(m), JSON.stringify(m)).toBeUndefined();
+}
+
+describe("URLs with user info are refused, naming the field", () => {
+  for (const userInfo of ["admin:Harbor12345@", "admin@"]) {
+    test(`${userInfo} in every URL field; an "@" elsewhere passes`, async () => {
+      const url = `https://${userInfo}harbor.example.com`;
+      await expectRefused(connection(url), "spec.url", USER_INFO);
+      await expectRefused(clusterConnection(url), "spec.url", USER_INFO);
+      await expectRefused(registry("r", { url }), "spec.url", USER_INFO);
+      await expectRefused(
+        webhook("w", { targets: [{ address: `${url}/hook` }] }),
+        "spec.targets[0].address",
+        USER_INFO,
+      );
+      await expectAdmitted(
+        connection("https://harbor.example.com:8443/sub"),
+        registry("r", { url: "https://r.example.com/v2/?x=a@b" }),
+        webhook("w", { targets: [{ address: "https://ci.example.com/hooks/a@b?x=1" }] }),
+      );
+    });
+  }
+
+  test("a connection URL must be one the operator can connect to", async () => {
+    await expectRefused(connection("https://harbor.example.com:99999"), "spec.url", "can connect to");
+  });
+});
+
+describe("names: Harbor's rules, and no control or invisible characters", () => {
+  const hidden: Array<[string, string]> = [
+    ["a control character", "\u0007"],
+    ["a zero-width space", "\u200b"],
+    ["a bidi override", "\u202e"],
+    ["a C1 control", "\u0085"],
+    ["a byte order mark", "\ufeff"],
+  ];
+
+  for (const [what, c] of hidden) {
+    test(`${what} in a name or free text of every kind`, async () => {
+      await expectRefused(registry("r", { name: `mirror${c}` }), "spec.name", HIDDEN);
+      await expectRefused(policy("p", { name: `nightly${c}push` }), "spec.name", HIDDEN);
+      await expectRefused(webhook("w", { name: `ci${c}hook` }), "spec.name", HIDDEN);
+      await expectRefused(robot("ci", { description: `pulls${c}` }), "spec.description", HIDDEN);
+      await expectRefused(registry("r", { description: `mirror${c}` }), "spec.description", HIDDEN);
+      await expectRefused(policy("p", { description: `x${c}` }), "spec.description", HIDDEN);
+      await expectRefused(webhook("w", { description: `x${c}` }), "spec.description", HIDDEN);
+      await expectRefused(policy("p", { filters: { name: `library/${c}**` } }), "spec.filters.name", HIDDEN);
+      await expectRefused(
+        policy("p", { filters: { tag: { pattern: `v${c}*` } } }),
+        "spec.filters.tag.pattern",
+        HIDDEN,
+      );
+      await expectRefused(
+        policy("p", { filters: { labels: { values: [`prod${c}`] } } }),
+        "spec.filters.labels.values[0]",
+        HIDDEN,
+      );
+      await expectRefused(
+        project("team", { cveAllowlist: { items: [`CVE-2024-1${c}`] } }),
+        "spec.cveAllowlist.items[0]",
+        HIDDEN,
+      );
+      await expectRefused(registry("r", { url: `https://r${c}.example.com` }), "spec.url", HIDDEN);
+      await expectAdmitted(
+        registry("r", { name: "Docker Hub (EU) – Überprüft" }),
+        robot("ci", { description: "line one\n\tline two" }),
+      );
+    });
+  }
+
+  test("a defaulted metadata.name that Harbor would refuse is refused, naming the name", async () => {
+    await expectRefused(
+      project("team--a"),
+      "metadata",
+      'name "team--a" is not a valid Harbor project name (lower-case letters and digits, with a single . _ or - between them); choose another metadata.name or set spec.name',
+    );
+    await expectRefused(robot("ci--bot"), "metadata", "is not a valid Harbor robot name");
+    await expectRefused(
+      registry("r".repeat(65)),
+      "metadata",
+      "is not a valid Harbor registry name (at most 64",
+    );
+    // spec.name takes over the name in Harbor: then any Kubernetes name will do.
+    await expectAdmitted(
+      project("team--a", { name: "team-a" }),
+      registry("r".repeat(65), { name: "mirror" }),
+      project("team.a-b"),
+      project("team", { name: "team_a.b-c" }),
+    );
+  });
+
+  test("a CVE id listed twice is refused (Harbor refuses the list)", async () => {
+    const text = await refusal(project("team", { cveAllowlist: { items: ["CVE-2024-1", "CVE-2024-1"] } }));
+    expect(text).toContain('spec.cveAllowlist.items[1]: Duplicate value: "CVE-2024-1"');
+  });
+});
+
+describe("quantities and values", () => {
+  test("storageLimit: what Harbor cannot store is refused, what it can passes", async () => {
+    for (const storageLimit of ["0", "abc", "2Pi", "-2", "0.5", "10GB", "500m"]) {
+      await expectRefused(
+        project("team", { storageLimit }),
+        "spec.storageLimit",
+        'must be "unlimited", "-1", or a whole number of bytes',
+      );
+    }
+    await expectAdmitted(
+      ...["10Gi", "1.5Gi", "1Pi", "unlimited", "-1", "1073741824"].map((storageLimit) =>
+        project("team", { storageLimit }),
+      ),
+    );
+  });
+
+  test("cron: fields out of Harbor's ranges are refused, schedules it runs pass", async () => {
+    for (const cron of [
+      "0 0 25 * * *",
+      "0 60 2 * * *",
+      "0 0 2 32 * *",
+      "0 0 2 * 13 *",
+      "0 0 2 * * 7",
+      "0 0 */0 * * *",
+      "5 0 2 * * *",
+      "0 * 2 * * *",
+    ]) {
+      await expectRefused(
+        policy("p", { trigger: { type: "scheduled", cron } }),
+        "spec.trigger.cron",
+        "must be a cron schedule Harbor runs",
+      );
+    }
+    await expectAdmitted(
+      ...["0 0 2 * * *", "0 */15 8-18 * * MON-FRI", "0 0 0 1 jan,jul *"].map((cron) =>
+        policy("p", { trigger: { type: "scheduled", cron } }),
+      ),
+    );
+  });
+
+  test("numbers Harbor keeps in 32 bits", async () => {
+    const text = await refusal(
+      project("team", { proxyCache: { registryRef: { name: "r" }, speedKbps: 2 ** 31 } }),
+    );
+    expect(text).toContain("spec.proxyCache.speedKbps: Invalid value");
+  });
+
+  test("Secret keys must be keys a Secret can have", async () => {
+    await expectRefused(
+      object("HarborConnection", "harbor", {
+        url: "https://h.example.com",
+        credentialsSecretRef: { name: "creds", passwordKey: "pass word" },
+      }),
+      "spec.credentialsSecretRef.passwordKey",
+      "should match",
+    );
+  });
+
+  test("a CA bundle must hold PEM certificates", async () => {
+    await expectRefused(
+      object("HarborConnection", "harbor", {
+        url: "https://h.example.com",
+        caBundle: "not a certificate",
+        credentialsSecretRef: { name: "creds" },
+      }),
+      "spec.caBundle",
+      "must hold PEM certificates",
+    );
+  });
+});
