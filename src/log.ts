@@ -8,6 +8,7 @@
 //   messages and string fields.
 // Code still logs identifiers and outcomes, never whole objects or Harbor bodies; this is the net
 // under that rule.
+import { AsyncLocalStorage } from "node:async_hooks";
 import pino, { type DestinationStream, type Logger } from "pino";
 import type { LogFormat, LogLevel } from "./config.ts";
 
@@ -19,6 +20,20 @@ export interface LoggerOptions {
 }
 
 export const REDACTED = "[Redacted]";
+
+/** What identifies the reconcile a line belongs to. */
+export interface LogScope {
+  controller: string;
+  key: string;
+  reconcileId: string;
+}
+
+/**
+ * The reconcile running in the current async context. Code that logs with a logger of its own
+ * (the Harbor client's per connection, the Event recorder's) adds it from here, so that every line
+ * a reconcile causes carries its reconcileId without threading a logger through every call.
+ */
+export const logScope = new AsyncLocalStorage<LogScope>();
 
 /** Field names (lower case, without '-' and '_') whose values are secrets wherever they appear. */
 const SECRET_FIELDS = new Set([

@@ -128,6 +128,8 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
       },
     });
   } else {
+    // Without an election this process does the work: the series says so from the start.
+    metrics.leaderStatus.set({ name: config.leaderElection.name }, 1);
     done = work(stopSignal.signal);
   }
 

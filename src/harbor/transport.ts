@@ -16,6 +16,7 @@ import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
 import { type Dispatcher, Pool } from "undici";
 import type { z } from "zod";
+import { logScope } from "../log.ts";
 import {
   formatBytes,
   HarborError,
@@ -258,6 +259,7 @@ export class HarborTransport {
       const delay = Math.max(error.retryAfterMs ?? 0, this.#backoff(attempt));
       this.#logger?.warn(
         {
+          reconcileId: logScope.getStore()?.reconcileId,
           operation: req.operation,
           requestId,
           attempt,
@@ -417,6 +419,7 @@ export class HarborTransport {
       this.#onCall?.({ operation: req.operation, method: req.method, status, kind, durationMs, attempt });
       this.#logger?.debug(
         {
+          reconcileId: logScope.getStore()?.reconcileId,
           operation: req.operation,
           method: req.method,
           path: req.path,

@@ -4,6 +4,7 @@
 // are cleaned and capped like condition messages (text.ts).
 import { randomBytes } from "node:crypto";
 import type { Logger } from "pino";
+import { logScope } from "../log.ts";
 import type { KubeClient } from "./client.ts";
 import { safeText } from "./text.ts";
 import { Events, type KubeObject } from "./types.ts";
@@ -40,6 +41,15 @@ export class KubeEventRecorder implements EventRecorder {
 
   record(obj: KubeObject, type: EventType, reason: string, message: string): void {
     const text = safeText(message);
+    // Every Event is a log line too (a change made, a trouble seen), with the reconcile it came from.
+    this.#logger[type === "Warning" ? "warn" : "info"](
+      {
+        ...logScope.getStore(),
+        event: reason,
+        object: `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ""}${obj.metadata.name}`,
+      },
+      text,
+    );
     // Events are written one after another so that repeats aggregate reliably.
     this.#pending = this.#pending
       .then(() => this.#write(obj, type, reason, text))

@@ -8,6 +8,7 @@
 // is never reconciled twice at once, while the worker moves on.
 import { randomUUID } from "node:crypto";
 import type { Logger } from "pino";
+import { logScope } from "../log.ts";
 import type { Metrics } from "./metrics.ts";
 import { WorkQueue } from "./workqueue.ts";
 
@@ -56,6 +57,7 @@ export class Controller {
     this.name = o.name;
     this.#o = o;
     const m = o.metrics;
+    m?.initController(o.name);
     const labels = { name: o.name, controller: o.name };
     this.queue =
       o.queue ??
@@ -117,7 +119,9 @@ export class Controller {
     this.#active++;
     m?.activeWorkers.set({ controller }, this.#active);
 
-    const run = this.#o.reconciler.reconcile({ key, reconcileId, logger, signal });
+    const run = logScope.run({ controller, key, reconcileId }, () =>
+      this.#o.reconciler.reconcile({ key, reconcileId, logger, signal }),
+    );
     const settle = run
       .then(
         (result) => this.#succeeded(key, result, logger),

@@ -108,7 +108,7 @@ export class ManagedKind<S extends ManagedSpec, O, C, X> {
 
   /** Runs one drift sweep now (tests and the benchmark use it; normally it runs on a timer). */
   async sweepNow(): Promise<number> {
-    return this.reconciler.sweep(this.#o.logger.child({ sweep: this.type.kind }), this.#stop.signal);
+    return this.reconciler.sweep(this.#o.logger.child({ sweep: true }), this.#stop.signal);
   }
 
   #scheduleSweep(): void {
@@ -116,7 +116,7 @@ export class ManagedKind<S extends ManagedSpec, O, C, X> {
     this.#sweepTimer = setTimeout(() => {
       this.#sweeping = this.sweepNow()
         .then((queued) => {
-          if (queued) this.#o.logger.info({ kind: this.type.kind, queued }, "drift sweep queued resources");
+          if (queued) this.#o.logger.info({ queued }, "drift sweep queued resources");
         })
         .catch((e: unknown) =>
           this.#o.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "drift sweep failed"),

@@ -869,10 +869,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       try {
         observed = await ext.observeMany(conn, inputs);
       } catch (e) {
-        logger.warn(
-          { err: e instanceof Error ? e.message : String(e), kind: this.kind },
-          "drift sweep could not read Harbor",
-        );
+        logger.warn({ err: e instanceof Error ? e.message : String(e) }, "drift sweep could not read Harbor");
         continue;
       }
       for (const input of inputs) {

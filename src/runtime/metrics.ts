@@ -111,6 +111,22 @@ export class Metrics {
     if (options.processMetrics !== false) collectDefaultMetrics({ register: this.registry });
   }
 
+  /**
+   * Every series of one controller at zero, as controller-runtime does: a dashboard or an alert on
+   * an error rate sees 0, not "no data", before the first error.
+   */
+  initController(controller: string): void {
+    for (const result of ["success", "error", "requeue", "requeue_after"])
+      this.reconcileTotal.inc({ controller, result }, 0);
+    this.reconcileErrors.inc({ controller }, 0);
+    this.terminalReconcileErrors.inc({ controller }, 0);
+    this.activeWorkers.set({ controller }, 0);
+    const queue = { name: controller, controller };
+    this.queueDepth.set(queue, 0);
+    this.queueAdds.inc(queue, 0);
+    this.queueRetries.inc(queue, 0);
+  }
+
   text(): Promise<string> {
     return this.registry.metrics();
   }
