@@ -50,6 +50,29 @@ beforeAll(async () => {
 afterAll(() => operator?.stop());
 
 describe("a running operator", () => {
+  test("has every controller's series from the start, at zero, as controller-runtime does", async () => {
+    await expect
+      .poll(
+        () =>
+          fetch(`${metricsUrl}/metrics`).then(
+            (r) => r.status,
+            () => 0,
+          ),
+        { timeout: 30_000 },
+      )
+      .toBe(200);
+    const text = await (await fetch(`${metricsUrl}/metrics`)).text();
+    for (const controller of ["harborrobot", "harborwebhookpolicy", "harborconnection"]) {
+      expect(text).toContain(`controller_runtime_reconcile_errors_total{controller="${controller}"} 0`);
+      expect(text).toContain(
+        `controller_runtime_reconcile_total{controller="${controller}",result="error"} 0`,
+      );
+      expect(text).toContain(`workqueue_retries_total{name="${controller}",controller="${controller}"} 0`);
+    }
+    // Without leader election this process does the work.
+    expect(text).toMatch(/leader_election_master_status\{name="harbor-config-operator"\} 1/);
+  });
+
   test("is alive and becomes ready once its caches are synced", async () => {
     await expect
       .poll(

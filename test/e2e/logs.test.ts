@@ -1,0 +1,82 @@
+// The operator's log as a person reads it: at info, one line per change made in Harbor or
+// Kubernetes (create, update with its fields, drift reverted with its fields, delete), each naming
+// its controller, resource and reconcile; and that reconcile's Harbor calls (debug) carry the same
+// reconcileId.
+import { describe, expect, test } from "vitest";
+import type { KubeObject } from "../env/kubectl.ts";
+import { useOperator } from "../env/operator.ts";
+
+const op = useOperator({ namespacePrefix: "logs" });
+
+interface Line {
+  level: string;
+  msg: string;
+  event?: string;
+  object?: string;
+  controller?: string;
+  key?: string;
+  reconcileId?: string;
+  operation?: string;
+  [field: string]: unknown;
+}
+
+function lines(): Line[] {
+  return op
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as Line);
+}
+
+/** Each key appears once per JSON line (a repeated key would show as a parse that drops one). */
+function repeatedKeys(raw: string): string[] {
+  const keys = [...raw.matchAll(/"([A-Za-z]+)":/g)].map((m) => m[1] as string);
+  return keys.filter((k, i) => keys.indexOf(k) !== i);
+}
+
+type Project = KubeObject & { status?: { lastDriftCorrection?: { time: string } } };
+
+describe("the operator's log", () => {
+  test("one info line per change, with controller, key and reconcileId, and that reconcile's Harbor calls", async () => {
+    const name = "logged";
+    const object = `HarborProject ${op.namespace}/${name}`;
+    const project = (spec: Record<string, unknown>) => ({
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "HarborProject",
+      metadata: { name },
+      spec: { connectionRef: { name: op.connection }, ...spec },
+    });
+    await op.kubectl.apply(project({ public: false }));
+    await op.waitReady("harborproject", name);
+    await op.kubectl.apply(project({ public: true }));
+    await op.waitFor<KubeObject>("harborproject", name, (o) => (o.metadata.generation ?? 0) > 1);
+    await expect.poll(async () => (await op.harbor.projects.get(name)).metadata?.public).toBe("true");
+    await op.harbor.projects.update(name, { metadata: { public: "false" } });
+    await op.waitFor<Project>("harborproject", name, (o) => o.status?.lastDriftCorrection !== undefined);
+    await op.kubectl.delete("harborproject", name, { wait: true });
+
+    const all = lines();
+    const changes = [
+      { event: "Created", operation: "createProject" },
+      { event: "Updated", operation: "updateProject", text: "public" },
+      { event: "DriftCorrected", operation: "updateProject", text: "public" },
+      { event: "Deleted", operation: "deleteProject" },
+    ];
+    for (const change of changes) {
+      const found = all.filter((l) => l.event === change.event && l.object === object);
+      expect(found, change.event).toHaveLength(1);
+      const line = found[0] as Line;
+      expect(line.level).toBe("info");
+      expect(line).toMatchObject({ controller: "harborproject", key: `${op.namespace}/${name}` });
+      expect(line.reconcileId).toMatch(/^[0-9a-f-]{36}$/);
+      if (change.text) expect(line.msg).toContain(change.text);
+      const calls = all.filter((l) => l.msg === "Harbor call" && l.reconcileId === line.reconcileId);
+      expect(calls.map((c) => c.operation)).toContain(change.operation);
+    }
+    for (const raw of op
+      .output()
+      .split("\n")
+      .filter((l) => l.startsWith("{")))
+      expect(repeatedKeys(raw), raw).toEqual([]);
+  });
+});
