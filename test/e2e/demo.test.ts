@@ -1,7 +1,7 @@
 // The README's main-job command, `npm run demo`, as a user runs it: every example becomes Ready,
 // and Ctrl-C stops everything it started.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 
@@ -53,9 +53,14 @@ const KINDS = [
 
 describe("npm run demo", () => {
   test("shows every example Ready and how to explore", { timeout: 180_000 }, async () => {
-    const d = demo(["--once"]);
+    const d = demo(["--once", "--logs"]);
     expect(await d.exited, d.output()).toBe(0);
     const out = d.output();
+    // --logs shows the operator's log as it comes; it is in the file the demo names, too.
+    expect(out).toContain('"msg":"operator started"');
+    const logPath = /Operator log: (\S+)/.exec(out)?.[1] as string;
+    expect(readFileSync(logPath, "utf8")).toContain('"msg":"operator started"');
+    expect(out).toMatch(/Operator metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
     for (const name of KINDS) expect(out).toMatch(new RegExp(`${name.replace(/[.$/]/g, "\\$&")}\\s+True\\s`));
     expect(out).toMatch(/export KUBECONFIG=\S+/);
     expect(out).toMatch(/Harbor emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(user admin, password Harbor12345\)/);
@@ -69,6 +74,8 @@ describe("npm run demo", () => {
     const d = demo([]);
     await expect.poll(() => d.output(), { timeout: 150_000, interval: 500 }).toContain("Press Ctrl-C");
     const kubeconfig = /export KUBECONFIG=(\S+)/.exec(d.output())?.[1] as string;
+    const metrics = /Operator metrics: (\S+)/.exec(d.output())?.[1] as string;
+    expect(await (await fetch(metrics)).text()).toContain("controller_runtime_reconcile_total");
     process.kill(-(d.proc.pid as number), "SIGINT");
     // npm itself ends by the signal, as in a terminal; the demo under it shuts down in order.
     expect([0, null]).toContain(await d.exited);

@@ -8,10 +8,12 @@
 // With --kubeconfig (or $KUBECONFIG) naming a real cluster and --harbor-url naming a real Harbor,
 // the same operator runs there: the CRDs are applied, then the examples (in the namespaces they
 // name), with the connections using --harbor-username / --harbor-password.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
+import { freePorts } from "./controlplane/net.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
@@ -27,15 +29,18 @@ const { values } = parseArgs({
     "harbor-username": { type: "string", default: "admin" },
     "harbor-password": { type: "string" },
     once: { type: "boolean", default: false },
+    logs: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
-  process.stdout.write(`Usage: npm run demo -- [--once] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P]
+  process.stdout.write(`Usage: npm run demo -- [--once] [--logs] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P]
 
 Without --harbor-url: a local control plane, the Harbor emulator and the operator, with every
 example of deploy/examples/ applied. Ctrl-C stops everything; --once stops as soon as all are Ready.
+The operator's log goes to a file (its path is printed; --logs also prints it here as it comes), and
+its metrics and health endpoints are on loopback ports that are printed too.
 With --harbor-url (and a kubeconfig): the operator runs against that cluster and that Harbor.
 `);
   process.exit(0);
@@ -159,13 +164,24 @@ async function main(): Promise<void> {
   }
 
   say("Starting the operator…");
-  const operator: OperatorProcess = spawnOperator([
-    `--kubeconfig=${kubeconfig}`,
-    "--leader-elect=false",
-    "--metrics-bind-address=0",
-    "--health-probe-bind-address=0",
-    "--drift-interval=30s",
-  ]);
+  const logPath = join(mkdtempSync(join(tmpdir(), "hco-demo-")), "operator.log");
+  const log = createWriteStream(logPath);
+  const ports = await freePorts(["metrics", "health"]);
+  const operator: OperatorProcess = spawnOperator(
+    [
+      `--kubeconfig=${kubeconfig}`,
+      "--leader-elect=false",
+      `--metrics-bind-address=127.0.0.1:${ports.metrics}`,
+      `--health-probe-bind-address=127.0.0.1:${ports.health}`,
+      "--drift-interval=30s",
+    ],
+    {},
+    (chunk) => {
+      log.write(chunk);
+      if (values.logs) process.stdout.write(chunk);
+    },
+  );
+  cleanups.push(() => new Promise<void>((resolve) => log.end(resolve)));
   cleanups.push(() => operator.stop());
   void operator.exited.then((code) => {
     if (!stopping) {
@@ -189,6 +205,10 @@ async function main(): Promise<void> {
   };
   const firstRobot = robot.items[0];
   say("Explore:");
+  say(`  Operator log: ${logPath}  (tail -f it, or run the demo with --logs)`);
+  say(
+    `  Operator metrics: http://127.0.0.1:${ports.metrics}/metrics  health: http://127.0.0.1:${ports.health}/readyz`,
+  );
   say(`  export KUBECONFIG=${kubeconfig}`);
   say("  kubectl get harbor -A");
   say("  kubectl -n harbor-examples describe harborrobot");
