@@ -256,6 +256,40 @@ describe("teardown completes", () => {
   });
 });
 
+describe("a deletion that waits says so", () => {
+  test("on a connection that is not Ready: 'deletion pending', what it waits on, and deletionPolicy Orphan lets it go", async () => {
+    await op.kubectl.apply([
+      credentials("flaky-credentials"),
+      connection("flaky", op.emulator.url, "flaky-credentials"),
+    ]);
+    await op.waitReady("harborconnection", "flaky");
+    await op.kubectl.apply(project(`flaky-${suffix}`, { connectionRef: { name: "flaky" } }));
+    await op.waitReady("harborproject", `flaky-${suffix}`);
+    // The connection's login stops working, then the project is deleted.
+    await op.kubectl.apply({
+      ...credentials("flaky-credentials"),
+      stringData: { username: "nobody", password: "wrong" },
+    });
+    await op.waitFor<Resource>("harborconnection", "flaky", (o) => ready(o)?.status === "False");
+    await op.kubectl.delete("harborproject", `flaky-${suffix}`);
+    const pending = await op.waitFor<Resource>("harborproject", `flaky-${suffix}`, (o) =>
+      (ready(o)?.message ?? "").startsWith("deletion pending:"),
+    );
+    expect(ready(pending)?.reason).toBe("ConnectionNotReady");
+    expect(ready(pending)?.message).toContain("deletionPolicy: Orphan");
+    await op.kubectl.run([
+      "patch",
+      "harborproject",
+      `flaky-${suffix}`,
+      "--type=merge",
+      "-p",
+      '{"spec":{"deletionPolicy":"Orphan"}}',
+    ]);
+    await op.kubectl.wait("harborproject", `flaky-${suffix}`, "delete", 30_000);
+    expect((await op.harbor.projects.get(`flaky-${suffix}`)).name).toBe(`flaky-${suffix}`);
+  });
+});
+
 describe("tenancy of a shared ClusterHarborConnection", () => {
   const tenantKubectl = () => admin.inNamespace(tenant);
   const sharedRef = { kind: "ClusterHarborConnection", name: shared };
