@@ -13,7 +13,7 @@
 //   someone else is left alone and reported.
 // - ServiceAccounts are changed read-modify-write (the resourceVersion guards against lost
 //   updates), only when the entry is missing or stale; one that does not exist yet is skipped and
-//   picked up by a later reconcile.
+//   linked when the ServiceAccount watch sees it appear (see service-accounts.ts).
 import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../../api/common.ts";
 import type { HarborRobotSpec } from "../../api/robot.ts";
 import type { KubeClient } from "../../kube/client.ts";
@@ -63,8 +63,6 @@ export interface Target {
 export interface CopiesResult {
   /** Namespaces that hold a copy now, sorted. */
   copiedTo: string[];
-  /** Some named ServiceAccount does not exist yet: worth looking again soon. */
-  waitingForServiceAccounts: boolean;
 }
 
 export class RobotDelivery {
@@ -144,7 +142,7 @@ export class RobotDelivery {
     onConflict: (namespace: string, message: string) => void,
   ): Promise<CopiesResult | undefined> {
     const copies = spec.secret.copies;
-    if (!copies && previous.length === 0) return { copiedTo: [], waitingForServiceAccounts: false };
+    if (!copies && previous.length === 0) return { copiedTo: [] };
     if (!this.#namespaces.synced) return undefined;
     const own = owner.metadata.namespace ?? "";
     const matching = new Set(
@@ -161,7 +159,6 @@ export class RobotDelivery {
         : [],
     );
     const accounts = copies?.serviceAccounts ?? [];
-    let waiting = false;
     const copiedTo: string[] = [];
 
     for (const ns of [...matching].sort()) {
@@ -175,7 +172,7 @@ export class RobotDelivery {
         }
         copiedTo.push(ns);
       }
-      waiting = (await this.#link(ns, accounts, target.name)) || waiting;
+      await this.#link(ns, accounts, target.name);
     }
 
     // Copies and entries that no longer belong: another namespace, or an earlier Secret name.
@@ -187,7 +184,7 @@ export class RobotDelivery {
     }
     for (const ns of previous) if (!matching.has(ns)) await this.#unlink(ns, accounts, target.name);
     if (!matching.has(own)) await this.#unlink(own, accounts, target.name);
-    return { copiedTo, waitingForServiceAccounts: waiting };
+    return { copiedTo };
   }
 
   /** Removes everything the robot delivered: copies, ServiceAccount entries, its Secret(s). */
@@ -221,15 +218,11 @@ export class RobotDelivery {
     return items.filter((s) => s.metadata.annotations?.[OWNER_ANNOTATION] === identity);
   }
 
-  /** Adds the Secret to the ServiceAccounts' imagePullSecrets; true when one does not exist yet. */
-  async #link(namespace: string, accounts: readonly string[], secret: string): Promise<boolean> {
-    let missing = false;
+  /** Adds the Secret to the ServiceAccounts' imagePullSecrets (those that exist). */
+  async #link(namespace: string, accounts: readonly string[], secret: string): Promise<void> {
     for (const name of accounts) {
       const sa = await this.#kube.find<ServiceAccountObject>(ServiceAccounts, namespace, name);
-      if (!sa) {
-        missing = true;
-        continue;
-      }
+      if (!sa) continue;
       const entries = sa.imagePullSecrets ?? [];
       if (entries.some((e) => e.name === secret)) continue;
       await this.#kube.replace<ServiceAccountObject>(ServiceAccounts, {
@@ -237,7 +230,6 @@ export class RobotDelivery {
         imagePullSecrets: [...entries, { name: secret }],
       });
     }
-    return missing;
   }
 
   /** Removes the Secret from the ServiceAccounts' imagePullSecrets where it is listed. */

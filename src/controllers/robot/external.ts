@@ -64,8 +64,6 @@ type RobotInput = Input<HarborRobotSpec, HarborConnectionHandle, RobotExtra>;
 
 /** Longest wait between two looks at a robot's credentials. */
 const MAX_REQUEUE_MS = 12 * 60 * 60_000;
-/** A named ServiceAccount does not exist yet: look again after this long. */
-const SERVICE_ACCOUNT_RETRY_MS = 30_000;
 /** The Namespace cache is still filling: copies wait this long. */
 const NAMESPACES_SYNC_RETRY_MS = 1_000;
 
@@ -318,8 +316,6 @@ export function robotExternal(deps: {
         Math.max(60_000, (next ?? Number.POSITIVE_INFINITY) - at),
       );
       if (!copies) requeueAfterMs = NAMESPACES_SYNC_RETRY_MS;
-      else if (copies.waitingForServiceAccounts)
-        requeueAfterMs = Math.min(requeueAfterMs, SERVICE_ACCOUNT_RETRY_MS);
       return {
         requeueAfterMs,
         status: {

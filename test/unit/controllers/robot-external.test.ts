@@ -40,7 +40,7 @@ function setup(o: { delivered: Delivered; now: number; durationDays?: number; la
       calls.push("markPending");
     },
     remove: async () => undefined,
-    syncCopies: async () => ({ copiedTo: [], waitingForServiceAccounts: false }),
+    syncCopies: async () => ({ copiedTo: [] }),
   } as unknown as RobotDelivery;
   const conn = {
     key: "HarborConnection/ns/harbor",
