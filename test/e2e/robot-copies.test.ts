@@ -1,20 +1,36 @@
 // Where a HarborRobot's copies go, seen as a user sees it: a ServiceAccount created after the robot
-// is Ready lists the pull secret within seconds (and gets it back when someone removes it).
-import { afterAll, describe, expect, test } from "vitest";
+// is Ready lists the pull secret within seconds (and gets it back when someone removes it), and a
+// copy that cannot be made — a Secret of that name that belongs to someone else — shows on the
+// robot's status naming the namespace, in Argo CD's health too, clears once the Secret goes, and
+// is reported Stalled (Argo CD: Degraded) when it lasts past --dependency-timeout.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findLua, runArgoHealth } from "../env/lua.ts";
 import { useOperator } from "../env/operator.ts";
 
-const op = useOperator({ namespacePrefix: "robot-copy" });
+// A short wait timeout: a copy that keeps failing is reported Stalled within the test.
+const op = useOperator({ namespacePrefix: "robot-copy", extraArgs: ["--dependency-timeout=20s"] });
+const healthScript = new URL("../../deploy/argocd/health.lua", import.meta.url).pathname;
 
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
 interface RobotCR {
   metadata: { name: string; generation?: number };
   status?: {
+    observedGeneration?: number;
     copiedTo?: string[];
+    copyFailures?: Array<{ namespace: string; reason: string; message: string }>;
+    conditions?: Condition[];
   };
 }
 interface ServiceAccountObj {
   imagePullSecrets?: Array<{ name: string }>;
 }
 
+const condition = (o: RobotCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
 /** How long a new ServiceAccount may go without the pull secret. */
 const SA_LATENCY_LIMIT_MS = 5_000;
 
@@ -58,10 +74,30 @@ async function pullSecretLatency(namespace: string, account: string, secret: str
   return Date.now() - start;
 }
 
+async function foreignSecret(namespace: string, name: string): Promise<void> {
+  await op.kubectl.inNamespace(namespace).apply({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name },
+    stringData: { note: "not the operator's" },
+  });
+}
+
+async function eventReasons(name: string): Promise<string[]> {
+  const list = await op.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
+    "events",
+  );
+  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
+}
+
 async function entries(namespace: string, account: string): Promise<string[]> {
   const sa = await op.kubectl.inNamespace(namespace).get<ServiceAccountObj>("serviceaccount", account);
   return (sa.imagePullSecrets ?? []).map((e) => e.name);
 }
+
+beforeAll(() => {
+  findLua();
+});
 
 afterAll(async () => {
   for (const ns of namespaces) await op.kubectl.tryRun(["delete", "namespace", ns, "--wait=false"]);
@@ -121,5 +157,84 @@ describe("HarborRobot copies", () => {
     console.log(`removed entry restored after ${restored} ms`);
     expect(await entries(nsA, "app")).toEqual(["late"]);
     expect(restored).toBeLessThanOrEqual(SA_LATENCY_LIMIT_MS);
+  });
+
+  test("a Secret of the copy's name that belongs to someone else shows on the robot's status, and clears when it goes", async () => {
+    const selector = `${op.namespace}-conflict`;
+    const nsOk = await labelledNamespace("ok", selector);
+    const nsTaken = await labelledNamespace("taken", selector);
+    await foreignSecret(nsTaken, "contested");
+    await op.kubectl.apply(robot("contested", selector, ["default"]));
+
+    const failing = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "contested",
+      (o) => (o.status?.copyFailures ?? []).length > 0,
+      30_000,
+    );
+    expect(failing.status?.copiedTo).toEqual([nsOk]);
+    expect(failing.status?.copyFailures).toEqual([
+      {
+        namespace: nsTaken,
+        reason: "SecretConflict",
+        message: `Secret ${nsTaken}/contested exists and is not managed by this resource; rename the secret or remove it`,
+      },
+    ]);
+    const ready = condition(failing, "Ready");
+    expect(ready).toMatchObject({ status: "False", reason: "SecretCopyFailed" });
+    expect(ready?.message).toContain(`namespace ${nsTaken}`);
+    expect(ready?.message).not.toContain(nsOk);
+    // Harbor itself is in sync: only the delivery is not.
+    expect(condition(failing, "Synced")?.status).toBe("True");
+    // Argo CD shows it, with the namespace.
+    const health = await runArgoHealth(healthScript, failing);
+    expect(health).toMatchObject({ status: "Progressing", message: expect.stringContaining(nsTaken) });
+    // The foreign Secret is left as it was, and no ServiceAccount there points at it.
+    const foreign = await op.kubectl
+      .inNamespace(nsTaken)
+      .get<{ data: Record<string, string> }>("secret", "contested");
+    expect(Object.keys(foreign.data)).toEqual(["note"]);
+    expect(await entries(nsTaken, "default")).toEqual([]);
+    expect(await entries(nsOk, "default")).toEqual(["contested"]);
+    // The Warning Events stay as well: the namespace's, and Ready's turn.
+    const reasons = await eventReasons("contested");
+    expect(reasons).toContain("SecretCopyConflict");
+    expect(reasons).toContain("SecretCopyFailed");
+
+    // Its owner removes the Secret: the copy is made and the failure clears (nothing announces the
+    // removal of a Secret the operator does not watch: the robot looks again within 15 s).
+    await op.kubectl.inNamespace(nsTaken).delete("secret", "contested");
+    const healed = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "contested",
+      (o) => condition(o, "Ready")?.status === "True",
+      30_000,
+    );
+    expect(healed.status?.copiedTo).toEqual([nsOk, nsTaken].sort());
+    expect(healed.status?.copyFailures).toBeUndefined();
+    expect((await runArgoHealth(healthScript, healed)).status).toBe("Healthy");
+    const copy = await op.kubectl
+      .inNamespace(nsTaken)
+      .get<{ data: Record<string, string> }>("secret", "contested");
+    expect(Object.keys(copy.data).sort()).toEqual([".dockerconfigjson", "password", "username"]);
+    await expect.poll(() => entries(nsTaken, "default"), { timeout: 10_000 }).toEqual(["contested"]);
+  });
+
+  test("a copy that keeps failing is Stalled past --dependency-timeout: Argo CD shows it Degraded", async () => {
+    const selector = `${op.namespace}-stuck`;
+    const nsTaken = await labelledNamespace("stuck", selector);
+    await foreignSecret(nsTaken, "stuck");
+    await op.kubectl.apply(robot("stuck", selector));
+    const stalled = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "stuck",
+      (o) => condition(o, "Stalled")?.status === "True",
+      60_000,
+    );
+    expect(condition(stalled, "Ready")).toMatchObject({ status: "False", reason: "SecretCopyFailed" });
+    expect(condition(stalled, "Stalled")?.message).toContain(`namespace ${nsTaken}`);
+    expect(stalled.status?.copyFailures?.map((f) => f.namespace)).toEqual([nsTaken]);
+    const health = await runArgoHealth(healthScript, stalled);
+    expect(health).toMatchObject({ status: "Degraded", message: expect.stringContaining(nsTaken) });
   });
 });

@@ -1,7 +1,9 @@
 // The pure parts of delivering a robot's copies: what the ServiceAccount watch keeps of each object
-// (memory: it caches every ServiceAccount of the cluster) and which robots a ServiceAccount change
-// wakes.
+// (memory: it caches every ServiceAccount of the cluster), which robots a ServiceAccount change
+// wakes, and what status says about copies that failed.
 import { describe, expect, test } from "vitest";
+import { MAX_COPY_FAILURES } from "../../../src/api/robot.ts";
+import { type CopyFailure, copyFailureReport } from "../../../src/controllers/robot/delivery.ts";
 import {
   linksServiceAccount,
   removedPullSecrets,
@@ -108,5 +110,50 @@ describe("which robots a ServiceAccount wakes", () => {
       linksServiceAccount(robot("r", { name: "team-pull", ...copies(["app"]) }), sa, labelled, ["team-pull"]),
     ).toBe(true);
     expect(linksServiceAccount(robot("r", copies(["app"])), sa, labelled, ["team-pull"])).toBe(false);
+  });
+});
+
+describe("what status says about failed copies", () => {
+  const conflict = (namespace: string): CopyFailure => ({
+    namespace,
+    reason: "SecretConflict",
+    message: `Secret ${namespace}/pull exists and is not managed by this resource; rename the secret or remove it`,
+  });
+
+  test("one namespace: named with why", () => {
+    const r = copyFailureReport([conflict("team-b")]);
+    expect(r.listed).toEqual([conflict("team-b")]);
+    expect(r.message).toBe(
+      "the Secret could not be delivered to namespace team-b: Secret team-b/pull exists and is not managed by this resource; rename the secret or remove it",
+    );
+  });
+
+  test("several: sorted by namespace, counted, each with why", () => {
+    const forbidden: CopyFailure = {
+      namespace: "a-locked",
+      reason: "Forbidden",
+      message:
+        'PUT /api/v1/namespaces/a-locked/serviceaccounts/default: 403 serviceaccounts "default" is forbidden',
+    };
+    const r = copyFailureReport([conflict("team-b"), forbidden]);
+    expect(r.listed.map((f) => f.namespace)).toEqual(["a-locked", "team-b"]);
+    expect(r.message).toMatch(
+      /^the Secret could not be delivered to 2 namespaces \(status\.copyFailures lists them\): a-locked: PUT .* is forbidden; team-b: Secret team-b\/pull exists/,
+    );
+  });
+
+  test("status lists at most the CRD's limit, with short, clean messages; the message counts them all", () => {
+    const many = Array.from({ length: MAX_COPY_FAILURES + 5 }, (_, i) => ({
+      ...conflict(`ns-${String(i).padStart(2, "0")}`),
+      message: `refused\n\u202e${"x".repeat(600)}`,
+    }));
+    const r = copyFailureReport(many);
+    expect(r.listed).toHaveLength(MAX_COPY_FAILURES);
+    expect(r.listed[0]?.namespace).toBe("ns-00");
+    for (const f of r.listed) {
+      expect(f.message.length).toBeLessThanOrEqual(256);
+      expect(f.message).toMatch(/^refused x+…$/);
+    }
+    expect(r.message).toContain(`to ${MAX_COPY_FAILURES + 5} namespaces`);
   });
 });
