@@ -235,7 +235,7 @@ const OPTIONS = {
     kind: "value",
     arg: "DURATION",
     default: "2m",
-    help: "how long a resource waits on a connection, a referenced resource or a Secret before it is also reported Stalled (it keeps retrying and recovers by itself)",
+    help: "how long a resource waits on a connection, a referenced resource, a Secret or (robots) a copy it cannot write before it is also reported Stalled (it keeps retrying and recovers by itself)",
     schema: duration,
   },
   leaderElect: {

@@ -244,6 +244,9 @@ export const HarborRobotSpec = z.object({
 });
 export type HarborRobotSpec = z.output<typeof HarborRobotSpec>;
 
+/** How many copy failures status lists at most (Ready's message counts them all). */
+export const MAX_COPY_FAILURES = 20;
+
 export const HarborRobotStatus = z.object({
   ...managedStatus,
   fullName: z
@@ -254,6 +257,23 @@ export const HarborRobotStatus = z.object({
   lastRotation: z.string().optional().describe("When the secret was last issued."),
   secretName: z.string().optional(),
   copiedTo: z.array(z.string()).optional().describe("Namespaces holding a copy of the Secret."),
+  copyFailures: z
+    .array(
+      z.object({
+        namespace: z.string(),
+        reason: z
+          .enum(["SecretConflict", "Forbidden"])
+          .describe(
+            "SecretConflict: a Secret of that name exists there and belongs to someone else (it is left alone). Forbidden: the apiserver refused the write (RBAC, an admission policy, a namespace being deleted).",
+          ),
+        message: z.string(),
+      }),
+    )
+    .max(MAX_COPY_FAILURES)
+    .optional()
+    .describe(
+      "Namespaces selected by copies.namespaceSelector where the Secret or a ServiceAccount entry could not be written (the first 20 by name; Ready's message counts them all). While any remain, Ready is False with reason SecretCopyFailed (and Stalled past --dependency-timeout); absent once every copy is delivered.",
+    ),
 });
 export type HarborRobotStatus = z.output<typeof HarborRobotStatus>;
 

@@ -15,6 +15,8 @@ import {
   Namespaces,
   type SecretObject,
   Secrets,
+  type ServiceAccountObject,
+  ServiceAccounts,
 } from "../kube/types.ts";
 import { Informer } from "../runtime/informer.ts";
 import type { ManagedKind } from "../runtime/kind.ts";
@@ -24,6 +26,7 @@ import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
 import { robotKind } from "./robot/index.ts";
+import { linksServiceAccount, removedPullSecrets, trimServiceAccount } from "./robot/service-accounts.ts";
 import { type Informers, type KindContext, resourceType } from "./shared/kinds.ts";
 import { webhookKind } from "./webhook/index.ts";
 
@@ -78,6 +81,14 @@ export function createKinds(ctx: KindContext): Kinds {
     // Only who changed matters here, never the values: keep no secret material in memory.
     transform: ({ apiVersion, kind, metadata }) => ({ apiVersion, kind, metadata }),
     ...(ctx.namespaces?.length ? { namespaces: ctx.namespaces } : {}),
+  });
+  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see robot/service-accounts.ts
+  // for why not a selection): robots link one as soon as it appears.
+  const serviceAccounts = new Informer<ServiceAccountObject>({
+    client: ctx.kube,
+    type: ServiceAccounts,
+    logger: ctx.logger,
+    transform: trimServiceAccount,
   });
 
   // One entry per kind.
@@ -189,6 +200,18 @@ export function createKinds(ctx: KindContext): Kinds {
     delete: namespaceChanged,
   });
 
+  // A ServiceAccount appeared, or lost a pull secret entry: the robots that link it.
+  const accountChanged = (sa: ServiceAccountObject, removed?: string[]) => {
+    if (removed?.length === 0) return; // our own entry added, or another change: nothing to do
+    const ns = informers.namespaces.get(sa.metadata.namespace ?? "");
+    const labels = ns ? (ns.metadata.labels ?? {}) : undefined;
+    kind("HarborRobot")?.enqueueWhere((r) => linksServiceAccount(r, sa, labels, removed));
+  };
+  serviceAccounts.on({
+    add: (sa) => accountChanged(sa),
+    update: (a, b) => accountChanged(b, removedPullSecrets(a, b)),
+  });
+
   // A connection being deleted waits for the resources that use it: tell it when one goes.
   for (const k of kinds) {
     k.informer.on({
@@ -200,9 +223,11 @@ export function createKinds(ctx: KindContext): Kinds {
     });
   }
 
-  const allInformers: Array<Informer<KubeObject>> = [...Object.values(informers), secrets] as Array<
-    Informer<KubeObject>
-  >;
+  const allInformers: Array<Informer<KubeObject>> = [
+    ...Object.values(informers),
+    secrets,
+    serviceAccounts,
+  ] as Array<Informer<KubeObject>>;
   return {
     informers,
     byKind,

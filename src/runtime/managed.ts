@@ -101,6 +101,12 @@ export interface AfterSync {
   requeueAfterMs?: number;
   /** Kind-specific status fields that come from outside Harbor's object (e.g. Secrets). */
   status?: Record<string, unknown>;
+  /**
+   * Harbor matches the spec but what the kind delivers outside Harbor does not yet (a robot's
+   * Secret copy refused in some namespace): Ready=False with this reason and message, Synced=True.
+   * It is a wait like any other: retried, and past the wait timeout reported Stalled as well.
+   */
+  notReady?: { reason: string; message: string };
 }
 
 export interface ExternalClient<S, O, C, X> {
@@ -441,6 +447,15 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       ...after.status,
     };
     if (drift.length && !specChanged) fields.lastDriftCorrection = { time: this.#now(), fields: drift };
+    if (after.notReady) {
+      const wait = this.#waiting(resource);
+      await this.#writeStatus(
+        resource,
+        { status: "False", ...after.notReady },
+        { fields, synced: true, stalled: wait.stalled },
+      );
+      return { requeueAfterMs: Math.min(after.requeueAfterMs ?? wait.retryMs, wait.retryMs) };
+    }
     const wasReady = resource.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
     await this.#writeStatus(
       resource,
@@ -546,13 +561,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       if (e.reason === DEPENDENCY_NOT_READY && fresh && !resource.status?.conditions?.length) {
         return { requeueAfterMs: 2000 };
       }
-      // A wait is bounded: past the timeout it is reported Stalled too (Argo CD: Degraded, kstatus:
-      // Failed), with what it waits on, and it goes on retrying.
-      const ready = resource.status?.conditions?.find((c) => c.type === "Ready");
-      const since = ready?.status === "False" ? Date.parse(ready.lastTransitionTime) : now;
-      const timeout = this.#o.waitTimeoutMs ?? 120_000;
-      const waited = Number.isNaN(since) ? 0 : now - since;
-      const stalled = waited >= timeout;
+      const { stalled, waited, retryMs } = this.#waiting(resource);
       await this.#writeStatus(
         resource,
         {
@@ -562,10 +571,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         },
         { stalled },
       );
-      const retry = this.#o.dependencyRetryMs ?? 15_000;
-      return {
-        requeueAfterMs: stalled ? STALLED_WAIT_RETRY_MS : Math.max(1000, Math.min(retry, timeout - waited)),
-      };
+      return { requeueAfterMs: retryMs };
     }
     if (e instanceof Stalled) {
       await this.#writeStatus(
@@ -592,6 +598,26 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     const message = e instanceof Error ? e.message : String(e);
     await this.#writeStatus(resource, { status: "False", reason: "Error", message }).catch(() => undefined);
     throw e;
+  }
+
+  /**
+   * How long the resource has been not-Ready, whether that is past the wait timeout, and when to
+   * look again. A wait is bounded: past the timeout it is reported Stalled too (Argo CD: Degraded,
+   * kstatus: Failed), with what it waits on, and it goes on retrying.
+   */
+  #waiting(resource: ManagedObject): { stalled: boolean; waited: number; retryMs: number } {
+    const now = this.#clock();
+    const ready = resource.status?.conditions?.find((c) => c.type === "Ready");
+    const since = ready?.status === "False" ? Date.parse(ready.lastTransitionTime) : now;
+    const timeout = this.#o.waitTimeoutMs ?? 120_000;
+    const waited = Number.isNaN(since) ? 0 : now - since;
+    const stalled = waited >= timeout;
+    const retry = this.#o.dependencyRetryMs ?? 15_000;
+    return {
+      stalled,
+      waited,
+      retryMs: stalled ? STALLED_WAIT_RETRY_MS : Math.max(1000, Math.min(retry, timeout - waited)),
+    };
   }
 
   // -------------------------------------------------------------------------------------------

@@ -10,19 +10,22 @@
 // - Copies have no ownerReference (it cannot cross namespaces): they are found by the
 //   COPY_OF_LABEL (the robot's uid) and the owner annotation, and removed when their namespace no
 //   longer matches or the robot goes. A namespace's Secret of the same name that belongs to
-//   someone else is left alone and reported.
+//   someone else is left alone, and so is a namespace the operator may not write to: both are
+//   reported as copy failures (the robot's status names them) and the other namespaces proceed.
 // - ServiceAccounts are changed read-modify-write (the resourceVersion guards against lost
 //   updates), only when the entry is missing or stale; one that does not exist yet is skipped and
-//   picked up by a later reconcile.
+//   linked when the ServiceAccount watch sees it appear (see service-accounts.ts).
 import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../../api/common.ts";
-import type { HarborRobotSpec } from "../../api/robot.ts";
+import { type HarborRobotSpec, MAX_COPY_FAILURES } from "../../api/robot.ts";
 import type { KubeClient } from "../../kube/client.ts";
+import { isKubeError } from "../../kube/errors.ts";
 import {
   OWNER_ANNOTATION,
   ownerIdentity,
   SecretConflictError,
   type SecretWriter,
 } from "../../kube/secrets.ts";
+import { safeText } from "../../kube/text.ts";
 import {
   type KubeObject,
   type NamespaceObject,
@@ -60,11 +63,19 @@ export interface Target {
   hosts: readonly string[];
 }
 
+/** A namespace the robot's Secret could not be delivered to, and why. */
+export interface CopyFailure {
+  namespace: string;
+  /** SecretConflict (a Secret of that name belongs to someone else) or Forbidden. */
+  reason: "SecretConflict" | "Forbidden";
+  message: string;
+}
+
 export interface CopiesResult {
   /** Namespaces that hold a copy now, sorted. */
   copiedTo: string[];
-  /** Some named ServiceAccount does not exist yet: worth looking again soon. */
-  waitingForServiceAccounts: boolean;
+  /** Namespaces where the copy or a ServiceAccount entry could not be written, sorted. */
+  failures: CopyFailure[];
 }
 
 export class RobotDelivery {
@@ -141,10 +152,9 @@ export class RobotDelivery {
     target: Target,
     credentials: Credentials,
     previous: readonly string[],
-    onConflict: (namespace: string, message: string) => void,
   ): Promise<CopiesResult | undefined> {
     const copies = spec.secret.copies;
-    if (!copies && previous.length === 0) return { copiedTo: [], waitingForServiceAccounts: false };
+    if (!copies && previous.length === 0) return { copiedTo: [], failures: [] };
     if (!this.#namespaces.synced) return undefined;
     const own = owner.metadata.namespace ?? "";
     const matching = new Set(
@@ -161,21 +171,21 @@ export class RobotDelivery {
         : [],
     );
     const accounts = copies?.serviceAccounts ?? [];
-    let waiting = false;
     const copiedTo: string[] = [];
+    const failures: CopyFailure[] = [];
 
     for (const ns of [...matching].sort()) {
-      if (ns !== own) {
-        try {
+      try {
+        if (ns !== own) {
           await this.write(owner, { ...target, namespace: ns }, credentials, true);
-        } catch (e) {
-          if (!(e instanceof SecretConflictError)) throw e;
-          onConflict(ns, e.message);
-          continue;
+          copiedTo.push(ns);
         }
-        copiedTo.push(ns);
+        await this.#link(ns, accounts, target.name);
+      } catch (e) {
+        const failure = copyFailure(ns, e);
+        if (!failure) throw e;
+        failures.push(failure);
       }
-      waiting = (await this.#link(ns, accounts, target.name)) || waiting;
     }
 
     // Copies and entries that no longer belong: another namespace, or an earlier Secret name.
@@ -187,7 +197,7 @@ export class RobotDelivery {
     }
     for (const ns of previous) if (!matching.has(ns)) await this.#unlink(ns, accounts, target.name);
     if (!matching.has(own)) await this.#unlink(own, accounts, target.name);
-    return { copiedTo, waitingForServiceAccounts: waiting };
+    return { copiedTo, failures };
   }
 
   /** Removes everything the robot delivered: copies, ServiceAccount entries, its Secret(s). */
@@ -221,15 +231,11 @@ export class RobotDelivery {
     return items.filter((s) => s.metadata.annotations?.[OWNER_ANNOTATION] === identity);
   }
 
-  /** Adds the Secret to the ServiceAccounts' imagePullSecrets; true when one does not exist yet. */
-  async #link(namespace: string, accounts: readonly string[], secret: string): Promise<boolean> {
-    let missing = false;
+  /** Adds the Secret to the ServiceAccounts' imagePullSecrets (those that exist). */
+  async #link(namespace: string, accounts: readonly string[], secret: string): Promise<void> {
     for (const name of accounts) {
       const sa = await this.#kube.find<ServiceAccountObject>(ServiceAccounts, namespace, name);
-      if (!sa) {
-        missing = true;
-        continue;
-      }
+      if (!sa) continue;
       const entries = sa.imagePullSecrets ?? [];
       if (entries.some((e) => e.name === secret)) continue;
       await this.#kube.replace<ServiceAccountObject>(ServiceAccounts, {
@@ -237,7 +243,6 @@ export class RobotDelivery {
         imagePullSecrets: [...entries, { name: secret }],
       });
     }
-    return missing;
   }
 
   /** Removes the Secret from the ServiceAccounts' imagePullSecrets where it is listed. */
@@ -252,6 +257,40 @@ export class RobotDelivery {
       });
     }
   }
+}
+
+/** Each listed failure's message is cut to this many characters (Ready's message has the rest). */
+const MAX_FAILURE_MESSAGE = 256;
+
+/**
+ * What the robot's status says about copy failures: the listed failures (by namespace, capped) and
+ * the Ready message, which names the namespaces and why.
+ */
+export function copyFailureReport(failures: readonly CopyFailure[]): {
+  listed: CopyFailure[];
+  message: string;
+} {
+  const sorted = [...failures].sort((a, b) => a.namespace.localeCompare(b.namespace));
+  const why = sorted.map((f) => `${f.namespace}: ${f.message}`).join("; ");
+  const message =
+    sorted.length === 1
+      ? `the Secret could not be delivered to namespace ${why}`
+      : `the Secret could not be delivered to ${sorted.length} namespaces (status.copyFailures lists them): ${why}`;
+  const listed = sorted
+    .slice(0, MAX_COPY_FAILURES)
+    .map((f) => ({ ...f, message: safeText(f.message, MAX_FAILURE_MESSAGE) }));
+  return { listed, message };
+}
+
+/**
+ * A failure that concerns one namespace only: someone else's Secret of that name, or a write the
+ * apiserver forbids there (RBAC narrowed to some namespaces, an admission policy, a namespace being
+ * terminated). Anything else (the apiserver unavailable, a stale write) is retried as a whole.
+ */
+function copyFailure(namespace: string, e: unknown): CopyFailure | undefined {
+  if (e instanceof SecretConflictError) return { namespace, reason: "SecretConflict", message: e.message };
+  if (isKubeError(e, "forbidden")) return { namespace, reason: "Forbidden", message: e.message };
+  return undefined;
 }
 
 function labels(hash: string): Record<string, string> {

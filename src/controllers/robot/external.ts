@@ -37,7 +37,14 @@ import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
 import { type Referenced, resolveReference } from "../shared/references.ts";
 import { requireProjects, requireSystemRobots } from "../shared/tenancy.ts";
-import type { Credentials, Delivered, RobotDelivery, Target } from "./delivery.ts";
+import {
+  type CopyFailure,
+  type Credentials,
+  copyFailureReport,
+  type Delivered,
+  type RobotDelivery,
+  type Target,
+} from "./delivery.ts";
 import {
   createRequest,
   diff,
@@ -64,10 +71,16 @@ type RobotInput = Input<HarborRobotSpec, HarborConnectionHandle, RobotExtra>;
 
 /** Longest wait between two looks at a robot's credentials. */
 const MAX_REQUEUE_MS = 12 * 60 * 60_000;
-/** A named ServiceAccount does not exist yet: look again after this long. */
-const SERVICE_ACCOUNT_RETRY_MS = 30_000;
 /** The Namespace cache is still filling: copies wait this long. */
 const NAMESPACES_SYNC_RETRY_MS = 1_000;
+
+/** Ready's reason while some copy cannot be delivered. */
+const COPY_FAILED = "SecretCopyFailed";
+/** The Warning Event recorded for each copy that failed, by why. */
+const COPY_EVENT: Record<CopyFailure["reason"], string> = {
+  SecretConflict: "SecretCopyConflict",
+  Forbidden: "SecretCopyForbidden",
+};
 
 const WHY_REISSUED: Record<Exclude<Delivered["state"], "intact">, string> = {
   missing: "its Secret did not exist (deleted, adopted robot, or interrupted creation)",
@@ -293,20 +306,15 @@ export function robotExternal(deps: {
       const previousCopies = Array.isArray(resource.status?.copiedTo)
         ? (resource.status.copiedTo as string[])
         : [];
-      const copies = await delivery.syncCopies(
-        owner,
-        spec,
-        target,
-        credentials,
-        previousCopies,
-        (ns, message) =>
-          events.record(
-            resource,
-            "Warning",
-            "SecretCopyConflict",
-            `Not copied into namespace ${ns}: ${message}`,
-          ),
-      );
+      const copies = await delivery.syncCopies(owner, spec, target, credentials, previousCopies);
+      for (const f of copies?.failures ?? [])
+        events.record(
+          resource,
+          "Warning",
+          COPY_EVENT[f.reason],
+          `Not copied into namespace ${f.namespace}: ${f.message}`,
+        );
+      const failed = copies?.failures.length ? copyFailureReport(copies.failures) : undefined;
 
       const labels = { namespace: target.namespace, name: resource.metadata.name };
       if (robot.expires_at === undefined || robot.expires_at === -1) metrics.robotSecretExpiry.remove(labels);
@@ -318,15 +326,18 @@ export function robotExternal(deps: {
         Math.max(60_000, (next ?? Number.POSITIVE_INFINITY) - at),
       );
       if (!copies) requeueAfterMs = NAMESPACES_SYNC_RETRY_MS;
-      else if (copies.waitingForServiceAccounts)
-        requeueAfterMs = Math.min(requeueAfterMs, SERVICE_ACCOUNT_RETRY_MS);
       return {
         requeueAfterMs,
         status: {
           ...status(spec, robot, resource.metadata.name),
           ...(lastIssued === undefined ? {} : { lastRotation: rfc3339(lastIssued) }),
           copiedTo: copies ? copies.copiedTo : previousCopies,
+          // Cleared (undefined removes the field) once every copy is delivered.
+          ...(copies ? { copyFailures: failed?.listed } : {}),
         },
+        // The robot works, but not everywhere its spec says: not Ready until the copies are made
+        // (retried like any wait; a foreign Secret's removal is not watched, so it is polled).
+        ...(failed ? { notReady: { reason: COPY_FAILED, message: failed.message } } : {}),
       };
     },
 

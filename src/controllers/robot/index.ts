@@ -1,7 +1,8 @@
 // HarborRobot wiring. Besides the robot and project informers it needs the shared Namespace
 // informer (copies go to namespaces chosen by labels, cluster-wide) and, from the composition, a
 // reconcile of the robot whenever one of its Secrets (label harborconfig.io/watch, owner
-// annotation) changes or goes, and whenever a Namespace appears or its labels change.
+// annotation) changes or goes, whenever a Namespace appears or its labels change, and whenever a
+// ServiceAccount it names appears or loses its entry (see service-accounts.ts).
 import { HarborRobotSpec, harborRobot } from "../../api/robot.ts";
 import { type Informers, type KindContext, managedKind } from "../shared/kinds.ts";
 import { RobotDelivery } from "./delivery.ts";

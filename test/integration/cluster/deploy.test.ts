@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { adminKubectl } from "../../env/cluster.ts";
-import { readAuditLog } from "../../env/controlplane/audit.ts";
+import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
 import { type Kubectl, type KubeObject, kubectl } from "../../env/kubectl.ts";
 import { findLua, runArgoHealth } from "../../env/lua.ts";
@@ -335,6 +335,9 @@ describe("the operator with the RBAC of deploy/", () => {
       ["list", "secrets", "--all-namespaces"],
       ["create", "secrets", "-n", other],
       ["update", "serviceaccounts", "-n", other],
+      // The ServiceAccount informer (a robot links one as soon as it appears).
+      ["list", "serviceaccounts", "--all-namespaces"],
+      ["watch", "serviceaccounts", "--all-namespaces"],
       ["watch", "namespaces"],
       ["create", "events", "-n", other],
       ["update", "leases/harbor-config-operator", "-n", op.namespace],
@@ -345,6 +348,9 @@ describe("the operator with the RBAC of deploy/", () => {
       ["get", "configmaps", "-n", other],
       ["create", "pods", "-n", other],
       ["create", "serviceaccounts/token", "-n", other],
+      ["create", "serviceaccounts", "-n", other],
+      ["patch", "serviceaccounts", "-n", other],
+      ["delete", "serviceaccounts", "-n", other],
       ["delete", "harborprojects.harborconfig.io", "-n", other],
       ["update", "harborprojects.harborconfig.io", "-n", other],
       ["update", "harborconnections.harborconfig.io", "-n", other],
@@ -362,7 +368,7 @@ describe("the operator with the RBAC of deploy/", () => {
     }
   });
 
-  test("no request was forbidden, and Secrets were only read by name or by label", () => {
+  test("no request was forbidden, Secrets were only read by name or by label, ServiceAccounts written only where named", () => {
     const user = `system:serviceaccount:${op.namespace}:${SERVICE_ACCOUNT}`;
     const requests = readAuditLog(inject("controlPlane").auditLogPath).filter(
       (e) => e.user.username === user,
@@ -388,5 +394,17 @@ describe("the operator with the RBAC of deploy/", () => {
     expect(lists.length).toBeGreaterThan(0);
     for (const e of lists)
       expect(e.requestURI).toMatch(/[?&]labelSelector=harborconfig\.io%2F(watch|copy-of)/);
+
+    // ServiceAccounts: listed and watched cluster-wide only (one informer, not one per namespace),
+    // and written only where a robot names them (the example robot: `default` in its namespace).
+    const accounts = requests.filter((e) => e.objectRef?.resource === "serviceaccounts");
+    const watched = accounts.filter((e) => e.verb === "list" || e.verb === "watch");
+    expect(watched.length).toBeGreaterThan(0);
+    for (const e of watched) expect(e.objectRef?.namespace, e.requestURI).toBeUndefined();
+    const written = accounts.filter((e) => isWrite(e));
+    expect(written.length).toBeGreaterThan(0);
+    expect(new Set(written.map((e) => `${e.verb} ${e.objectRef?.namespace}/${e.objectRef?.name}`))).toEqual(
+      new Set([`update ${appsNamespace}/default`]),
+    );
   });
 });

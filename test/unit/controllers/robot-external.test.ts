@@ -4,7 +4,12 @@ import pino from "pino";
 import { describe, expect, test } from "vitest";
 import { HarborRobotSpec } from "../../../src/api/robot.ts";
 import type { HarborConnectionHandle } from "../../../src/controllers/connection/handle.ts";
-import type { Credentials, Delivered, RobotDelivery } from "../../../src/controllers/robot/delivery.ts";
+import type {
+  CopiesResult,
+  Credentials,
+  Delivered,
+  RobotDelivery,
+} from "../../../src/controllers/robot/delivery.ts";
 import { robotExternal } from "../../../src/controllers/robot/external.ts";
 import { DAY_MS } from "../../../src/controllers/robot/mapping.ts";
 import type { Robot } from "../../../src/harbor/robots.ts";
@@ -14,7 +19,13 @@ import { Metrics } from "../../../src/runtime/metrics.ts";
 
 const created = Date.parse("2025-03-01T10:00:00.000Z");
 
-function setup(o: { delivered: Delivered; now: number; durationDays?: number; lastRotation?: string }) {
+function setup(o: {
+  delivered: Delivered;
+  now: number;
+  durationDays?: number;
+  lastRotation?: string;
+  copies?: CopiesResult;
+}) {
   const calls: string[] = [];
   const events: string[] = [];
   const written: Credentials[] = [];
@@ -40,7 +51,7 @@ function setup(o: { delivered: Delivered; now: number; durationDays?: number; la
       calls.push("markPending");
     },
     remove: async () => undefined,
-    syncCopies: async () => ({ copiedTo: [], waitingForServiceAccounts: false }),
+    syncCopies: async () => o.copies ?? { copiedTo: [], failures: [] },
   } as unknown as RobotDelivery;
   const conn = {
     key: "HarborConnection/ns/harbor",
@@ -169,5 +180,49 @@ describe("afterSync", () => {
     const r = await t.external.afterSync?.(t.input, t.robot(), false);
     expect(t.calls).toEqual([]);
     expect(r?.requeueAfterMs).toBe(60 * 60_000);
+  });
+
+  test("copies delivered everywhere: Ready as usual, no copy failures in status", async () => {
+    const now = created + DAY_MS;
+    const t = setup({
+      delivered: intact,
+      now,
+      lastRotation: new Date(created).toISOString(),
+      copies: { copiedTo: ["team-b"], failures: [] },
+    });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(r?.notReady).toBeUndefined();
+    expect(r?.status).toMatchObject({ copiedTo: ["team-b"] });
+    // Present and undefined: a failure listed before is removed.
+    expect(r?.status && "copyFailures" in r.status && r.status.copyFailures === undefined).toBe(true);
+    expect(t.events).toEqual([]);
+  });
+
+  test("a copy that failed: listed in status, Ready False naming the namespace, a Warning Event for it", async () => {
+    const now = created + DAY_MS;
+    const message =
+      "Secret team-c/ci exists and is not managed by this resource; rename the secret or remove it";
+    const t = setup({
+      delivered: intact,
+      now,
+      lastRotation: new Date(created).toISOString(),
+      copies: {
+        copiedTo: ["team-b"],
+        failures: [{ namespace: "team-c", reason: "SecretConflict", message }],
+      },
+    });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(r?.status).toMatchObject({
+      copiedTo: ["team-b"],
+      copyFailures: [{ namespace: "team-c", reason: "SecretConflict", message }],
+      fullName: "robot$team+ci",
+    });
+    expect(r?.notReady).toEqual({
+      reason: "SecretCopyFailed",
+      message: `the Secret could not be delivered to namespace team-c: ${message}`,
+    });
+    expect(t.events).toEqual([`SecretCopyConflict: Not copied into namespace team-c: ${message}`]);
+    // Nothing in Harbor for it: the robot itself is fine.
+    expect(t.calls).toEqual([]);
   });
 });

@@ -1,0 +1,240 @@
+// Where a HarborRobot's copies go, seen as a user sees it: a ServiceAccount created after the robot
+// is Ready lists the pull secret within seconds (and gets it back when someone removes it), and a
+// copy that cannot be made — a Secret of that name that belongs to someone else — shows on the
+// robot's status naming the namespace, in Argo CD's health too, clears once the Secret goes, and
+// is reported Stalled (Argo CD: Degraded) when it lasts past --dependency-timeout.
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { findLua, runArgoHealth } from "../env/lua.ts";
+import { useOperator } from "../env/operator.ts";
+
+// A short wait timeout: a copy that keeps failing is reported Stalled within the test.
+const op = useOperator({ namespacePrefix: "robot-copy", extraArgs: ["--dependency-timeout=20s"] });
+const healthScript = new URL("../../deploy/argocd/health.lua", import.meta.url).pathname;
+
+interface Condition {
+  type: string;
+  status: string;
+  reason: string;
+  message: string;
+}
+interface RobotCR {
+  metadata: { name: string; generation?: number };
+  status?: {
+    observedGeneration?: number;
+    copiedTo?: string[];
+    copyFailures?: Array<{ namespace: string; reason: string; message: string }>;
+    conditions?: Condition[];
+  };
+}
+interface ServiceAccountObj {
+  imagePullSecrets?: Array<{ name: string }>;
+}
+
+const condition = (o: RobotCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+/** How long a new ServiceAccount may go without the pull secret. */
+const SA_LATENCY_LIMIT_MS = 5_000;
+
+const robot = (name: string, selector: string, serviceAccounts: string[] = []) => ({
+  apiVersion: "harborconfig.io/v1alpha1",
+  kind: "HarborRobot",
+  metadata: { name },
+  spec: {
+    connectionRef: { name: "harbor" },
+    projectRef: { name: "team" },
+    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+    secret: {
+      copies: { namespaceSelector: { matchLabels: { "robot-copies": selector } }, serviceAccounts },
+    },
+  },
+});
+
+const namespaces: string[] = [];
+async function labelledNamespace(suffix: string, selector: string): Promise<string> {
+  const name = `${op.namespace}-${suffix}`;
+  await op.kubectl.run(["create", "namespace", name]);
+  namespaces.push(name);
+  await op.kubectl.run(["label", "namespace", name, `robot-copies=${selector}`]);
+  return name;
+}
+
+/** ms from just before `create serviceaccount` until a watch sees `secret` in its imagePullSecrets. */
+async function pullSecretLatency(namespace: string, account: string, secret: string): Promise<number> {
+  const k = op.kubectl.inNamespace(namespace);
+  const start = Date.now();
+  await k.run(["create", "serviceaccount", account]);
+  await k.tryRun(
+    [
+      "wait",
+      `serviceaccount/${account}`,
+      `--for=jsonpath={.imagePullSecrets[0].name}=${secret}`,
+      "--timeout=15s",
+    ],
+    { timeoutMs: 25_000 },
+  );
+  return Date.now() - start;
+}
+
+async function foreignSecret(namespace: string, name: string): Promise<void> {
+  await op.kubectl.inNamespace(namespace).apply({
+    apiVersion: "v1",
+    kind: "Secret",
+    metadata: { name },
+    stringData: { note: "not the operator's" },
+  });
+}
+
+async function eventReasons(name: string): Promise<string[]> {
+  const list = await op.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
+    "events",
+  );
+  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
+}
+
+async function entries(namespace: string, account: string): Promise<string[]> {
+  const sa = await op.kubectl.inNamespace(namespace).get<ServiceAccountObj>("serviceaccount", account);
+  return (sa.imagePullSecrets ?? []).map((e) => e.name);
+}
+
+beforeAll(() => {
+  findLua();
+});
+
+afterAll(async () => {
+  for (const ns of namespaces) await op.kubectl.tryRun(["delete", "namespace", ns, "--wait=false"]);
+});
+
+describe("HarborRobot copies", () => {
+  test("a ServiceAccount created after the robot is Ready lists the pull secret within 5 s, and gets it back when removed", async () => {
+    const selector = `${op.namespace}-sa`;
+    const nsA = await labelledNamespace("a", selector);
+    const nsB = await labelledNamespace("b", selector);
+    await op.kubectl.apply([
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborProject",
+        metadata: { name: "team" },
+        spec: { connectionRef: { name: "harbor" } },
+      },
+      robot("late", selector, ["app", "worker"]),
+    ]);
+    await op.waitReady<RobotCR>("harborrobot", "late");
+    await op.waitFor<RobotCR>("harborrobot", "late", (o) => o.status?.copiedTo?.length === 2);
+
+    // Neither ServiceAccount exists yet; each appears later, in one namespace or the other.
+    const latencies: number[] = [];
+    for (const [ns, account] of [
+      [nsA, "app"],
+      [nsB, "worker"],
+      [nsB, "app"],
+    ] as const) {
+      latencies.push(await pullSecretLatency(ns, account, "late"));
+      expect(await entries(ns, account)).toEqual(["late"]);
+    }
+    console.log(`ServiceAccount → imagePullSecrets latency (ms): ${latencies.join(", ")}`);
+    for (const ms of latencies) expect(ms).toBeLessThanOrEqual(SA_LATENCY_LIMIT_MS);
+
+    // Someone removes the entry (e.g. re-applies the ServiceAccount without it): it comes back.
+    const start = Date.now();
+    await op.kubectl
+      .inNamespace(nsA)
+      .run([
+        "patch",
+        "serviceaccount",
+        "app",
+        "--type=json",
+        "-p",
+        '[{"op":"remove","path":"/imagePullSecrets"}]',
+      ]);
+    await op.kubectl
+      .inNamespace(nsA)
+      .tryRun(
+        ["wait", "serviceaccount/app", "--for=jsonpath={.imagePullSecrets[0].name}=late", "--timeout=15s"],
+        {
+          timeoutMs: 25_000,
+        },
+      );
+    const restored = Date.now() - start;
+    console.log(`removed entry restored after ${restored} ms`);
+    expect(await entries(nsA, "app")).toEqual(["late"]);
+    expect(restored).toBeLessThanOrEqual(SA_LATENCY_LIMIT_MS);
+  });
+
+  test("a Secret of the copy's name that belongs to someone else shows on the robot's status, and clears when it goes", async () => {
+    const selector = `${op.namespace}-conflict`;
+    const nsOk = await labelledNamespace("ok", selector);
+    const nsTaken = await labelledNamespace("taken", selector);
+    await foreignSecret(nsTaken, "contested");
+    await op.kubectl.apply(robot("contested", selector, ["default"]));
+
+    const failing = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "contested",
+      (o) => (o.status?.copyFailures ?? []).length > 0,
+      30_000,
+    );
+    expect(failing.status?.copiedTo).toEqual([nsOk]);
+    expect(failing.status?.copyFailures).toEqual([
+      {
+        namespace: nsTaken,
+        reason: "SecretConflict",
+        message: `Secret ${nsTaken}/contested exists and is not managed by this resource; rename the secret or remove it`,
+      },
+    ]);
+    const ready = condition(failing, "Ready");
+    expect(ready).toMatchObject({ status: "False", reason: "SecretCopyFailed" });
+    expect(ready?.message).toContain(`namespace ${nsTaken}`);
+    expect(ready?.message).not.toContain(nsOk);
+    // Harbor itself is in sync: only the delivery is not.
+    expect(condition(failing, "Synced")?.status).toBe("True");
+    // Argo CD shows it, with the namespace.
+    const health = await runArgoHealth(healthScript, failing);
+    expect(health).toMatchObject({ status: "Progressing", message: expect.stringContaining(nsTaken) });
+    // The foreign Secret is left as it was, and no ServiceAccount there points at it.
+    const foreign = await op.kubectl
+      .inNamespace(nsTaken)
+      .get<{ data: Record<string, string> }>("secret", "contested");
+    expect(Object.keys(foreign.data)).toEqual(["note"]);
+    expect(await entries(nsTaken, "default")).toEqual([]);
+    expect(await entries(nsOk, "default")).toEqual(["contested"]);
+    // The Warning Events stay as well: the namespace's, and Ready's turn.
+    const reasons = await eventReasons("contested");
+    expect(reasons).toContain("SecretCopyConflict");
+    expect(reasons).toContain("SecretCopyFailed");
+
+    // Its owner removes the Secret: the copy is made and the failure clears (nothing announces the
+    // removal of a Secret the operator does not watch: the robot looks again within 15 s).
+    await op.kubectl.inNamespace(nsTaken).delete("secret", "contested");
+    const healed = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "contested",
+      (o) => condition(o, "Ready")?.status === "True",
+      30_000,
+    );
+    expect(healed.status?.copiedTo).toEqual([nsOk, nsTaken].sort());
+    expect(healed.status?.copyFailures).toBeUndefined();
+    expect((await runArgoHealth(healthScript, healed)).status).toBe("Healthy");
+    const copy = await op.kubectl
+      .inNamespace(nsTaken)
+      .get<{ data: Record<string, string> }>("secret", "contested");
+    expect(Object.keys(copy.data).sort()).toEqual([".dockerconfigjson", "password", "username"]);
+    await expect.poll(() => entries(nsTaken, "default"), { timeout: 10_000 }).toEqual(["contested"]);
+  });
+
+  test("a copy that keeps failing is Stalled past --dependency-timeout: Argo CD shows it Degraded", async () => {
+    const selector = `${op.namespace}-stuck`;
+    const nsTaken = await labelledNamespace("stuck", selector);
+    await foreignSecret(nsTaken, "stuck");
+    await op.kubectl.apply(robot("stuck", selector));
+    const stalled = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "stuck",
+      (o) => condition(o, "Stalled")?.status === "True",
+      60_000,
+    );
+    expect(condition(stalled, "Ready")).toMatchObject({ status: "False", reason: "SecretCopyFailed" });
+    expect(condition(stalled, "Stalled")?.message).toContain(`namespace ${nsTaken}`);
+    expect(stalled.status?.copyFailures?.map((f) => f.namespace)).toEqual([nsTaken]);
+    const health = await runArgoHealth(healthScript, stalled);
+    expect(health).toMatchObject({ status: "Degraded", message: expect.stringContaining(nsTaken) });
+  });
+});
