@@ -135,6 +135,18 @@ export function immutableName(name: HarborNameRule, ...rules: StringRule[]) {
   ).describe(`The ${name.what} name in Harbor (${name.description}). Defaults to metadata.name. Immutable.`);
 }
 
+/**
+ * A CEL rule for the whole object: spec.<field> may change until the Harbor object exists (status
+ * records its id), and not after. The status subresource keeps users from clearing the id.
+ */
+export function immutableInHarbor(field: string, message: string) {
+  return {
+    rule: `!has(oldSelf.status) || !has(oldSelf.status.harborId) || self.spec.${field} == oldSelf.spec.${field}`,
+    message,
+    fieldPath: `.spec.${field}`,
+  };
+}
+
 /** A CEL rule for the whole spec that keeps an optional field immutable once set or absent. */
 export function optionalImmutable(field: string): { rule: string; message: string } {
   return {
@@ -284,6 +296,8 @@ export interface KindDefinition {
   harborName?: HarborNameRule;
   /** CEL rules on the spec as a whole (cross-field and transition rules). */
   specValidations?: Array<{ rule: string; message: string }>;
+  /** CEL rules on the whole object: they see the status (whether the Harbor object exists). */
+  objectValidations?: Array<{ rule: string; message: string; fieldPath: string }>;
   /** Extra printer columns between READY/REASON and AGE. */
   columns?: Array<{ name: string; type: string; jsonPath: string; priority?: number; description?: string }>;
   description: string;

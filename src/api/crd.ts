@@ -39,6 +39,10 @@ export function crdFor(def: KindDefinition): Json {
   const spec = toOpenApi(def.spec);
   if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
   const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
+  const rootRules = [
+    ...(def.harborName ? [defaultNameValidation(def.harborName)] : []),
+    ...(def.objectValidations ?? []),
+  ];
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -85,10 +89,8 @@ export function crdFor(def: KindDefinition): Json {
                 spec: spec,
                 status: toOpenApi(def.status),
               },
-              // Only the root sees metadata.name, the default of spec.name.
-              ...(def.harborName
-                ? { "x-kubernetes-validations": [defaultNameValidation(def.harborName)] }
-                : {}),
+              // Only the root sees metadata.name, the default of spec.name, and the status.
+              ...(rootRules.length ? { "x-kubernetes-validations": rootRules } : {}),
             },
           },
         },

@@ -57,7 +57,7 @@ export const HarborProjectSpec = z.object({
   storageLimit: withRules(z.string().max(64), STORAGE_LIMIT)
     .optional()
     .describe(
-      'Storage quota as a quantity of whole bytes from 1 to 1Pi ("10Gi"), or "unlimited". Applied when the project is created.',
+      'Storage quota as a quantity of whole bytes from 1 to 1Pi ("10Gi"), or "unlimited". Kept in the project\'s Harbor quota: set at creation, changed when the spec changes, put back when changed in Harbor. Unset: left as Harbor has it.',
     ),
   proxyCache: z
     .object({
@@ -71,7 +71,9 @@ export const HarborProjectSpec = z.object({
         .describe("Bandwidth limit for pulls from upstream in KB/s; -1 unlimited."),
     })
     .optional()
-    .describe("Make the project a pull-through cache of a registry. Set at creation only."),
+    .describe(
+      "Make the project a pull-through cache of a registry. Whether it is one, and of which registry, Harbor sets at creation only (immutable); speedKbps may change.",
+    ),
 });
 export type HarborProjectSpec = z.output<typeof HarborProjectSpec>;
 
@@ -100,7 +102,15 @@ export const harborProject: KindDefinition = {
   harborName: PROJECT_NAME,
   specValidations: [
     optionalImmutable("name"),
-    optionalImmutable("proxyCache"),
+    {
+      rule: "has(self.proxyCache) == has(oldSelf.proxyCache) && (!has(self.proxyCache) || self.proxyCache.registryRef == oldSelf.proxyCache.registryRef)",
+      message:
+        "proxyCache and proxyCache.registryRef are immutable: Harbor makes a project a proxy cache, of one registry, only when it creates it",
+    },
+    {
+      rule: "!has(self.proxyCache) || !has(self.contentTrust) || !self.contentTrust",
+      message: "contentTrust cannot be true on a proxy-cache project: Harbor ignores content trust there",
+    },
     {
       rule: "!has(self.preventVulnerable) || !self.preventVulnerable || has(self.severity)",
       message: "preventVulnerable needs a severity",

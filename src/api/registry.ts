@@ -3,6 +3,7 @@ import { z } from "zod";
 import {
   freeText,
   type HarborNameRule,
+  immutableInHarbor,
   immutableName,
   type KindDefinition,
   k8sName,
@@ -32,7 +33,7 @@ export const HarborRegistrySpec = z.object({
     .max(64)
     .regex(/^[a-zA-Z0-9-]+$/)
     .describe(
-      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr. Checked against the types the Harbor behind the connection supports. Harbor cannot change the type of an existing registry.",
+      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr. Checked against the types the Harbor behind the connection supports. Immutable once the registry exists in Harbor: Harbor cannot change a registry's type.",
     ),
   url: withRules(
     z
@@ -96,6 +97,12 @@ export const harborRegistry: KindDefinition = {
   status: HarborRegistryStatus,
   harborName: REGISTRY_NAME,
   specValidations: [optionalImmutable("name")],
+  objectValidations: [
+    immutableInHarbor(
+      "type",
+      "type is immutable once the registry exists in Harbor: Harbor cannot change a registry's type; create another HarborRegistry instead",
+    ),
+  ],
   columns: [
     { name: "Type", type: "string", jsonPath: ".spec.type" },
     { name: "Health", type: "string", jsonPath: ".status.health" },

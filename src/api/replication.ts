@@ -143,7 +143,9 @@ export const HarborReplicationPolicySpec = z.object({
   runOnCreate: z
     .boolean()
     .default(false)
-    .describe("Start one execution right after the policy is created (once; not after adoption)."),
+    .describe(
+      "Start one execution right after the policy is created (once; not after adoption). It cannot be turned on once the policy exists in Harbor: it would start nothing.",
+    ),
 });
 export type HarborReplicationPolicySpec = z.output<typeof HarborReplicationPolicySpec>;
 
@@ -186,6 +188,15 @@ export const harborReplicationPolicy: KindDefinition = {
     {
       rule: "!has(self.runOnCreate) || !self.runOnCreate || !has(self.enabled) || self.enabled",
       message: "runOnCreate needs enabled: true (Harbor does not run a disabled policy)",
+    },
+  ],
+  objectValidations: [
+    {
+      // Turning it off stays allowed: manifests keep it after the policy was created.
+      rule: "!has(oldSelf.status) || !has(oldSelf.status.harborId) || !has(self.spec.runOnCreate) || !self.spec.runOnCreate || (has(oldSelf.spec.runOnCreate) && oldSelf.spec.runOnCreate)",
+      message:
+        "runOnCreate acts only when the policy is created, and it exists in Harbor already: turned on now it would start nothing",
+      fieldPath: ".spec.runOnCreate",
     },
   ],
   columns: [

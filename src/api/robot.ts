@@ -181,7 +181,7 @@ export const HarborRobotSpec = z.object({
       ],
     })
     .describe(
-      "How long the robot's credential lives, in days; -1 never expires. Each rotation renews it to this many days from the rotation (Harbor counts whole days from the robot's creation, so up to a day more).",
+      "How long the robot's credential lives, in days; -1 never expires. A change applies at once: the expiry moves to this many days from the change. Each rotation renews it to this many days from the rotation (Harbor counts whole days from the robot's creation, so up to a day more).",
     ),
   disabled: z.boolean().default(false),
   permissions: z.array(Permission).min(1).max(32),
@@ -254,7 +254,18 @@ export const HarborRobotStatus = z.object({
     .optional()
     .describe("The name Harbor gives the robot, with its prefix; the pull username."),
   expiresAt: z.string().optional().describe('When the robot expires (RFC 3339), or "never".'),
+  durationDays: z
+    .number()
+    .int()
+    .optional()
+    .describe("The durationDays the expiry was last set for; another value in the spec is applied next."),
   lastRotation: z.string().optional().describe("When the secret was last issued."),
+  nextRotation: z
+    .string()
+    .optional()
+    .describe(
+      "When the operator issues the next secret (RFC 3339), by rotation.beforeExpiryDays or intervalDays; absent when no rotation is due ever.",
+    ),
   secretName: z.string().optional(),
   copiedTo: z.array(z.string()).optional().describe("Namespaces holding a copy of the Secret."),
   copyFailures: z

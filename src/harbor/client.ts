@@ -5,6 +5,7 @@ import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
 import { ProjectsApi } from "./projects.ts";
+import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
 import { RobotsApi, RobotsV1Api } from "./robots.ts";
@@ -20,6 +21,7 @@ export class HarborClient {
   readonly transport: HarborTransport;
   readonly labels: LabelsApi;
   readonly projects: ProjectsApi;
+  readonly quotas: QuotasApi;
   readonly robots: RobotsApi;
   readonly robotsV1: RobotsV1Api;
   readonly scanners: ScannersApi;
@@ -37,6 +39,7 @@ export class HarborClient {
     this.transport = t;
     this.labels = new LabelsApi(t);
     this.projects = new ProjectsApi(t);
+    this.quotas = new QuotasApi(t);
     this.robots = new RobotsApi(t);
     this.robotsV1 = new RobotsV1Api(t);
     this.scanners = new ScannersApi(t);

@@ -14,6 +14,8 @@ export type Snapshot = Map<string, CounterRow>;
 /** Which kind each of Harbor's operations serves (its API area); the rest is "other". */
 const AREA_KIND: Record<string, string> = {
   projects: "HarborProject",
+  // A project's storage limit lives in its quota.
+  quotas: "HarborProject",
   robots: "HarborRobot",
   registries: "HarborRegistry",
   replication: "HarborReplicationPolicy",
@@ -41,7 +43,10 @@ export const SWEEP_LIST: Record<KindName, string> = {
   HarborWebhookPolicy: "ListWebhookPoliciesOfProject",
 };
 
-const PERIODIC = new Set<string>(Object.values(SWEEP_LIST));
+/** Also read by a sweep, after its list call: the project sweep's list of project quotas. */
+const ALSO_SWEPT = ["listQuotas"];
+
+const PERIODIC = new Set<string>([...Object.values(SWEEP_LIST), ...ALSO_SWEPT]);
 
 /** The operator's reads on a timer: drift sweeps and connection checks. */
 export function isPeriodic(op: string): boolean {

@@ -176,15 +176,222 @@ describe("HarborProject", () => {
     expect(await op.harbor.projects.exists("gone")).toBe(false);
     expect(await op.harbor.projects.exists("kept")).toBe(true);
   });
+});
 
-  test("converging a new project costs at most 3 Harbor requests", async () => {
-    // The calls about one project; periodic sweeps (listProjects) and connection checks run
-    // meanwhile and are not part of converging this object.
-    const perObject = ["createProject", "getProject", "headProject", "updateProject", "getProjectSummary"];
-    const count = () => perObject.reduce((n, o) => n + op.emulator.counters.total({ op: o }), 0);
-    const before = count();
-    await op.kubectl.apply(project("counted"));
-    await op.waitReady("harborproject", "counted");
-    expect(count() - before).toBeLessThanOrEqual(3);
+describe("HarborProject storage limit: kept in Harbor's quota", () => {
+  const GiB = 2 ** 30;
+  const hardInHarbor = async (name: string) => {
+    const id = (await op.harbor.projects.get(name)).project_id as number;
+    return (await op.harbor.quotas.ofProject(id))?.hard?.storage;
+  };
+
+  test("a storageLimit change reaches Harbor's quota", async () => {
+    await op.kubectl.apply(project("quota-a", { storageLimit: "10Gi" }));
+    await op.waitReady("harborproject", "quota-a");
+    expect(await hardInHarbor("quota-a")).toBe(10 * GiB);
+
+    await op.kubectl.apply(project("quota-a", { storageLimit: "20Gi" }));
+    const raised = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "quota-a",
+      (o) => ready(o)?.status === "True" && o.status?.quota?.hard === "20Gi",
+      30_000,
+    );
+    expect(await hardInHarbor("quota-a")).toBe(20 * GiB);
+    expect(ready(raised)?.reason).toBe("Synced");
+
+    await op.kubectl.apply(project("quota-a", { storageLimit: "unlimited" }));
+    await op.waitFor<ProjectCR>(
+      "harborproject",
+      "quota-a",
+      (o) => o.status?.quota?.hard === "unlimited",
+      30_000,
+    );
+    expect(await hardInHarbor("quota-a")).toBe(-1);
+    const events = await op.kubectl.run([
+      "get",
+      "events",
+      "--field-selector",
+      "involvedObject.name=quota-a",
+      "-o",
+      "json",
+    ]);
+    expect(events).toContain("Updated storageLimit");
+  });
+
+  test("a quota changed in Harbor is put back and named", async () => {
+    await op.kubectl.apply(project("quota-b", { storageLimit: "5Gi" }));
+    await op.waitReady("harborproject", "quota-b");
+    const id = (await op.harbor.projects.get("quota-b")).project_id as number;
+    const quotaId = (await op.harbor.quotas.ofProject(id))?.id as number;
+
+    // Someone raises the limit in Harbor's UI.
+    await op.harbor.quotas.update(quotaId, { storage: 50 * GiB });
+    const after = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "quota-b",
+      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("storageLimit"),
+      30_000,
+    );
+    expect(after.status?.lastDriftCorrection?.fields).toEqual(["storageLimit"]);
+    expect(await hardInHarbor("quota-b")).toBe(5 * GiB);
+    expect(after.status?.quota?.hard).toBe("5Gi");
+  });
+
+  test("the quota's usage shows in status as Harbor counts it, without a write", async () => {
+    await op.kubectl.apply(project("quota-c", { storageLimit: "1Gi" }));
+    await op.waitReady("harborproject", "quota-c");
+    const updates = op.emulator.counters.total({ op: "updateQuota" });
+    op.emulator.control.projects.addRepository("quota-c", "app", 1, 3 * 2 ** 20);
+    await op.waitFor<ProjectCR>("harborproject", "quota-c", (o) => o.status?.quota?.used === "3Mi", 30_000);
+    expect(op.emulator.counters.total({ op: "updateQuota" })).toBe(updates);
+    op.emulator.control.projects.removeRepository("quota-c", "app");
+  });
+
+  test("a limit Harbor refuses to change shows Harbor's answer, not Synced", async () => {
+    // A connection whose user is no Harbor admin: Harbor refuses it every quota operation.
+    op.emulator.control.users.add({ username: "teamlead", password: "Teamlead12345" });
+    await op.kubectl.apply([
+      {
+        apiVersion: "v1",
+        kind: "Secret",
+        metadata: { name: "teamlead-credentials" },
+        stringData: { username: "teamlead", password: "Teamlead12345" },
+      },
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborConnection",
+        metadata: { name: "teamlead" },
+        spec: { url: op.emulator.url, credentialsSecretRef: { name: "teamlead-credentials" } },
+      },
+    ]);
+    await op.waitReady("harborconnection", "teamlead");
+    // The user administers the project (non-admins cannot look up projects they are not in).
+    await op.harbor.projects.create({ project_name: "quota-refused" });
+    op.emulator.control.users.setMember("quota-refused", "teamlead", "projectAdmin");
+    await op.kubectl.apply({
+      ...project("quota-refused"),
+      spec: { connectionRef: { name: "teamlead" }, creationPolicy: "Adopt", storageLimit: "5Gi" },
+    });
+    const refused = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "quota-refused",
+      (o) => ready(o)?.reason === "HarborForbidden",
+      30_000,
+    );
+    expect(ready(refused)?.status).toBe("False");
+    expect(ready(refused)?.message).toContain("storageLimit is not applied");
+    expect(ready(refused)?.message).toContain(": teamlead"); // Harbor's message: the caller's name
+    expect(ready(refused)?.message).toContain("only system administrators");
+    expect(refused.status?.conditions?.find((c) => c.type === "Synced")?.status).toBe("False");
+    // Harbor kept its default.
+    expect(await hardInHarbor("quota-refused")).toBe(-1);
+
+    // Made a Harbor admin, the same user gets the limit set.
+    const lead = op.emulator.world.identities.byName("teamlead");
+    if (lead) lead.sysadmin = true;
+    await op.waitFor<ProjectCR>(
+      "harborproject",
+      "quota-refused",
+      (o) => ready(o)?.status === "True" && o.status?.quota?.hard === "5Gi",
+      60_000,
+    );
+    expect(await hardInHarbor("quota-refused")).toBe(5 * GiB);
+  });
+
+  test("without system access a limit that holds is Synced, and one changed in Harbor is found and said", async () => {
+    // teamlead (made admin above) is a plain user again; a project whose limit already holds.
+    const lead = op.emulator.world.identities.byName("teamlead");
+    if (lead) lead.sysadmin = false;
+    await op.harbor.projects.create({ project_name: "quota-held", storage_limit: 5 * GiB });
+    op.emulator.control.users.setMember("quota-held", "teamlead", "projectAdmin");
+    await op.kubectl.apply({
+      ...project("quota-held"),
+      spec: { connectionRef: { name: "teamlead" }, creationPolicy: "Adopt", storageLimit: "5Gi" },
+    });
+    const held = await op.waitReady<ProjectCR>("harborproject", "quota-held");
+    expect(held.status?.quota?.hard).toBe("5Gi"); // read from the summary
+
+    // An admin changes it in Harbor: the drift sweep reads the summary, and the operator says
+    // that it cannot put the limit back.
+    const id = (await op.harbor.projects.get("quota-held")).project_id as number;
+    await op.harbor.quotas.update((await op.harbor.quotas.ofProject(id))?.id as number, { storage: 8 * GiB });
+    const refused = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "quota-held",
+      (o) => ready(o)?.reason === "HarborForbidden",
+      30_000,
+    );
+    expect(ready(refused)?.message).toContain("storageLimit is not applied");
+    expect(await hardInHarbor("quota-held")).toBe(8 * GiB);
+  });
+});
+
+describe("HarborProject fields Harbor fixes at creation", () => {
+  const registry = (name: string, url: string) => ({
+    apiVersion: "harborconfig.io/v1alpha1",
+    kind: "HarborRegistry",
+    metadata: { name },
+    spec: { connectionRef: { name: "harbor" }, type: "docker-registry", url },
+  });
+  const cache = (spec: Record<string, unknown>) => project("cache", spec);
+  const refusal = async (manifest: object) =>
+    (await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(manifest) })).stderr;
+
+  test("a proxy cache's speedKbps changes in Harbor; being one, and of which registry, cannot change", async () => {
+    await op.kubectl.apply([
+      registry("hub", "https://hub.example.com"),
+      registry("other", "https://other.example.com"),
+    ]);
+    await op.waitReady("harborregistry", "hub");
+    await op.kubectl.apply(cache({ proxyCache: { registryRef: { name: "hub" }, speedKbps: 100 } }));
+    await op.waitReady("harborproject", "cache", 60_000);
+    expect((await op.harbor.projects.get("cache")).metadata?.proxy_speed_kb).toBe("100");
+
+    await op.kubectl.apply(cache({ proxyCache: { registryRef: { name: "hub" }, speedKbps: 200 } }));
+    await expect
+      .poll(async () => (await op.harbor.projects.get("cache")).metadata?.proxy_speed_kb, { timeout: 30_000 })
+      .toBe("200");
+
+    const immutable = "proxyCache and proxyCache.registryRef are immutable";
+    expect(await refusal(cache({ proxyCache: { registryRef: { name: "other" } } }))).toContain(immutable);
+    expect(await refusal(cache({}))).toContain(immutable);
+    expect(await refusal(project("alpha", { proxyCache: { registryRef: { name: "hub" } } }))).toContain(
+      immutable,
+    );
+    expect(
+      await refusal(
+        project("cache-trust", { contentTrust: true, proxyCache: { registryRef: { name: "hub" } } }),
+      ),
+    ).toContain("contentTrust cannot be true on a proxy-cache project");
+  });
+});
+
+describe("HarborProject request costs", () => {
+  // A drift interval too long to matter: what is counted comes from the reconcile alone.
+  const quiet = useOperator({ namespacePrefix: "proj-n", driftInterval: "1h" });
+  const deltas = (before: Array<{ op: string; count: number }>) => {
+    const out: Record<string, number> = {};
+    for (const r of quiet.emulator.counters.list()) out[r.op] = (out[r.op] ?? 0) + r.count;
+    for (const r of before) out[r.op] = (out[r.op] ?? 0) - r.count;
+    return Object.fromEntries(Object.entries(out).filter(([, n]) => n !== 0));
+  };
+
+  test("converging a new project costs at most 3 Harbor requests: look up, create, its quota", async () => {
+    const before = quiet.emulator.counters.list();
+    await quiet.kubectl.apply(project("counted", { storageLimit: "3Gi" }));
+    const cr = await quiet.waitReady<ProjectCR>("harborproject", "counted");
+    await new Promise((r) => setTimeout(r, 1_500)); // let any follow-up reconcile happen
+    // The lookup by name (404), the create, and the quota's read-back, which names the project.
+    expect(deltas(before)).toEqual({ getProject: 1, createProject: 1, listQuotas: 1 });
+    // Status shows the limit Harbor holds, read back, not the one asked for.
+    expect(cr.status?.quota).toEqual({ hard: "3Gi", used: "0" });
+  });
+
+  test("a reconcile of a project in sync reads the project and its quota and writes nothing", async () => {
+    const before = quiet.emulator.counters.list();
+    await quiet.kubectl.run(["annotate", "harborproject", "counted", "example.com/touch=1"]);
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(deltas(before)).toEqual({ getProject: 1, listQuotas: 1 });
   });
 });

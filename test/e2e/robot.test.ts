@@ -14,7 +14,9 @@ interface RobotCR {
     harborId?: number;
     fullName?: string;
     expiresAt?: string;
+    durationDays?: number;
     lastRotation?: string;
+    nextRotation?: string;
     secretName?: string;
     conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
     lastDriftCorrection?: { fields: string[] };
@@ -189,6 +191,59 @@ describe("HarborRobot", () => {
       "json",
     ]);
     expect(events).toContain("DriftCorrected");
+  });
+
+  test("a durationDays change is applied at once: the expiry moves, the secret stays; status says when the next one comes", async () => {
+    const DAY = 86_400_000;
+    const expiry = (o: RobotCR) => Date.parse(o.status?.expiresAt ?? "");
+    const near = (ms: number, days: number) => Math.abs(ms - (Date.now() + days * DAY)) < 2 * DAY;
+    await op.kubectl.apply(robot("lifetime", { durationDays: 30 }));
+    const first = await op.waitReady<RobotCR>("harborrobot", "lifetime");
+    expect(near(expiry(first), 30)).toBe(true);
+    const before = await credentials(op, "lifetime");
+
+    // Longer: Harbor's expiry moves now, not at the next rotation.
+    await op.kubectl.apply(robot("lifetime", { durationDays: 90 }));
+    const longer = await op.waitFor<RobotCR>("harborrobot", "lifetime", (o) => near(expiry(o), 90), 30_000);
+    const id = longer.status?.harborId as number;
+    expect(((await op.harbor.robots.get(id)).expires_at as number) * 1000).toBe(expiry(longer));
+    // Status records what the expiry was set for, and when the next secret comes: 7 days before it.
+    expect(first.status?.durationDays).toBe(30);
+    expect(Date.parse(first.status?.nextRotation ?? "")).toBe(expiry(first) - 7 * DAY);
+    expect(longer.status?.durationDays).toBe(90);
+    expect(Date.parse(longer.status?.nextRotation ?? "")).toBe(expiry(longer) - 7 * DAY);
+    expect(condition(await op.waitFor<RobotCR>("harborrobot", "lifetime", synced), "Ready")?.reason).toBe(
+      "Synced",
+    );
+    // The same secret, still working: only its lifetime changed.
+    const after = await credentials(op, "lifetime");
+    expect(after.password).toBe(before.password);
+    expect(await access(op, after)).toEqual(["pull"]);
+
+    // Shorter: the same, and the rotation window follows (half of 10 days).
+    await op.kubectl.apply(robot("lifetime", { durationDays: 10 }));
+    const shorter = await op.waitFor<RobotCR>("harborrobot", "lifetime", (o) => near(expiry(o), 10), 30_000);
+    expect(Date.parse(shorter.status?.nextRotation ?? "")).toBe(expiry(shorter) - 5 * DAY);
+
+    // Never: no expiry, no rotation due.
+    await op.kubectl.apply(robot("lifetime", { durationDays: -1 }));
+    const never = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "lifetime",
+      (o) => o.status?.expiresAt === "never",
+      30_000,
+    );
+    expect(never.status?.nextRotation).toBeUndefined();
+    expect((await op.harbor.robots.get(id)).expires_at).toBe(-1);
+    const events = await op.kubectl.run([
+      "get",
+      "events",
+      "--field-selector",
+      "involvedObject.name=lifetime",
+      "-o",
+      "json",
+    ]);
+    expect(events).toContain("Updated durationDays");
   });
 
   test("steady state makes no Harbor writes and reads robots only through list calls", async () => {

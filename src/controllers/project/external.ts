@@ -1,19 +1,38 @@
 // HarborProject's ExternalClient: how a project is observed, created, updated and deleted in Harbor.
+//
+// The project's storage limit lives in its quota, which Harbor keeps apart from the project (project
+// PUT ignores storage_limit): it is read with the project, compared with spec.storageLimit and set
+// with PUT /quotas/{id}. Reading and changing quotas needs system access; a connection without it
+// reads the limit from the project summary instead (project members may see it there), and a limit
+// it cannot set is reported as not applied, with Harbor's answer, never as in sync.
+//
+// Harbor requests, with system access: observing a project costs two reads (the project and its
+// quota); creating one costs the create and one read (its quota, which names the project too), so
+// a new project converges in three with the lookup before it; the drift sweep lists the projects by
+// id and the project quotas page by page (or, when fewer, one lookup per project). Without system
+// access each quota read is a refused one plus the summary.
 import type { HarborProjectSpec } from "../../api/project.ts";
+import { storageBytes } from "../../api/quantity.ts";
 import { isHarborError } from "../../harbor/errors.ts";
-import type { Project, ProjectSummary } from "../../harbor/projects.ts";
 import { q } from "../../harbor/query.ts";
+import { quotaProjectId } from "../../harbor/quotas.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
+import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
+import { DeletionBlocked, type ExternalClient, type ManagedObject, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { NotApplied } from "../shared/errors.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
   createRequest,
   diff,
-  formatStorage,
+  type ObservedProject,
+  type ObservedQuota,
   parseStorageQuantity,
+  quotaFromList,
+  quotaFromSummary,
   status,
+  unchangeable,
   updateRequest,
 } from "./mapping.ts";
 
@@ -22,15 +41,95 @@ export interface ProjectExtra {
   registryId?: number;
 }
 
-type Client = ExternalClient<HarborProjectSpec, Project, HarborConnectionHandle, ProjectExtra>;
+type Client = ExternalClient<HarborProjectSpec, ObservedProject, HarborConnectionHandle, ProjectExtra>;
+
+/** What a refused quota change needs, for the condition message. */
+const QUOTA_ACCESS =
+  "Harbor lets only system administrators, and system robots with quota permissions, change a project's storage limit";
 
 export function projectExternal(deps: { registries: Informer<ManagedObject> }): Client {
-  const get = async (conn: HarborConnectionHandle, ref: number | string, signal: AbortSignal) => {
+  const getProject = async (conn: HarborConnectionHandle, ref: number | string, signal: AbortSignal) => {
     try {
       return await conn.client.projects.get(ref, { signal });
     } catch (e) {
       if (isHarborError(e, "notFound")) return undefined;
       throw e;
+    }
+  };
+
+  /**
+   * The project's quota: from /quotas (system access), else from the summary; undefined when
+   * neither shows it (Harbor with per-project quotas off, or a caller who may not read them).
+   */
+  const readQuota = async (
+    conn: HarborConnectionHandle,
+    projectId: number,
+    signal: AbortSignal,
+  ): Promise<ObservedQuota | undefined> => {
+    try {
+      const quota = await conn.client.quotas.ofProject(projectId, { signal });
+      return quota && quotaFromList(quota);
+    } catch (e) {
+      if (!isHarborError(e, "forbidden")) throw e;
+    }
+    return readSummaryQuota(conn, projectId, signal);
+  };
+
+  const observeProject = async (
+    conn: HarborConnectionHandle,
+    ref: number | string,
+    signal: AbortSignal,
+  ): Promise<ObservedProject | undefined> => {
+    const project = await getProject(conn, ref, signal);
+    if (!project?.project_id) return project;
+    const quota = await readQuota(conn, project.project_id, signal);
+    return quota ? { ...project, quota } : project;
+  };
+
+  /**
+   * A new project as status needs it. Its quota's reference carries the project's id, name and
+   * owner, so with system access one read shows both (a new project holds no repositories); the
+   * project's settings are compared from the next reconcile on. Without it: the project and its
+   * quota as observe reads them.
+   */
+  const readBack = async (
+    conn: HarborConnectionHandle,
+    id: number,
+    signal: AbortSignal,
+  ): Promise<ObservedProject | undefined> => {
+    try {
+      const quota = await conn.client.quotas.ofProject(id, { signal });
+      if (!quota) return observeProject(conn, id, signal);
+      const ref = quota.ref ?? {};
+      return {
+        project_id: id,
+        ...(typeof ref.name === "string" ? { name: ref.name } : {}),
+        ...(typeof ref.owner_name === "string" ? { owner_name: ref.owner_name } : {}),
+        repo_count: 0,
+        quota: quotaFromList(quota),
+      };
+    } catch (e) {
+      if (!isHarborError(e, "forbidden")) throw e;
+    }
+    return observeProject(conn, id, signal);
+  };
+
+  /** PUT /quotas/{id} with the spec's limit; what Harbor refuses names the field. */
+  const applyStorageLimit = async (
+    conn: HarborConnectionHandle,
+    project: ObservedProject,
+    bytes: number,
+    signal: AbortSignal,
+  ): Promise<ObservedQuota> => {
+    const projectId = project.project_id as number;
+    try {
+      const id = project.quota?.id ?? (await conn.client.quotas.ofProject(projectId, { signal }))?.id;
+      if (id === undefined)
+        throw new Error(`Harbor has no quota for project ${project.name} (id ${projectId})`);
+      await conn.client.quotas.update(id, { storage: bytes }, { signal });
+      return { ...project.quota, id, hard: bytes };
+    } catch (e) {
+      throw new NotApplied("storageLimit", e, isHarborError(e, "forbidden") ? QUOTA_ACCESS : undefined);
     }
   };
 
@@ -51,7 +150,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
     },
 
     observe({ conn, knownId, harborName, signal }) {
-      return get(conn, knownId ?? harborName, signal);
+      return observeProject(conn, knownId ?? harborName, signal);
     },
 
     async create({ conn, spec, harborName, extra, signal }) {
@@ -60,15 +159,33 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       });
       // Harbor ignores a CVE allowlist on create.
       if (spec.cveAllowlist) await conn.client.projects.update(id, updateRequest(spec, id), { signal });
-      const created = await get(conn, id, signal);
+      const created = await readBack(conn, id, signal);
       if (!created) throw new Error(`project ${harborName} (id ${id}) vanished right after creation`);
+      // Harbor puts its default limit in place of a non-admin's: set it, or say why not.
+      const want = spec.storageLimit === undefined ? undefined : parseStorageQuantity(spec.storageLimit);
+      if (want !== undefined && created.quota?.hard !== want) {
+        created.quota = await applyStorageLimit(conn, created, want, signal);
+      }
       return created;
     },
 
-    async update({ conn, spec, signal }, current) {
+    async update({ conn, spec, signal }, current, drift) {
+      const problem = unchangeable(spec, current, drift);
+      if (problem) {
+        throw new Stalled(drift.includes("proxyCache") ? "ProxyCacheMismatch" : INVALID_SPEC, problem);
+      }
       const id = current.project_id as number;
-      await conn.client.projects.update(id, updateRequest(spec, id), { signal });
-      return (await get(conn, id, signal)) ?? current;
+      let observed = current;
+      if (drift.some((f) => f !== "storageLimit")) {
+        await conn.client.projects.update(id, updateRequest(spec, id), { signal });
+        observed = { ...((await getProject(conn, id, signal)) ?? current), quota: current.quota };
+      }
+      const want = spec.storageLimit === undefined ? undefined : storageBytes(spec.storageLimit);
+      if (drift.includes("storageLimit") && want !== undefined) {
+        // Harbor stores the number as sent: no read-back needed.
+        observed = { ...observed, quota: await applyStorageLimit(conn, observed, want, signal) };
+      }
+      return observed;
     },
 
     async delete({ conn, signal }, current) {
@@ -85,44 +202,96 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       }
     },
 
-    diff: ({ spec }, observed) => diff(spec, observed),
+    diff: ({ spec, extra }, observed) => diff(spec, observed, extra.registryId),
     id: (observed) => observed.project_id as number,
     identifies: ({ harborName }, observed) => observed.name === harborName,
-    status: (_input, observed) => status(observed, undefined),
-
-    async afterSync({ conn, spec, signal }, observed, created) {
-      // Quota lives in the summary: one more read, skipped right after creation where the spec says it.
-      if (created) {
-        return {
-          status: {
-            quota: {
-              hard: formatStorage(spec.storageLimit ? parseStorageQuantity(spec.storageLimit) : -1),
-              used: "0",
-            },
-          },
-        };
-      }
-      let summary: ProjectSummary | undefined;
-      try {
-        summary = await conn.client.projects.summary(observed.project_id as number, { signal });
-      } catch (e) {
-        if (!isHarborError(e, "forbidden")) throw e;
-      }
-      return { status: status(observed, summary) };
-    },
+    status: (_input, observed) => status(observed),
 
     async observeMany(conn, inputs) {
       const ids = inputs.map((i) => i.knownId).filter((id): id is number => id !== undefined);
-      const found = new Map<number, Project>();
+      const found = new Map<number, ObservedProject>();
       for (let i = 0; i < ids.length; i += 100) {
         const chunk = ids.slice(i, i + 100);
         for (const p of await conn.client.projects.list({ q: q().union("project_id", chunk) })) {
           if (p.project_id !== undefined) found.set(p.project_id, p);
         }
       }
+      let quotas = await quotasOf(conn, [...found.keys()]);
+      if (quotas === "forbidden") {
+        // Without system access: the summaries of the projects whose limit the spec sets.
+        quotas = new Map();
+        for (const i of inputs) {
+          const id = i.knownId as number;
+          if (i.spec.storageLimit === undefined || !found.has(id)) continue;
+          const quota = await readSummaryQuota(conn, id);
+          if (quota) quotas.set(id, quota);
+        }
+      }
+      for (const [id, quota] of quotas) {
+        const p = found.get(id);
+        if (p) found.set(id, { ...p, quota });
+      }
+      // A project whose limit the spec sets is not reported without its quota (it would count as
+      // drift): left out, its reconcile reads it afresh, and says why if it still cannot.
+      for (const i of inputs) {
+        const id = i.knownId as number;
+        if (i.spec.storageLimit !== undefined && found.get(id)?.quota === undefined) found.delete(id);
+      }
       return found;
     },
 
     claim: (_spec, harborName) => `project:${harborName}`,
   };
+}
+
+/**
+ * The quotas of these projects in as few reads as the API allows. Harbor filters its quota list
+ * by one project at a time, so the list of every project quota is read page by page (oldest first,
+ * so that projects created meanwhile do not shift earlier pages); once the projects still missing
+ * are no more than the pages already read, one lookup each is cheaper than reading on.
+ * "forbidden" without system access.
+ */
+async function quotasOf(
+  conn: HarborConnectionHandle,
+  ids: number[],
+): Promise<Map<number, ObservedQuota> | "forbidden"> {
+  const out = new Map<number, ObservedQuota>();
+  if (ids.length === 0) return out;
+  const wanted = new Set(ids);
+  const missing = () => ids.filter((id) => !out.has(id));
+  try {
+    let pages = 0;
+    for await (const page of conn.client.quotas.pages({ reference: "project", sort: "creation_time" })) {
+      pages++;
+      for (const quota of page) {
+        const id = quotaProjectId(quota);
+        if (id !== undefined && wanted.has(id)) out.set(id, quotaFromList(quota));
+      }
+      if (missing().length <= pages) break;
+    }
+    const rest = missing();
+    if (rest.length > pages) return out;
+    for (const id of rest) {
+      const quota = await conn.client.quotas.ofProject(id);
+      if (quota) out.set(id, quotaFromList(quota));
+    }
+  } catch (e) {
+    if (isHarborError(e, "forbidden")) return "forbidden";
+    throw e;
+  }
+  return out;
+}
+
+/** The quota as the project summary shows it to project members; undefined when it does not. */
+async function readSummaryQuota(
+  conn: HarborConnectionHandle,
+  projectId: number,
+  signal?: AbortSignal,
+): Promise<ObservedQuota | undefined> {
+  try {
+    return quotaFromSummary(await conn.client.projects.summary(projectId, signal ? { signal } : {}));
+  } catch (e) {
+    if (isHarborError(e, "forbidden")) return undefined;
+    throw e;
+  }
 }

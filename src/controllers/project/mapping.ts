@@ -1,11 +1,46 @@
 // HarborProject ⇄ Harbor project, as pure functions. Harbor keeps every metadata value as a string
 // ("true"/"false" for flags, a lower-cased severity); the spec uses booleans and enums. Fields the
 // spec leaves unset are not managed: they are neither sent nor compared.
+//
+// The storage limit is not part of Harbor's project: project PUT ignores it, and it lives in the
+// project's quota (/quotas), which is observed beside the project and compared like any field.
+// Whether a project is a proxy cache, and of which registry, Harbor fixes at creation; so does it
+// drop content trust on proxy-cache projects: such differences are reported, never "corrected".
 import type { HarborProjectSpec } from "../../api/project.ts";
 import { STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
 import type { Project, ProjectCreate, ProjectSummary, ProjectUpdate } from "../../harbor/projects.ts";
+import type { Quota } from "../../harbor/quotas.ts";
 import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
 import { Stalled } from "../../runtime/managed.ts";
+
+/** A project's quota as the operator sees it: bytes (-1 unlimited), and its id when read from /quotas. */
+export interface ObservedQuota {
+  id?: number;
+  hard?: number;
+  used?: number;
+}
+
+/** The Harbor project and, when it could be read, its quota. */
+export type ObservedProject = Project & { quota?: ObservedQuota };
+
+/** Harbor's quota object → what is compared and shown. */
+export function quotaFromList(quota: Quota): ObservedQuota {
+  return {
+    ...(quota.id === undefined ? {} : { id: quota.id }),
+    ...(quota.hard?.storage === undefined ? {} : { hard: quota.hard.storage }),
+    ...(quota.used?.storage === undefined ? {} : { used: quota.used.storage }),
+  };
+}
+
+/** The summary's quota (what a caller without system access sees); no id. */
+export function quotaFromSummary(summary: ProjectSummary): ObservedQuota | undefined {
+  const q = summary.quota;
+  if (!q) return undefined;
+  return {
+    ...(q.hard?.storage === undefined ? {} : { hard: q.hard.storage }),
+    ...(q.used?.storage === undefined ? {} : { used: q.used.storage }),
+  };
+}
 
 type FlagField =
   | "public"
@@ -105,9 +140,15 @@ function observedMeta(project: Project, key: string): string {
   return key === "severity" ? v.toLowerCase() : v;
 }
 
-/** The spec fields whose Harbor value differs. */
-export function diff(spec: HarborProjectSpec, project: Project): string[] {
+/**
+ * The spec fields whose Harbor value differs. `registryId` is the Harbor id of the spec's proxy-cache
+ * registry, when it has one. A limit the spec sets differs from a quota that could not be read: it
+ * cannot be shown to hold, and setting it says why.
+ */
+export function diff(spec: HarborProjectSpec, project: ObservedProject, registryId?: number): string[] {
   const out: string[] = [];
+  if (spec.proxyCache && registryId !== undefined && (project.registry_id ?? 0) !== registryId)
+    out.push("proxyCache");
   for (const [field, key] of FLAGS) {
     const v = spec[field];
     if (v !== undefined && observedMeta(project, key) !== String(v)) out.push(field);
@@ -129,25 +170,51 @@ export function diff(spec: HarborProjectSpec, project: Project): string[] {
     const haveExpiry = project.cve_allowlist?.expires_at ?? 0;
     if (want.join(",") !== have.join(",") || wantExpiry !== haveExpiry) out.push("cveAllowlist");
   }
+  if (spec.storageLimit !== undefined) {
+    // A value only the operator refuses never gets here (the spec fails to parse first).
+    const want = storageBytes(spec.storageLimit);
+    if (want !== undefined && want !== project.quota?.hard) out.push("storageLimit");
+  }
   return out;
 }
 
-/** Status fields from the project (and its summary, when read). */
-export function status(project: Project, summary: ProjectSummary | undefined): Record<string, unknown> {
+/**
+ * Why Harbor cannot bring the project to the spec, for drifted fields it can never change on an
+ * existing project; undefined when every drifted field can be written.
+ */
+export function unchangeable(
+  spec: HarborProjectSpec,
+  project: ObservedProject,
+  drift: readonly string[],
+): string | undefined {
+  if (drift.includes("proxyCache")) {
+    const now = project.registry_id
+      ? `caches another registry (id ${project.registry_id})`
+      : "is not a proxy cache";
+    return `the Harbor project ${now}; Harbor sets that only when a project is created, so spec.proxyCache cannot be applied: remove it from the spec, or delete the project in Harbor to have it created anew`;
+  }
+  if (drift.includes("contentTrust") && project.registry_id && spec.contentTrust) {
+    return "spec.contentTrust: Harbor ignores content trust on proxy-cache projects; remove it from the spec";
+  }
+  return undefined;
+}
+
+/** Status fields from the project and its quota (when read). */
+export function status(project: ObservedProject): Record<string, unknown> {
   const repos = project.repo_count ?? 0;
-  const hard = summary?.quota?.hard?.storage;
-  const used = summary?.quota?.used?.storage;
+  const hard = project.quota?.hard;
+  const used = project.quota?.used;
   return {
     ...(project.owner_name ? { owner: project.owner_name } : {}),
     repositoryCount: repos,
     deletable: repos === 0,
-    ...(summary?.quota
-      ? {
+    ...(hard === undefined && used === undefined
+      ? {}
+      : {
           quota: {
             ...(hard === undefined ? {} : { hard: formatStorage(hard) }),
             ...(used === undefined ? {} : { used: formatStorage(used) }),
           },
-        }
-      : {}),
+        }),
   };
 }

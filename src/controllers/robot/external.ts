@@ -13,6 +13,9 @@
 //   status.lastRotation and an Event, and the reconcile is requeued for the next due rotation, so
 //   rotation needs no other trigger. Before a rotation the intact Secret is marked pending, so a
 //   crash between Harbor's refresh and the Secret write is noticed and repaired.
+// - a changed durationDays is applied at once with a PUT (Harbor recomputes the expiry from the
+//   creation time, see mapping.ts), without a new secret; status.nextRotation says when the next
+//   secret is issued, which is when changed rotation settings take effect.
 // Steady state costs one GET per reconcile and nothing else in Harbor; the drift sweep reads every
 // robot with one list call per project plus one for system robots.
 import { API_VERSION } from "../../api/common.ts";
@@ -241,7 +244,8 @@ export function robotExternal(deps: {
       }
     },
 
-    diff: ({ spec, extra }, observed) => diff(spec, observed, extra.project, now()),
+    diff: ({ spec, extra, resource }, observed) =>
+      diff(spec, observed, extra.project, now(), appliedDurationDays(resource)),
     id: (observed) => observed.id as number,
     identifies: ({ spec, harborName, extra }, observed) =>
       isRobotNamed(observed.name, storedName(harborName, extra.project)) ||
@@ -331,6 +335,8 @@ export function robotExternal(deps: {
         status: {
           ...status(spec, robot, resource.metadata.name),
           ...(lastIssued === undefined ? {} : { lastRotation: rfc3339(lastIssued) }),
+          // When rotation settings take effect: the next secret is issued then.
+          nextRotation: next === undefined ? undefined : rfc3339(Math.max(next, at)),
           copiedTo: copies ? copies.copiedTo : previousCopies,
           // Cleared (undefined removes the field) once every copy is delivered.
           ...(copies ? { copyFailures: failed?.listed } : {}),
@@ -375,6 +381,12 @@ export function robotExternal(deps: {
         ? `robot:project:${namespace}/${spec.projectRef?.name ?? ""}/${harborName}`
         : `robot:system:${harborName}`,
   };
+}
+
+/** The durationDays the status says the robot's expiry was set for, if it says. */
+function appliedDurationDays(resource: ManagedObject): number | undefined {
+  const v = resource.status?.durationDays;
+  return typeof v === "number" ? v : undefined;
 }
 
 function parseTime(value: unknown): number | undefined {

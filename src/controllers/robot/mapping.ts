@@ -15,6 +15,10 @@
 //   rounding up, one for clocks of the operator and Harbor that disagree): a shorter remaining
 //   lifetime is what rotation (beforeExpiryDays) renews, a longer one (someone extended the robot in
 //   Harbor, or durationDays was lowered) is drift and is put back;
+// - a changed durationDays, longer or shorter, applies at once: the expiry is renewed the same way, to
+//   durationDays from the change. The durationDays the expiry was last set for is kept in status
+//   (status.durationDays), since Harbor's expiry alone cannot tell a longer lifetime asked for from
+//   a robot that has simply aged; a status without it (written before it existed) counts as current;
 // - the operator's clock is the reference for all of this; it must agree with Harbor's within a day.
 import { createHash } from "node:crypto";
 import type { HarborRobotSpec, LabelSelector } from "../../api/robot.ts";
@@ -123,12 +127,16 @@ export function expiryFollowsSpec(durationDays: number, expiresAt: number | unde
   return expiresAt !== -1 && expiresAt * 1000 <= now + (durationDays + EXPIRY_SLACK_DAYS) * DAY_MS;
 }
 
-/** The spec fields whose Harbor value differs. */
+/**
+ * The spec fields whose Harbor value differs. `appliedDurationDays` is the durationDays the status
+ * says the expiry was last set for; another one in the spec is a change still to apply.
+ */
 export function diff(
   spec: HarborRobotSpec,
   robot: Robot,
   project: RobotProject | undefined,
   now: number,
+  appliedDurationDays?: number,
 ): string[] {
   const out: string[] = [];
   if (spec.description !== undefined && (robot.description ?? "") !== spec.description)
@@ -137,7 +145,8 @@ export function diff(
   const want = permissionSet(desiredPermissions(spec, project));
   const have = permissionSet(robot.permissions ?? []);
   if (want.join("\n") !== have.join("\n")) out.push("permissions");
-  if (!expiryFollowsSpec(spec.durationDays, robot.expires_at, now)) out.push("durationDays");
+  const changed = appliedDurationDays !== undefined && appliedDurationDays !== spec.durationDays;
+  if (changed || !expiryFollowsSpec(spec.durationDays, robot.expires_at, now)) out.push("durationDays");
   return out;
 }
 
@@ -160,11 +169,13 @@ export function secretNameOf(spec: HarborRobotSpec, resourceName: string): strin
   return spec.secret.name ?? resourceName;
 }
 
+/** Status fields for a robot that follows the spec (its expiry set for spec.durationDays). */
 export function status(spec: HarborRobotSpec, robot: Robot, resourceName: string): Record<string, unknown> {
   const expiresAt = formatExpiry(robot.expires_at);
   return {
     ...(robot.name ? { fullName: robot.name } : {}),
     ...(expiresAt ? { expiresAt } : {}),
+    durationDays: spec.durationDays,
     secretName: secretNameOf(spec, resourceName),
   };
 }

@@ -8,8 +8,29 @@ import { KubeError } from "../../kube/errors.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { ErrorClassifier } from "../../runtime/managed.ts";
 
+/**
+ * A spec field Harbor did not take, and why (the cause): its condition is the cause's, with the
+ * field named first and, where it helps, what would let it through.
+ */
+export class NotApplied extends Error {
+  override readonly name = "NotApplied";
+  readonly field: string;
+  readonly hint: string | undefined;
+  constructor(field: string, cause: unknown, hint?: string) {
+    const why = cause instanceof Error ? cause.message : String(cause);
+    super(`${field} is not applied: ${why}${hint ? `; ${hint}` : ""}`, { cause });
+    this.field = field;
+    this.hint = hint;
+  }
+}
+
 export const harborErrors: ErrorClassifier = {
   classify(e) {
+    if (e instanceof NotApplied) {
+      const c = harborErrors.classify(e.cause);
+      if (!c) return undefined;
+      return { ...c, message: `${e.field} is not applied: ${c.message}${e.hint ? `; ${e.hint}` : ""}` };
+    }
     if (e instanceof HarborError) {
       const said = e.harborMessage ? `: ${e.harborMessage}` : "";
       switch (e.kind) {

@@ -241,3 +241,87 @@ describe("quantities and values", () => {
     );
   });
 });
+
+describe("what Harbor can never change on an existing object is refused, naming the field", () => {
+  /** Creates the object, then records a Harbor id the way the operator does (status subresource). */
+  async function inHarbor(manifest: { kind: string; metadata: { name: string } }, harborId: number) {
+    await ns.kubectl.apply(manifest);
+    await ns.kubectl.run([
+      "patch",
+      manifest.kind.toLowerCase(),
+      manifest.metadata.name,
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      JSON.stringify({ status: { harborId } }),
+    ]);
+  }
+
+  test("a registry's type: free until the registry exists in Harbor, then immutable", async () => {
+    await ns.kubectl.apply(registry("typed", { type: "quay-io" }));
+    // Not in Harbor yet (say the type was one Harbor does not know): it may still be fixed.
+    await expectAdmitted(registry("typed", { type: "quay" }));
+    await inHarbor(registry("typed", { type: "quay" }), 4);
+    await expectRefused(
+      registry("typed", { type: "harbor" }),
+      "spec.type",
+      "type is immutable once the registry exists in Harbor",
+    );
+    // What Harbor can change still passes.
+    await expectAdmitted(registry("typed", { type: "quay", url: "https://other.example.com" }));
+  });
+
+  test("a replication policy's runOnCreate cannot be turned on once the policy exists; off it may go", async () => {
+    await inHarbor(policy("ran", { runOnCreate: true }), 6);
+    await expectAdmitted(policy("ran", { runOnCreate: false }), policy("ran", { runOnCreate: true }));
+    await inHarbor(policy("never-ran"), 7);
+    await expectRefused(
+      policy("never-ran", { runOnCreate: true }),
+      "spec.runOnCreate",
+      "runOnCreate acts only when the policy is created",
+    );
+    // The direction and the registry are Harbor's to change (its PUT takes both sides).
+    await expectAdmitted(policy("never-ran", { direction: "pull", registryRef: { name: "other" } }));
+  });
+
+  test("a project's proxy cache: its registry and being one are fixed, its speed is not; no content trust", async () => {
+    await ns.kubectl.apply(project("cache", { proxyCache: { registryRef: { name: "hub" }, speedKbps: 10 } }));
+    await expectAdmitted(project("cache", { proxyCache: { registryRef: { name: "hub" }, speedKbps: 20 } }));
+    const fixed = "proxyCache and proxyCache.registryRef are immutable";
+    for (const spec of [{ proxyCache: { registryRef: { name: "other" } } }, {}]) {
+      const text = await refusal(project("cache", spec));
+      expect(text).toContain(fixed);
+    }
+    expect(await refusal(project("plain", { proxyCache: { registryRef: { name: "hub" } } }))).toBeUndefined();
+    await ns.kubectl.apply(project("ordinary"));
+    expect(await refusal(project("ordinary", { proxyCache: { registryRef: { name: "hub" } } }))).toContain(
+      fixed,
+    );
+    expect(
+      await refusal(
+        project("trusting", { contentTrust: true, proxyCache: { registryRef: { name: "hub" } } }),
+      ),
+    ).toContain("contentTrust cannot be true on a proxy-cache project");
+    await expectAdmitted(project("trusting", { contentTrust: true }));
+  });
+
+  test("a robot's level and project, and a webhook policy's project, are immutable", async () => {
+    await ns.kubectl.apply(robot("bot"));
+    expect(await refusal(robot("bot", { projectRef: { name: "elsewhere" } }))).toContain(
+      "projectRef is immutable",
+    );
+    expect(
+      await refusal(
+        robot("bot", {
+          level: "system",
+          projectRef: undefined,
+          permissions: [{ kind: "system", access: [{ resource: "project", action: "list" }] }],
+        }),
+      ),
+    ).toContain("level is immutable");
+    await ns.kubectl.apply(webhook("hook"));
+    expect(await refusal(webhook("hook", { projectRef: { name: "elsewhere" } }))).toContain(
+      "projectRef is immutable",
+    );
+  });
+});

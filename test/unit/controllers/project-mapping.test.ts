@@ -6,7 +6,10 @@ import {
   diff,
   formatStorage,
   parseStorageQuantity,
+  quotaFromList,
+  quotaFromSummary,
   status,
+  unchangeable,
   updateRequest,
 } from "../../../src/controllers/project/mapping.ts";
 import { Stalled } from "../../../src/runtime/managed.ts";
@@ -116,10 +119,75 @@ describe("project mapping", () => {
 
   test("status shows owner, repositories, deletability and quota", () => {
     expect(
-      status(
-        { owner_name: "admin", repo_count: 2 },
-        { quota: { hard: { storage: 2 ** 30 }, used: { storage: 5 * 2 ** 20 } } },
-      ),
+      status({ owner_name: "admin", repo_count: 2, quota: { id: 9, hard: 2 ** 30, used: 5 * 2 ** 20 } }),
     ).toEqual({ owner: "admin", repositoryCount: 2, deletable: false, quota: { hard: "1Gi", used: "5Mi" } });
+    // A quota that could not be read is left out, not shown as unlimited.
+    expect(status({ repo_count: 0 })).toEqual({ repositoryCount: 0, deletable: true });
+  });
+});
+
+describe("storage limit: kept in the project's quota", () => {
+  const project = (hard: number | undefined) => ({
+    project_id: 3,
+    metadata: { public: "false" },
+    ...(hard === undefined ? {} : { quota: { id: 103, hard, used: 0 } }),
+  });
+
+  test("a quota that differs from storageLimit is drift; an unset storageLimit is not managed", () => {
+    expect(diff(spec({ storageLimit: "10Gi" }), project(10 * 2 ** 30))).toEqual([]);
+    expect(diff(spec({ storageLimit: "20Gi" }), project(10 * 2 ** 30))).toEqual(["storageLimit"]);
+    expect(diff(spec({ storageLimit: "unlimited" }), project(2 ** 30))).toEqual(["storageLimit"]);
+    expect(diff(spec({ storageLimit: "-1" }), project(-1))).toEqual([]);
+    expect(diff(spec({}), project(2 ** 30))).toEqual([]);
+  });
+
+  test("a quota that could not be read does not hold a limit the spec sets", () => {
+    expect(diff(spec({ storageLimit: "20Gi" }), project(undefined))).toEqual(["storageLimit"]);
+    expect(diff(spec({}), project(undefined))).toEqual([]);
+  });
+
+  test("Harbor's quota and the summary's read the same; only the list has the quota id", () => {
+    expect(
+      quotaFromList({ id: 103, ref: { id: 3 }, hard: { storage: 2 ** 30 }, used: { storage: 10 } }),
+    ).toEqual({ id: 103, hard: 2 ** 30, used: 10 });
+    expect(quotaFromSummary({ quota: { hard: { storage: 2 ** 30 }, used: { storage: 10 } } })).toEqual({
+      hard: 2 ** 30,
+      used: 10,
+    });
+    expect(quotaFromSummary({ repo_count: 0 })).toBeUndefined();
+  });
+});
+
+describe("what Harbor fixes at creation", () => {
+  const proxyOf = (registryId: number | undefined) => ({
+    metadata: { public: "false" },
+    ...(registryId === undefined ? {} : { registry_id: registryId }),
+  });
+  const proxySpec = (extra: Record<string, unknown> = {}) =>
+    spec({ proxyCache: { registryRef: { name: "hub" } }, ...extra });
+
+  test("an adopted project that is no proxy cache, or caches another registry, cannot be changed", () => {
+    expect(diff(proxySpec(), proxyOf(4), 4)).toEqual([]);
+    expect(diff(proxySpec(), proxyOf(undefined), 4)).toEqual(["proxyCache"]);
+    expect(diff(proxySpec(), proxyOf(5), 4)).toEqual(["proxyCache"]);
+    // Unset proxyCache is not managed; while deleting, the registry is not resolved.
+    expect(diff(spec({}), proxyOf(5))).toEqual([]);
+    expect(diff(proxySpec(), proxyOf(undefined), undefined)).toEqual([]);
+
+    expect(unchangeable(proxySpec(), proxyOf(undefined), ["proxyCache"])).toMatch(
+      /is not a proxy cache; Harbor sets that only when a project is created/,
+    );
+    expect(unchangeable(proxySpec(), proxyOf(5), ["proxyCache", "public"])).toMatch(
+      /caches another registry \(id 5\)/,
+    );
+    expect(unchangeable(proxySpec(), proxyOf(4), ["public", "storageLimit"])).toBeUndefined();
+  });
+
+  test("content trust on a proxy-cache project is never applied by Harbor", () => {
+    const s = proxySpec({ contentTrust: true });
+    expect(diff(s, proxyOf(4), 4)).toEqual(["contentTrust"]);
+    expect(unchangeable(s, proxyOf(4), ["contentTrust"])).toMatch(/Harbor ignores content trust/);
+    // On an ordinary project it is written like any flag.
+    expect(unchangeable(spec({ contentTrust: true }), proxyOf(undefined), ["contentTrust"])).toBeUndefined();
   });
 });

@@ -130,7 +130,10 @@ describe("afterSync", () => {
     expect(r?.status).toMatchObject({
       fullName: "robot$team+ci",
       expiresAt: "2025-03-31T10:00:00Z",
+      durationDays: 30,
       lastRotation: "2025-03-01T10:00:00Z",
+      // 7 days before the expiry: when the next secret is issued.
+      nextRotation: "2025-03-24T10:00:00Z",
       copiedTo: [],
     });
     expect(await t.gauge()).toBe(Math.floor(created / 1000) + 30 * 86_400);
@@ -161,7 +164,10 @@ describe("afterSync", () => {
     expect(t.events[0]).toMatch(
       /^SecretRotated: .*expires at 2025-03-31T10:00:00Z.*it expires 2025-04-25T10:00:00Z/,
     );
-    expect(r?.status).toMatchObject({ expiresAt: "2025-04-25T10:00:00Z" });
+    expect(r?.status).toMatchObject({
+      expiresAt: "2025-04-25T10:00:00Z",
+      nextRotation: "2025-04-18T10:00:00Z",
+    });
     expect(await t.gauge()).toBe(Math.floor(created / 1000) + 55 * 86_400);
     // The next rotation is 23 days away: the requeue is capped at 12 hours.
     expect(r?.requeueAfterMs).toBe(12 * 60 * 60_000);
@@ -169,9 +175,11 @@ describe("afterSync", () => {
 
   test("a robot that never expires has no expiry metric and is not renewed", async () => {
     const t = setup({ delivered: { state: "missing" }, now: created + DAY_MS, durationDays: -1 });
-    await t.external.afterSync?.(t.input, t.robot(), false);
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
     expect(t.calls).toEqual(["refresh"]);
     expect(await t.gauge()).toBeUndefined();
+    // No rotation is ever due: status says none (the field is removed).
+    expect(r?.status).toHaveProperty("nextRotation", undefined);
   });
 
   test("the requeue is the time until the next rotation when that is near", async () => {

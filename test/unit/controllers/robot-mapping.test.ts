@@ -227,6 +227,41 @@ describe("renewal", () => {
   });
 });
 
+describe("a durationDays change applies at once", () => {
+  const now = createdMs + 20 * DAY_MS;
+
+  test("a longer durationDays than the expiry was set for is a change to apply, not a wait for rotation", () => {
+    const before = spec({ durationDays: 30 }); // expires 10 days from now
+    const s = spec({ durationDays: 90 });
+    // Harbor's expiry alone looks like an aged robot: only the recorded durationDays tells.
+    expect(diff(s, harborRobot(before), project, now)).toEqual([]);
+    expect(diff(s, harborRobot(before), project, now, 30)).toEqual(["durationDays"]);
+    const duration = renewedDuration(90, created, now);
+    expect(duration).toBe(110);
+    const after = harborRobot(s, { duration, expires_at: secondsAt(createdMs) + duration * 86_400 });
+    expect(after.expires_at).toBe(secondsAt(now + 90 * DAY_MS));
+    // Once status records 90, nothing more is due.
+    expect(diff(s, after, project, now, 90)).toEqual([]);
+    expect(diff(s, after, project, now + 50 * DAY_MS, 90)).toEqual([]);
+  });
+
+  test("a shorter one, and one to or from -1, the same", () => {
+    expect(
+      diff(spec({ durationDays: 7 }), harborRobot(spec({ durationDays: 90 })), project, now, 90),
+    ).toEqual(["durationDays"]);
+    expect(
+      diff(spec({ durationDays: -1 }), harborRobot(spec({ durationDays: 30 })), project, now, 30),
+    ).toEqual(["durationDays"]);
+    expect(
+      diff(spec({ durationDays: 30 }), harborRobot(spec({ durationDays: -1 })), project, now, -1),
+    ).toEqual(["durationDays"]);
+    // The same value recorded: only the expiry rule counts.
+    expect(
+      diff(spec({ durationDays: 30 }), harborRobot(spec({ durationDays: 30 })), project, now, 30),
+    ).toEqual([]);
+  });
+});
+
 describe("rotation schedule", () => {
   test("the window defaults to 7 days, or half the lifetime when that is shorter", () => {
     expect(rotationWindowMs(spec({ durationDays: 30 }))).toBe(7 * DAY_MS);
@@ -333,6 +368,7 @@ describe("names and status", () => {
     expect(status(s, harborRobot(s, { secret: "x" } as Partial<Robot>), "ci")).toEqual({
       fullName: "robot$team-a+ci",
       expiresAt: "2025-03-31T10:00:00Z",
+      durationDays: 30,
       secretName: "pull",
     });
     expect(formatExpiry(-1)).toBe("never");

@@ -4,6 +4,7 @@ import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
 import { area as projects } from "./projects.ts";
+import { area as quotas } from "./quotas.ts";
 import { area as registries } from "./registries.ts";
 import { area as replication } from "./replication.ts";
 import { area as robots } from "./robots.ts";
@@ -15,6 +16,7 @@ import { area as webhooks } from "./webhooks.ts";
 export const areas = {
   labels,
   projects,
+  quotas,
   robots,
   scanners,
   registries,

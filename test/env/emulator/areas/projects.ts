@@ -61,12 +61,26 @@ export interface ProjectRecord {
   /** Every value is a string, as Harbor stores and returns them. */
   metadata: Record<string, string>;
   cve_allowlist: CveAllowlistRecord;
-  /** Bytes; -1 is unlimited. */
+  /** Bytes; -1 is unlimited. The hard limit of the project's quota. */
   storage_limit: number;
+  /** The project's quota record (/quotas): its own id and times; the limit is storage_limit. */
+  quota: QuotaRecord;
   /** user id → role id */
   members: Map<number, number>;
   repositories: Map<string, RepositoryRecord>;
 }
+
+export interface QuotaRecord {
+  id: number;
+  creation_time: string;
+  update_time: string;
+}
+
+/**
+ * Quota ids come from a table of their own. They are kept apart from project ids here, so that a
+ * client that takes one for the other fails in tests instead of working by coincidence.
+ */
+const QUOTA_ID_OFFSET = 100;
 
 export const PROJECT_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 const NAME_MAX = 255;
@@ -142,6 +156,7 @@ export class ProjectStore {
         update_time: now,
       },
       storage_limit: p.storageLimit,
+      quota: { id: this.#world.ids.next("quota") + QUOTA_ID_OFFSET, creation_time: now, update_time: now },
       members: new Map([[p.ownerId, ROLES.projectAdmin]]),
       repositories: new Map(),
     };
@@ -191,6 +206,18 @@ export class ProjectStore {
     return [...this.#projects.values()];
   }
 
+  /** The project whose quota has this id. */
+  byQuotaId(id: number): ProjectRecord | undefined {
+    for (const p of this.#projects.values()) if (p.quota.id === id) return p;
+    return undefined;
+  }
+
+  /** PUT /quotas/{id}: the new hard storage limit (bytes, -1 unlimited); usage may exceed it. */
+  setStorageLimit(project: ProjectRecord, bytes: number): void {
+    project.storage_limit = bytes;
+    project.quota.update_time = this.#world.nowText();
+  }
+
   /** PUT: metadata keys merged in; the CVE allowlist replaced when given. */
   update(
     project: ProjectRecord,
@@ -236,7 +263,10 @@ export class ProjectStore {
     return used;
   }
 
-  /** Deletes the project and what Harbor deletes with it: robots, webhook policies, project labels. */
+  /**
+   * Deletes the project and what Harbor deletes with it: robots, webhook policies, project labels,
+   * its quota (which lives on the record).
+   */
   remove(project: ProjectRecord): void {
     // Cascade first: the other stores may still look the project up while cleaning up.
     this.#world.robots.deleteByProject(project.project_id);
