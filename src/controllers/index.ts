@@ -1,13 +1,8 @@
-// Every managed kind, wired together: shared informers (so that kinds can follow references),
-// one ManagedKind per kind, and the enqueues that make changes elsewhere reach the resources they
-// concern — a referenced resource turning Ready, a connection becoming usable, a Secret or a
-// Namespace changing.
+// Every managed kind of the registry, wired the same way: one shared informer per kind (kinds read
+// each other's caches), one ManagedKind per kind, and the enqueues each kind declares in its
+// `watches` — a referenced resource changing, a Secret it reads, a Namespace or ServiceAccount it
+// follows — plus what every kind gets: its own Secrets, and its connection's changes.
 import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../api/common.ts";
-import { harborProject } from "../api/project.ts";
-import { harborRegistry } from "../api/registry.ts";
-import { harborReplicationPolicy } from "../api/replication.ts";
-import { harborRobot } from "../api/robot.ts";
-import { harborWebhookPolicy } from "../api/webhook.ts";
 import { OWNER_ANNOTATION } from "../kube/secrets.ts";
 import {
   type KubeObject,
@@ -22,19 +17,16 @@ import { Informer } from "../runtime/informer.ts";
 import type { ManagedKind } from "../runtime/kind.ts";
 import type { ManagedObject } from "../runtime/managed.ts";
 import { connectionKey } from "./connection/handle.ts";
-import { projectKind } from "./project/index.ts";
-import { registryKind } from "./registry/index.ts";
-import { replicationKind } from "./replication/index.ts";
-import { robotKind } from "./robot/index.ts";
-import { linksServiceAccount, removedPullSecrets, trimServiceAccount } from "./robot/service-accounts.ts";
-import { type Informers, type KindContext, resourceType } from "./shared/kinds.ts";
-import { webhookKind } from "./webhook/index.ts";
+import { MANAGED_KINDS } from "./registry.ts";
+import { removedPullSecrets, trimServiceAccount } from "./robot/service-accounts.ts";
+import { type KindContext, type KindModule, managedKind, resourceType } from "./shared/kinds.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
 type AnyKind = ManagedKind<any, any, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
+type AnyModule = KindModule<any, any, any>;
 
 export interface Kinds {
-  informers: Informers;
   /** Every kind by its Kubernetes kind name. */
   byKind: Map<string, AnyKind>;
   /** True once every informer has its first list. */
@@ -54,25 +46,69 @@ export interface Kinds {
   stop(): Promise<void>;
 }
 
-export function createKinds(ctx: KindContext): Kinds {
-  const informer = (def: Parameters<typeof resourceType>[0]) =>
-    new Informer<ManagedObject>({
-      client: ctx.kube,
-      type: resourceType(def),
-      logger: ctx.logger,
-      ...(ctx.namespaces?.length ? { namespaces: ctx.namespaces } : {}),
-      ...(ctx.labelSelector ? { labelSelector: ctx.labelSelector } : {}),
-    });
-  const informers: Informers = {
-    projects: informer(harborProject),
-    robots: informer(harborRobot),
-    registries: informer(harborRegistry),
-    replicationPolicies: informer(harborReplicationPolicy),
-    webhookPolicies: informer(harborWebhookPolicy),
-    // Robots copy their Secret into namespaces chosen by labels, anywhere in the cluster.
-    namespaces: new Informer<NamespaceObject>({ client: ctx.kube, type: Namespaces, logger: ctx.logger }),
+export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MANAGED_KINDS): Kinds {
+  const informers = new Map<string, Informer<ManagedObject>>();
+  for (const m of modules) {
+    informers.set(
+      m.def.kind,
+      new Informer<ManagedObject>({
+        client: ctx.kube,
+        type: resourceType(m.def),
+        logger: ctx.logger,
+        ...(ctx.namespaces?.length ? { namespaces: ctx.namespaces } : {}),
+        ...(ctx.labelSelector ? { labelSelector: ctx.labelSelector } : {}),
+      }),
+    );
+  }
+  const informerOf = (kind: string): Informer<ManagedObject> => {
+    const i = informers.get(kind);
+    if (!i) throw new Error(`no managed kind ${kind} is registered`);
+    return i;
   };
-  // Secrets are never watched wholesale: only those carrying the watch label.
+  // Namespaces are followed cluster-wide (robots copy Secrets into namespaces chosen by labels).
+  const namespaces = new Informer<NamespaceObject>({
+    client: ctx.kube,
+    type: Namespaces,
+    logger: ctx.logger,
+  });
+  const deps = { ctx, informer: informerOf, namespaces };
+  const kinds: AnyKind[] = modules.map((m) => managedKind(m, deps));
+  const byKind = new Map(kinds.map((k) => [k.type.kind, k]));
+  const extra: Array<Informer<KubeObject>> = [];
+  const watching = (pick: (m: AnyModule) => unknown) => modules.filter((m) => pick(m) !== undefined);
+
+  // References: a target's change queues who points at it; a referrer going queues its target.
+  for (const m of modules) {
+    const dependent = byKind.get(m.def.kind) as AnyKind;
+    for (const [targetKind, refOf] of Object.entries(m.watches?.references ?? {})) {
+      const pointsAt = (obj: KubeObject) => (d: ManagedObject) =>
+        d.metadata.namespace === obj.metadata.namespace && refOf(d.spec ?? {}) === obj.metadata.name;
+      const wake = (obj: KubeObject) => dependent.enqueueWhere(pointsAt(obj));
+      informerOf(targetKind).on({
+        add: wake,
+        // Only what dependents wait on: readiness, the Harbor id, deletion (not e.g. usage).
+        update: (a, b) => {
+          if (
+            readiness(a) !== readiness(b) ||
+            a.status?.harborId !== b.status?.harborId ||
+            a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
+          )
+            wake(b);
+        },
+        delete: wake,
+      });
+      const target = byKind.get(targetKind);
+      dependent.informer.on({
+        delete: (obj) => {
+          const name = refOf(obj.spec ?? {});
+          if (name) target?.controller.enqueue(`${obj.metadata.namespace}/${name}`);
+        },
+      });
+    }
+  }
+
+  // Secrets are never watched wholesale: only those carrying the watch label. A changed one queues
+  // its owner if the operator wrote it, else the resources that read it.
   const secrets = new Informer<SecretObject>({
     client: ctx.kube,
     type: Secrets,
@@ -82,74 +118,8 @@ export function createKinds(ctx: KindContext): Kinds {
     transform: ({ apiVersion, kind, metadata }) => ({ apiVersion, kind, metadata }),
     ...(ctx.namespaces?.length ? { namespaces: ctx.namespaces } : {}),
   });
-  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see robot/service-accounts.ts
-  // for why not a selection): robots link one as soon as it appears.
-  const serviceAccounts = new Informer<ServiceAccountObject>({
-    client: ctx.kube,
-    type: ServiceAccounts,
-    logger: ctx.logger,
-    transform: trimServiceAccount,
-  });
-
-  // One entry per kind.
-  const kinds: AnyKind[] = [
-    projectKind(ctx, informers),
-    registryKind(ctx, informers),
-    replicationKind(ctx, informers),
-    robotKind(ctx, informers),
-    webhookKind(ctx, informers),
-  ];
-  const byKind = new Map(kinds.map((k) => [k.type.kind, k]));
-  const kind = (name: string) => byKind.get(name);
-
-  // A referenced resource changed (e.g. turned Ready): queue the resources that point at it.
-  const follow = (
-    target: Informer<ManagedObject>,
-    dependent: string,
-    refOf: (spec: Record<string, unknown>) => unknown,
-  ) => {
-    const wake = (obj: KubeObject) =>
-      kind(dependent)?.enqueueWhere(
-        (d) =>
-          d.metadata.namespace === obj.metadata.namespace &&
-          refOf((d.spec ?? {}) as Record<string, unknown>) === obj.metadata.name,
-      );
-    target.on({
-      add: wake,
-      // Only what dependents wait on: readiness, the Harbor id, deletion (not e.g. repository counts).
-      update: (a, b) => {
-        if (
-          readiness(a) !== readiness(b) ||
-          a.status?.harborId !== b.status?.harborId ||
-          a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
-        )
-          wake(b);
-      },
-      delete: wake,
-    });
-  };
-  const name = (v: unknown) => (v as { name?: string } | undefined)?.name;
-  follow(informers.projects, "HarborRobot", (s) => name(s.projectRef));
-  follow(informers.projects, "HarborWebhookPolicy", (s) => name(s.projectRef));
-  follow(informers.registries, "HarborProject", (s) =>
-    name((s.proxyCache as { registryRef?: unknown } | undefined)?.registryRef),
-  );
-  follow(informers.registries, "HarborReplicationPolicy", (s) => name(s.registryRef));
-  // Harbor keeps a registry while a policy or a proxy-cache project uses it: when one of those
-  // goes, a blocked registry deletion can proceed now rather than at its next retry.
-  const releaseRegistry = (refOf: (spec: Record<string, unknown>) => unknown) => (obj: ManagedObject) => {
-    const registry = refOf((obj.spec ?? {}) as Record<string, unknown>);
-    if (typeof registry === "string")
-      kind("HarborRegistry")?.controller.enqueue(`${obj.metadata.namespace}/${registry}`);
-  };
-  informers.replicationPolicies.on({ delete: releaseRegistry((s) => name(s.registryRef)) });
-  informers.projects.on({
-    delete: releaseRegistry((s) =>
-      name((s.proxyCache as { registryRef?: unknown } | undefined)?.registryRef),
-    ),
-  });
-
-  // A watched Secret changed: its owner if the operator wrote it, else whoever references it.
+  extra.push(secrets as Informer<KubeObject>);
+  const readers = watching((m) => m.watches?.secrets);
   const secretChanged = async (secret: SecretObject, deleted = false) => {
     // What the operator itself just wrote needs no reconcile.
     if (await ctx.secrets.isOwnChange(secret, deleted)) return;
@@ -157,24 +127,19 @@ export function createKinds(ctx: KindContext): Kinds {
     const owner = secret.metadata.annotations?.[OWNER_ANNOTATION];
     if (owner && secret.metadata.labels?.[MANAGED_BY_LABEL] === MANAGED_BY) {
       const [ownerKind, ns, ownerName] = owner.split("/");
-      if (ownerKind && ownerName) kind(ownerKind)?.controller.enqueue(ns ? `${ns}/${ownerName}` : ownerName);
+      if (ownerKind && ownerName)
+        byKind.get(ownerKind)?.controller.enqueue(ns ? `${ns}/${ownerName}` : ownerName);
       return;
     }
-    const ns = secret.metadata.namespace;
-    const named = secret.metadata.name;
-    kind("HarborRegistry")?.enqueueWhere(
-      (r) =>
-        r.metadata.namespace === ns &&
-        refSecret((r.spec as { credential?: { secretRef?: { name?: string } } })?.credential?.secretRef) ===
-          named,
-    );
-    kind("HarborWebhookPolicy")?.enqueueWhere(
-      (r) =>
-        r.metadata.namespace === ns &&
-        ((r.spec as { targets?: Array<{ authHeaderSecretRef?: { name?: string } }> })?.targets ?? []).some(
-          (t) => refSecret(t.authHeaderSecretRef) === named,
-        ),
-    );
+    for (const m of readers) {
+      byKind
+        .get(m.def.kind)
+        ?.enqueueWhere(
+          (r) =>
+            r.metadata.namespace === secret.metadata.namespace &&
+            (m.watches?.secrets?.(r.spec ?? {}) ?? []).includes(secret.metadata.name),
+        );
+    }
   };
   const onSecret = (secret: SecretObject, deleted = false) =>
     void secretChanged(secret, deleted).catch((err: unknown) =>
@@ -186,12 +151,13 @@ export function createKinds(ctx: KindContext): Kinds {
     delete: (s) => onSecret(s, true),
   });
 
-  // A namespace appeared or its labels changed: robots that copy Secrets may have work.
-  const namespaceChanged = () =>
-    kind("HarborRobot")?.enqueueWhere(
-      (r) => (r.spec as { secret?: { copies?: unknown } })?.secret?.copies !== undefined,
-    );
-  informers.namespaces.on({
+  // A Namespace appeared, went or changed its labels.
+  const namespaceFollowers = watching((m) => m.watches?.namespaces);
+  const namespaceChanged = () => {
+    for (const m of namespaceFollowers)
+      byKind.get(m.def.kind)?.enqueueWhere((r) => m.watches?.namespaces?.(r.spec ?? {}) === true);
+  };
+  namespaces.on({
     add: namespaceChanged,
     update: (a, b) => {
       if (JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {}))
@@ -199,18 +165,33 @@ export function createKinds(ctx: KindContext): Kinds {
     },
     delete: namespaceChanged,
   });
+  extra.push(namespaces as Informer<KubeObject>);
 
-  // A ServiceAccount appeared, or lost a pull secret entry: the robots that link it.
-  const accountChanged = (sa: ServiceAccountObject, removed?: string[]) => {
-    if (removed?.length === 0) return; // our own entry added, or another change: nothing to do
-    const ns = informers.namespaces.get(sa.metadata.namespace ?? "");
-    const labels = ns ? (ns.metadata.labels ?? {}) : undefined;
-    kind("HarborRobot")?.enqueueWhere((r) => linksServiceAccount(r, sa, labels, removed));
-  };
-  serviceAccounts.on({
-    add: (sa) => accountChanged(sa),
-    update: (a, b) => accountChanged(b, removedPullSecrets(a, b)),
-  });
+  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see robot/service-accounts.ts
+  // for why not a selection), only when a kind follows them.
+  const accountFollowers = watching((m) => m.watches?.serviceAccounts);
+  if (accountFollowers.length) {
+    const serviceAccounts = new Informer<ServiceAccountObject>({
+      client: ctx.kube,
+      type: ServiceAccounts,
+      logger: ctx.logger,
+      transform: trimServiceAccount,
+    });
+    const accountChanged = (sa: ServiceAccountObject, removed?: string[]) => {
+      if (removed?.length === 0) return; // our own entry added, or another change: nothing to do
+      const ns = namespaces.get(sa.metadata.namespace ?? "");
+      const labels = ns ? (ns.metadata.labels ?? {}) : undefined;
+      for (const m of accountFollowers)
+        byKind
+          .get(m.def.kind)
+          ?.enqueueWhere((r) => m.watches?.serviceAccounts?.(r, sa, labels, removed) === true);
+    };
+    serviceAccounts.on({
+      add: (sa) => accountChanged(sa),
+      update: (a, b) => accountChanged(b, removedPullSecrets(a, b)),
+    });
+    extra.push(serviceAccounts as Informer<KubeObject>);
+  }
 
   // A connection being deleted waits for the resources that use it: tell it when one goes.
   for (const k of kinds) {
@@ -223,15 +204,13 @@ export function createKinds(ctx: KindContext): Kinds {
     });
   }
 
-  const allInformers: Array<Informer<KubeObject>> = [
-    ...Object.values(informers),
-    secrets,
-    serviceAccounts,
-  ] as Array<Informer<KubeObject>>;
+  const all: Array<Informer<KubeObject>> = [
+    ...(informers.values() as Iterable<Informer<KubeObject>>),
+    ...extra,
+  ];
   return {
-    informers,
     byKind,
-    synced: () => allInformers.every((i) => i.synced),
+    synced: () => all.every((i) => i.synced),
     enqueueConnection(key) {
       for (const k of kinds) {
         k.enqueueWhere(
@@ -250,17 +229,15 @@ export function createKinds(ctx: KindContext): Kinds {
       );
     },
     start(ready = Promise.resolve()) {
-      // Informers of kinds that are not (yet) handled still run: other kinds follow them.
-      for (const i of allInformers) i.start();
-      const synced = Promise.all(
-        [...allInformers, ...kinds.map((k) => k.informer)].map((i) => i.waitForSync()),
-      );
+      for (const i of extra) i.start();
+      // Workers start once every cache has listed: no reconcile judges from half a picture.
+      const synced = Promise.all(all.map((i) => i.waitForSync()));
       const gate = Promise.all([synced, ready]).catch(() => undefined);
       for (const k of kinds) k.start(gate);
     },
     async stop() {
       await Promise.all(kinds.map((k) => k.stop()));
-      await Promise.all(allInformers.map((i) => i.stop()));
+      await Promise.all(extra.map((i) => i.stop()));
     },
   };
 }
@@ -276,8 +253,4 @@ function connectionKeyOf(r: ManagedObject): string {
 
 function readiness(o: ManagedObject): string | undefined {
   return o.status?.conditions?.find((c) => c.type === "Ready")?.status;
-}
-
-function refSecret(ref: { name?: string } | undefined): string | undefined {
-  return ref?.name;
 }

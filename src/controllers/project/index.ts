@@ -1,18 +1,13 @@
-// HarborProject wiring.
+// HarborProject: a Harbor project with its settings, CVE allowlist, quota and proxy cache. A proxy-
+// cache project references a HarborRegistry (and queues it when it goes, since Harbor keeps a
+// registry while a proxy project uses it).
 import { HarborProjectSpec, harborProject } from "../../api/project.ts";
-import type { Informer } from "../../runtime/informer.ts";
-import type { ManagedObject } from "../../runtime/managed.ts";
-import { type KindContext, managedKind } from "../shared/kinds.ts";
+import { defineKind } from "../shared/kinds.ts";
 import { projectExternal } from "./external.ts";
 
-export function projectKind(
-  ctx: KindContext,
-  informers: { projects: Informer<ManagedObject>; registries: Informer<ManagedObject> },
-) {
-  return managedKind(ctx, {
-    def: harborProject,
-    specSchema: HarborProjectSpec,
-    informer: informers.projects,
-    external: projectExternal({ registries: informers.registries }),
-  });
-}
+export const projectKind = defineKind({
+  def: harborProject,
+  specSchema: HarborProjectSpec,
+  watches: { references: { HarborRegistry: (spec) => spec.proxyCache?.registryRef.name } },
+  external: (deps) => projectExternal({ registries: deps.informer("HarborRegistry") }),
+});

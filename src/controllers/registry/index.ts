@@ -1,11 +1,10 @@
-// HarborRegistry wiring. The composition queues a registry when its credentials Secret changes (for
-// Secrets labelled harborconfig.io/watch: "true"); the drift sweep, which reads the Secret through
+// HarborRegistry: a remote registry endpoint. Its credential Secret (when labelled
+// harborconfig.io/watch: "true") queues it at once; the drift sweep, which reads the Secret through
 // prepare, finds other changes within the drift interval.
 import { HarborRegistrySpec, harborRegistry } from "../../api/registry.ts";
-import type { Informer } from "../../runtime/informer.ts";
-import type { ErrorClassifier, ManagedObject } from "../../runtime/managed.ts";
+import type { ErrorClassifier } from "../../runtime/managed.ts";
 import { harborErrors } from "../shared/errors.ts";
-import { type KindContext, managedKind } from "../shared/kinds.ts";
+import { defineKind } from "../shared/kinds.ts";
 import { RegistryUnhealthy, registryExternal } from "./external.ts";
 
 /** The shared classification, plus an unreachable remote: not Stalled, retried with backoff. */
@@ -16,12 +15,10 @@ const registryErrors: ErrorClassifier = {
       : harborErrors.classify(e),
 };
 
-export function registryKind(ctx: KindContext, informers: { registries: Informer<ManagedObject> }) {
-  return managedKind(ctx, {
-    def: harborRegistry,
-    specSchema: HarborRegistrySpec,
-    informer: informers.registries,
-    external: registryExternal({ secrets: ctx.secretUses }),
-    errors: registryErrors,
-  });
-}
+export const registryKind = defineKind({
+  def: harborRegistry,
+  specSchema: HarborRegistrySpec,
+  watches: { secrets: (spec) => [spec.credential?.secretRef.name] },
+  external: ({ ctx }) => registryExternal({ secrets: ctx.secretUses }),
+  errors: registryErrors,
+});

@@ -1,19 +1,12 @@
-// HarborReplicationPolicy wiring. The composition queues a policy when the HarborRegistry it
-// references changes (e.g. turns Ready), so a waiting policy proceeds without its own retry.
+// HarborReplicationPolicy: a push or pull replication policy with a HarborRegistry, which queues
+// the policy when it changes (e.g. turns Ready), so a waiting policy proceeds without its own retry.
 import { HarborReplicationPolicySpec, harborReplicationPolicy } from "../../api/replication.ts";
-import type { Informer } from "../../runtime/informer.ts";
-import type { ManagedObject } from "../../runtime/managed.ts";
-import { type KindContext, managedKind } from "../shared/kinds.ts";
+import { defineKind } from "../shared/kinds.ts";
 import { replicationExternal } from "./external.ts";
 
-export function replicationKind(
-  ctx: KindContext,
-  informers: { replicationPolicies: Informer<ManagedObject>; registries: Informer<ManagedObject> },
-) {
-  return managedKind(ctx, {
-    def: harborReplicationPolicy,
-    specSchema: HarborReplicationPolicySpec,
-    informer: informers.replicationPolicies,
-    external: replicationExternal({ registries: informers.registries }),
-  });
-}
+export const replicationKind = defineKind({
+  def: harborReplicationPolicy,
+  specSchema: HarborReplicationPolicySpec,
+  watches: { references: { HarborRegistry: (spec) => spec.registryRef.name } },
+  external: (deps) => replicationExternal({ registries: deps.informer("HarborRegistry") }),
+});

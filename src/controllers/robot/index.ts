@@ -1,31 +1,27 @@
-// HarborRobot wiring. Besides the robot and project informers it needs the shared Namespace
-// informer (copies go to namespaces chosen by labels, cluster-wide) and, from the composition, a
-// reconcile of the robot whenever one of its Secrets (label harborconfig.io/watch, owner
-// annotation) changes or goes, whenever a Namespace appears or its labels change, and whenever a
-// ServiceAccount it names appears or loses its entry (see service-accounts.ts).
+// HarborRobot: a robot account and the Secrets that deliver its credentials. It follows its
+// project, its own Secrets (label harborconfig.io/watch, owner annotation: handled for every kind
+// that owns Secrets), Namespaces (copies go to namespaces chosen by labels, cluster-wide) and the
+// ServiceAccounts it names (see service-accounts.ts).
 import { HarborRobotSpec, harborRobot } from "../../api/robot.ts";
-import { type Informers, type KindContext, managedKind } from "../shared/kinds.ts";
+import { defineKind } from "../shared/kinds.ts";
 import { RobotDelivery } from "./delivery.ts";
 import { robotExternal } from "./external.ts";
+import { linksServiceAccount } from "./service-accounts.ts";
 
-export function robotKind(
-  ctx: KindContext,
-  informers: Pick<Informers, "robots" | "projects" | "namespaces">,
-) {
-  const delivery = new RobotDelivery({
-    kube: ctx.kube,
-    secrets: ctx.secrets,
-    namespaces: informers.namespaces,
-  });
-  return managedKind(ctx, {
-    def: harborRobot,
-    specSchema: HarborRobotSpec,
-    informer: informers.robots,
-    external: robotExternal({
-      projects: informers.projects,
-      delivery,
+export const robotKind = defineKind({
+  def: harborRobot,
+  specSchema: HarborRobotSpec,
+  ownsSecrets: true,
+  watches: {
+    references: { HarborProject: (spec) => spec.projectRef?.name },
+    namespaces: (spec) => spec.secret?.copies !== undefined,
+    serviceAccounts: linksServiceAccount,
+  },
+  external: ({ ctx, informer, namespaces }) =>
+    robotExternal({
+      projects: informer("HarborProject"),
+      delivery: new RobotDelivery({ kube: ctx.kube, secrets: ctx.secrets, namespaces }),
       events: ctx.events,
       metrics: ctx.metrics,
     }),
-  });
-}
+});

@@ -6,7 +6,7 @@ import { GROUP, harborNameProblem, VERSION } from "../../api/common.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { SecretWriter } from "../../kube/secrets.ts";
-import type { NamespaceObject, ResourceType } from "../../kube/types.ts";
+import type { NamespaceObject, ResourceType, ServiceAccountObject } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { ManagedKind } from "../../runtime/kind.ts";
 import type {
@@ -57,44 +57,84 @@ export function resourceType(def: KindDefinition): ResourceType {
   };
 }
 
-/** The informers of every managed kind, shared so that kinds can follow references. */
-export interface Informers {
-  projects: Informer<ManagedObject>;
-  robots: Informer<ManagedObject>;
-  registries: Informer<ManagedObject>;
-  replicationPolicies: Informer<ManagedObject>;
-  webhookPolicies: Informer<ManagedObject>;
-  /** Every Namespace (robots copy their Secret into namespaces chosen by labels). */
+/** What a kind's external client may use besides the context: the caches of other kinds. */
+export interface KindDeps {
+  ctx: KindContext;
+  /** The informer of a managed kind, by Kubernetes kind (shared: e.g. robots read projects'). */
+  informer(kind: string): Informer<ManagedObject>;
+  /** Every Namespace, cluster-wide (for kinds that follow namespaces). */
   namespaces: Informer<NamespaceObject>;
 }
 
-/** What differs between kinds' wiring; everything else comes from the context. */
-export interface KindWiring<S extends ManagedSpec, O, X> {
+/**
+ * What a kind follows, so that a change elsewhere queues exactly the resources it concerns — as
+ * controller-runtime's `Watches` with a map function. Each function reads a resource's typed spec
+ * as stored (the CRD has applied its defaults) and must stay cheap: it runs per resource per event.
+ */
+export interface KindWatches<S> {
+  /**
+   * Resources of other kinds this kind references in its own namespace, by Kubernetes kind: the
+   * referenced name. A referenced resource appearing, turning Ready, changing its Harbor id or
+   * going queues the resources that reference it; a referencing resource going queues the one it
+   * referenced (whose deletion may have waited for it, e.g. a registry in use).
+   */
+  references?: Readonly<Record<string, (spec: S) => string | undefined>>;
+  /** Secrets of its namespace whose values it reads: queued when one (labelled harborconfig.io/watch) changes. */
+  secrets?: (spec: S) => readonly (string | undefined)[];
+  /** Queued when a Namespace appears, goes or changes its labels. */
+  namespaces?: (spec: S) => boolean;
+  /** Queued when a ServiceAccount appears or loses an entry of its imagePullSecrets. */
+  serviceAccounts?: (
+    resource: ManagedObject,
+    account: ServiceAccountObject,
+    namespaceLabels: Readonly<Record<string, string>> | undefined,
+    removed: readonly string[] | undefined,
+  ) => boolean;
+}
+
+/**
+ * A managed kind's self-description: everything the central wiring, the RBAC and the CRDs need.
+ * Adding a kind is its folder, its API definition, and one line in controllers/registry.ts.
+ */
+export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X = unknown> {
   def: KindDefinition;
+  /** Parses the spec with defaults, as the CRD schema would. */
   specSchema: z.ZodType<S>;
-  informer: Informer<ManagedObject>;
-  external: ExternalClient<S, O, HarborConnectionHandle, X>;
+  watches?: KindWatches<S>;
+  /** The kind's Harbor side. */
+  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X>;
   /** Default: the shared Harbor classification. */
   errors?: ErrorClassifier;
+  /**
+   * Writes Secrets owned by its resources (ownerReference with blockOwnerDeletion), which needs
+   * `update` on `<plural>/finalizers` where OwnerReferencesPermissionEnforcement is on.
+   */
+  ownsSecrets?: boolean;
+}
+
+/** Declares a kind; the types of its spec, Harbor object and prepared extras flow from here. */
+export function defineKind<S extends ManagedSpec, O, X>(m: KindModule<S, O, X>): KindModule<S, O, X> {
+  return m;
 }
 
 /** One managed kind, wired the same way as every other. */
 export function managedKind<S extends ManagedSpec, O, X>(
-  ctx: KindContext,
-  w: KindWiring<S, O, X>,
+  m: KindModule<S, O, X>,
+  deps: KindDeps,
 ): ManagedKind<S, O, HarborConnectionHandle, X> {
-  const nameRule = w.def.harborName;
+  const { ctx } = deps;
+  const nameRule = m.def.harborName;
   return new ManagedKind(ctx.kube, {
-    type: resourceType(w.def),
-    specSchema: w.specSchema,
-    informer: w.informer,
-    external: w.external,
+    type: resourceType(m.def),
+    specSchema: m.specSchema,
+    informer: deps.informer(m.def.kind),
+    external: m.external(deps),
     connections: ctx.connections,
-    errors: w.errors ?? harborErrors,
+    errors: m.errors ?? harborErrors,
     ...(nameRule ? { nameProblem: (name: string) => harborNameProblem(nameRule, name) } : {}),
     kube: ctx.kube,
     events: ctx.events,
-    logger: ctx.logger.child({ kind: w.def.kind }),
+    logger: ctx.logger.child({ kind: m.def.kind }),
     metrics: ctx.metrics,
     workers: ctx.workers,
     driftIntervalMs: ctx.driftIntervalMs,
