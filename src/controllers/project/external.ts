@@ -4,7 +4,7 @@ import { isHarborError } from "../../harbor/errors.ts";
 import type { Project, ProjectSummary } from "../../harbor/projects.ts";
 import { q } from "../../harbor/query.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
+import { DeletionBlocked, type ExternalClient, type ManagedObject, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
@@ -14,8 +14,12 @@ import {
   formatStorage,
   parseStorageQuantity,
   status,
+  unsupportedFields,
   updateRequest,
 } from "./mapping.ts";
+
+/** Ready=False (Stalled) reason: the spec asks for what this Harbor release cannot store. */
+export const UNSUPPORTED_BY_HARBOR = "UnsupportedByHarbor";
 
 export interface ProjectExtra {
   /** The Harbor id of the proxy-cache registry, when the project is a proxy cache. */
@@ -37,6 +41,13 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
   return {
     async prepare({ resource, spec, conn, harborName }) {
       requireProjects(conn, [harborName]);
+      const unsupported = resource.metadata.deletionTimestamp
+        ? []
+        : unsupportedFields(spec, conn.harborVersion);
+      if (unsupported.length) {
+        const what = unsupported.map((u) => `spec.${u.field} needs Harbor ${u.since} or later`).join("; ");
+        throw new Stalled(UNSUPPORTED_BY_HARBOR, `${what}; this Harbor is ${conn.harborVersion}`);
+      }
       // The registry only matters for creation; a project being deleted must not wait on it (the
       // registry may be going too, and Harbor keeps it while this proxy project exists).
       if (!spec.proxyCache || resource.metadata.deletionTimestamp) return {};

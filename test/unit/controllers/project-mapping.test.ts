@@ -7,6 +7,7 @@ import {
   formatStorage,
   parseStorageQuantity,
   status,
+  unsupportedFields,
   updateRequest,
 } from "../../../src/controllers/project/mapping.ts";
 import { Stalled } from "../../../src/runtime/managed.ts";
@@ -121,5 +122,30 @@ describe("project mapping", () => {
         { quota: { hard: { storage: 2 ** 30 }, used: { storage: 5 * 2 ** 20 } } },
       ),
     ).toEqual({ owner: "admin", repositoryCount: 2, deletable: false, quota: { hard: "1Gi", used: "5Mi" } });
+  });
+});
+
+describe("fields an older Harbor cannot store", () => {
+  const proxy = { proxyCache: { registryRef: { name: "hub" }, speedKbps: 100 } };
+
+  test("auto SBOM generation needs 2.11, the proxy speed limit 2.12", () => {
+    const both = spec({ autoSbomGeneration: true, ...proxy });
+    expect(unsupportedFields(both, "v2.10.3-6b4981d4")).toEqual([
+      { field: "autoSbomGeneration", since: "2.11" },
+      { field: "proxyCache.speedKbps", since: "2.12" },
+    ]);
+    expect(unsupportedFields(both, "v2.11.2-abc")).toEqual([
+      { field: "proxyCache.speedKbps", since: "2.12" },
+    ]);
+    expect(unsupportedFields(both, "v2.12.4-emulator")).toEqual([]);
+    expect(unsupportedFields(both, "v3.0.0")).toEqual([]);
+  });
+
+  test("only fields the spec sets count; an unknown version refuses nothing", () => {
+    expect(unsupportedFields(spec({ autoScan: true }), "v2.8.0")).toEqual([]);
+    // false is what such a Harbor reads anyway.
+    expect(unsupportedFields(spec({ autoSbomGeneration: false }), "v2.10.3")).toEqual([]);
+    expect(unsupportedFields(spec({ autoSbomGeneration: true }), undefined)).toEqual([]);
+    expect(unsupportedFields(spec({ autoSbomGeneration: true }), "dev")).toEqual([]);
   });
 });
