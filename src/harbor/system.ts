@@ -66,8 +66,12 @@ export class SystemApi {
     this.#t = transport;
   }
 
-  /** getSystemInfo: answers anonymous callers too, so it tells "reachable" apart from "logged in". */
-  getSystemInfo(opts?: CallOptions): Promise<GeneralInfo> {
+  /**
+   * getSystemInfo: answers anonymous callers too, so it tells "reachable" apart from "logged in".
+   * `anonymous` leaves the credentials out: the version and auth mode only, and a wrong password is
+   * not sent (Harbor would answer late and freeze the user).
+   */
+  getSystemInfo(opts?: CallOptions & { anonymous?: boolean }): Promise<GeneralInfo> {
     return this.#t.json(
       { ...opts, operation: "getSystemInfo", method: "GET", path: "/systeminfo" },
       GeneralInfo,

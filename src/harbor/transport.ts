@@ -77,6 +77,8 @@ export interface HarborRequest extends CallOptions {
   acceptStatus?: readonly number[];
   /** This operation's body limit, where Harbor legitimately answers with more (job logs). */
   maxResponseBytes?: number;
+  /** Send no credentials (for what Harbor answers anyone, e.g. systeminfo). */
+  anonymous?: boolean;
 }
 
 export interface HarborResponse {
@@ -439,7 +441,7 @@ export class HarborTransport {
       await this.#endpoint.bucket.take(signal);
       release = await this.#endpoint.slots.acquire(signal);
       const headers: Record<string, string> = {
-        authorization: this.#authorization,
+        ...(req.anonymous ? {} : { authorization: this.#authorization }),
         accept: "application/json, text/plain",
         "x-request-id": requestId,
         "user-agent": "harbor-config-operator",

@@ -42,9 +42,11 @@ describe("connection check during Harbor's login freeze", () => {
     expect((await stale).status).toBe(401);
   });
 
-  test("a wrong password is BadCredentials after the one retry", async () => {
+  test("a wrong password is BadCredentials after the one retry; systeminfo never carries it", async () => {
+    const before = h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 });
     const result = await check("ops", "Previous-pw1");
     expect(result.failure).toMatchObject({ reason: "BadCredentials" });
     expect(result.failure?.message).toContain('"ops"');
+    expect(h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 }) - before).toBe(2);
   });
 });

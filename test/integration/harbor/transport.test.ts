@@ -106,6 +106,24 @@ describe("every call", () => {
     await expect(h.admin.labels.get(2 ** 31 - 1)).rejects.toMatchObject({ kind: "notFound", status: 404 });
   });
 
+  test("an anonymous call leaves the credentials out", async () => {
+    const seen: Array<string | undefined> = [];
+    const server = await serve((req, res) => {
+      seen.push(req.headers.authorization);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ harbor_version: "v2.12.4" }));
+    });
+    const c = new HarborClient({ url: server.url, username: "u", password: "maybe-stale" });
+    try {
+      await c.system.getSystemInfo({ anonymous: true });
+      await c.system.getSystemInfo();
+      expect(seen).toEqual([undefined, `Basic ${Buffer.from("u:maybe-stale").toString("base64")}`]);
+    } finally {
+      await c.close();
+      await server.close();
+    }
+  });
+
   test("a closed client sends nothing more", async () => {
     const c = h.client();
     await c.labels.list({ scope: "g" });
