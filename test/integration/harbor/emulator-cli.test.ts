@@ -71,7 +71,18 @@ describe("npm run emulator", () => {
     const exited = new Promise((resolve) => proc.once("exit", resolve));
     process.kill(-(proc.pid as number), "SIGTERM");
     await exited;
-    await expect(fetch(`${url}/api/v2.0/systeminfo`)).rejects.toThrow();
+    // Nothing serves this emulator's state any more. (The freed port may already belong to an
+    // emulator another test file started, which knows neither these credentials nor the project.)
+    const after = await fetch(`${url}/api/v2.0/projects/from-cli`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
+        "x-is-resource-name": "true",
+      },
+    }).then(
+      (r) => r.status,
+      () => "closed",
+    );
+    expect(after).not.toBe(200);
   });
 
   test("--harbor-version picks the Harbor release it models", async () => {
