@@ -40,7 +40,7 @@ const Target = z
       NO_USER_INFO,
       NO_HIDDEN_CHARACTERS,
     ).describe(
-      "Where Harbor sends the events: http:// or https://, a host, an optional path. Harbor keeps only scheme://host/path: a query string and a trailing slash are dropped. Credentials go in authHeaderSecretRef, not in the address.",
+      "Where Harbor sends the events: http:// or https://, a host, an optional path and query. Harbor stores it exactly as written (and the operator compares it so). Credentials go in authHeaderSecretRef, not in the address.",
     ),
     authHeaderSecretRef: z
       .object({

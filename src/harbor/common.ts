@@ -14,3 +14,14 @@ export function projectHeaders(ref: ProjectRef): Record<string, string> {
 
 /** Harbor's date-time fields, kept as the RFC 3339 text Harbor sends. */
 export const Timestamp = z.string();
+
+/**
+ * An optional list or object of a response. go-swagger sends an unset one as `null` (not `[]`,
+ * not absent) unless the swagger marks it x-omitempty (HARBOR-API.md §10), so `null` reads as
+ * absent: callers see the same `undefined` either way.
+ */
+export const nullAsAbsent = <T extends z.ZodType>(schema: T) =>
+  schema
+    .nullish()
+    .transform((v): z.output<T> | undefined => v ?? undefined)
+    .optional();

@@ -1,6 +1,7 @@
 // Garbage collection (/system/gc): the schedule, manual runs, history, logs, stop. Every call needs
 // the system permission garbage-collection.
 import { z } from "zod";
+import { nullAsAbsent } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
 
@@ -26,7 +27,7 @@ export const GcHistory = z.object({
   job_kind: z.string().optional(),
   /** The run's parameters as a JSON string, e.g. {"delete_untagged":true,"dry_run":false,…}. */
   job_parameters: z.string().optional(),
-  schedule: ScheduleObj.nullish(),
+  schedule: nullAsAbsent(ScheduleObj),
   /** The raw status: Running, Success, Error or Stopped. */
   job_status: z.string().optional(),
   deleted: z.boolean().optional(),

@@ -8,7 +8,7 @@
 // - projects are addressed by ProjectRef: a number is an id, a string a name (sent with
 //   X-Is-Resource-Name: true, so a project literally named "123" still works).
 import { z } from "zod";
-import { type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
+import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
 import { isHarborError } from "./errors.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
@@ -80,7 +80,7 @@ export const CveAllowlist = z.object({
   id: z.number().int().optional(),
   project_id: z.number().int().optional(),
   expires_at: z.number().int().nullish(),
-  items: z.array(z.object({ cve_id: z.string().optional() })).optional(),
+  items: nullAsAbsent(z.array(z.object({ cve_id: z.string().optional() }))),
   creation_time: Timestamp.optional(),
   update_time: Timestamp.optional(),
 });
@@ -99,12 +99,12 @@ export const Project = z.object({
   togglable: z.boolean().optional(),
   /** Deprecated by Harbor in favour of current_user_role_ids. */
   current_user_role_id: z.number().int().optional(),
-  current_user_role_ids: z.array(z.number().int()).optional(),
+  current_user_role_ids: nullAsAbsent(z.array(z.number().int())),
   /** Always sent, also when 0. */
   repo_count: z.number().int().optional(),
   /** Left out by list calls made with withDetail: false. */
-  metadata: ProjectMetadata.optional(),
-  cve_allowlist: CveAllowlist.optional(),
+  metadata: nullAsAbsent(ProjectMetadata),
+  cve_allowlist: nullAsAbsent(CveAllowlist),
 });
 export type Project = z.output<typeof Project>;
 
@@ -133,9 +133,9 @@ export const ProjectSummary = z.object({
   guest_count: z.number().int().optional(),
   limited_guest_count: z.number().int().optional(),
   /** Only when per-project quota is on and the caller may read it; storage in bytes, -1 = unlimited. */
-  quota: z.object({ hard: ResourceList.optional(), used: ResourceList.optional() }).optional(),
+  quota: nullAsAbsent(z.object({ hard: nullAsAbsent(ResourceList), used: nullAsAbsent(ResourceList) })),
   /** Only for proxy-cache projects. */
-  registry: ProjectRegistry.optional(),
+  registry: nullAsAbsent(ProjectRegistry),
 });
 export type ProjectSummary = z.output<typeof ProjectSummary>;
 

@@ -2,6 +2,7 @@
 // Registry id 0 is Harbor's built-in "Local" registry. Harbor health-checks a registry on create,
 // update and ping, and answers every read with the secret masked as "*****".
 import { z } from "zod";
+import { nullAsAbsent } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -18,7 +19,7 @@ export const Registry = z.object({
   id: z.number().int(),
   url: z.string().optional(),
   name: z.string().optional(),
-  credential: RegistryCredential.optional(),
+  credential: nullAsAbsent(RegistryCredential),
   type: z.string().optional(),
   insecure: z.boolean().optional(),
   description: z.string().optional(),
@@ -68,36 +69,40 @@ export type RegistryPing = z.input<typeof RegistryPing>;
 export const RegistryInfo = z.object({
   type: z.string().optional(),
   description: z.string().optional(),
-  supported_resource_filters: z
-    .array(
+  supported_resource_filters: nullAsAbsent(
+    z.array(
       z.object({
         type: z.string().optional(),
         style: z.string().optional(),
-        values: z.array(z.string()).optional(),
+        /** null for name and tag filters. */
+        values: nullAsAbsent(z.array(z.string())),
       }),
-    )
-    .optional(),
+    ),
+  ),
   /** "manual", "scheduled", and "event_based" for the Local registry only. */
-  supported_triggers: z.array(z.string()).optional(),
+  supported_triggers: nullAsAbsent(z.array(z.string())),
   supported_copy_by_chunk: z.boolean().nullish(),
 });
 export type RegistryInfo = z.output<typeof RegistryInfo>;
 
 export const RegistryProviderInfo = z.object({
-  endpoint_pattern: z
-    .object({
+  endpoint_pattern: nullAsAbsent(
+    z.object({
       endpoint_type: z.string().optional(),
-      endpoints: z.array(z.object({ key: z.string().optional(), value: z.string().optional() })).optional(),
-    })
-    .optional(),
-  credential_pattern: z
-    .object({
+      /** null where the pattern lists none (quay). */
+      endpoints: nullAsAbsent(
+        z.array(z.object({ key: z.string().optional(), value: z.string().optional() })),
+      ),
+    }),
+  ),
+  credential_pattern: nullAsAbsent(
+    z.object({
       access_key_type: z.string().optional(),
       access_key_data: z.string().optional(),
       access_secret_type: z.string().optional(),
       access_secret_data: z.string().optional(),
-    })
-    .optional(),
+    }),
+  ),
 });
 export type RegistryProviderInfo = z.output<typeof RegistryProviderInfo>;
 

@@ -2,6 +2,7 @@
 // this Harbor (the Local registry, id 0) and one remote registry: push when the source is Local,
 // pull when the destination is.
 import { z } from "zod";
+import { nullAsAbsent } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { Registry } from "./registries.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
@@ -10,7 +11,7 @@ export const ReplicationTriggerType = z.enum(["manual", "scheduled", "event_base
 
 export const ReplicationTrigger = z.object({
   type: z.string().optional(),
-  trigger_settings: z.object({ cron: z.string().optional() }).optional(),
+  trigger_settings: nullAsAbsent(z.object({ cron: z.string().optional() })),
 });
 
 export const ReplicationFilter = z.object({
@@ -27,12 +28,13 @@ export const ReplicationPolicy = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   /** Both sides come back in full; the local side is the Local registry (id 0). */
-  src_registry: Registry.optional(),
-  dest_registry: Registry.optional(),
+  src_registry: nullAsAbsent(Registry),
+  dest_registry: nullAsAbsent(Registry),
   dest_namespace: z.string().optional(),
   dest_namespace_replace_count: z.number().int().nullish(),
-  trigger: ReplicationTrigger.optional(),
-  filters: z.array(ReplicationFilter).optional(),
+  trigger: nullAsAbsent(ReplicationTrigger),
+  /** null when the policy has none. */
+  filters: nullAsAbsent(z.array(ReplicationFilter)),
   replicate_deletion: z.boolean().optional(),
   /** Deprecated twin of replicate_deletion; Harbor fills both. */
   deletion: z.boolean().optional(),

@@ -10,7 +10,7 @@
 // - v1 robots exist up to Harbor 2.12 and v1 create only works up to 2.10 (later releases give the
 //   robot an immediate expiry); prefer v2 with level "project".
 import { z } from "zod";
-import { type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
+import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -81,7 +81,7 @@ export type Access = z.output<typeof Access>;
 export const RobotPermission = z.object({
   kind: z.string().optional(),
   namespace: z.string().optional(),
-  access: z.array(Access).optional(),
+  access: nullAsAbsent(z.array(Access)),
 });
 export type RobotPermission = z.output<typeof RobotPermission>;
 
@@ -97,7 +97,7 @@ export const Robot = z.object({
   editable: z.boolean().optional(),
   disable: z.boolean().optional(),
   expires_at: z.number().int().optional(),
-  permissions: z.array(RobotPermission).optional(),
+  permissions: nullAsAbsent(z.array(RobotPermission)),
   /** Harbor 2.12+: "local" (a user) or "robot". */
   creator_type: z.string().optional(),
   creator_ref: z.number().int().optional(),

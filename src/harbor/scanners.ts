@@ -1,7 +1,7 @@
 // Scanner registrations (/scanners), the default scanner, and per-project scanners
 // (/projects/{project_name_or_id}/scanner…). Registrations are addressed by UUID.
 import { z } from "zod";
-import { type ProjectRef, projectHeaders } from "./common.ts";
+import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -24,7 +24,7 @@ export const ScannerRegistration = z.object({
   /** "healthy" or "unhealthy"; filled on the project-scanner path only. */
   health: z.string().optional(),
   /** e.g. { support_vulnerability: true, support_sbom: true } (Harbor 2.12). */
-  capabilities: z.record(z.string(), z.unknown()).optional(),
+  capabilities: nullAsAbsent(z.record(z.string(), z.unknown())),
 });
 export type ScannerRegistration = z.output<typeof ScannerRegistration>;
 
@@ -53,19 +53,19 @@ export const ScannerRegistrationSettings = ScannerRegistrationReq.pick({
 export type ScannerRegistrationSettings = z.input<typeof ScannerRegistrationSettings>;
 
 export const ScannerAdapterMetadata = z.object({
-  scanner: z
-    .object({ name: z.string().optional(), vendor: z.string().optional(), version: z.string().optional() })
-    .optional(),
-  capabilities: z
-    .array(
+  scanner: nullAsAbsent(
+    z.object({ name: z.string().optional(), vendor: z.string().optional(), version: z.string().optional() }),
+  ),
+  capabilities: nullAsAbsent(
+    z.array(
       z.object({
         type: z.string().optional(),
-        consumes_mime_types: z.array(z.string()).optional(),
-        produces_mime_types: z.array(z.string()).optional(),
+        consumes_mime_types: nullAsAbsent(z.array(z.string())),
+        produces_mime_types: nullAsAbsent(z.array(z.string())),
       }),
-    )
-    .optional(),
-  properties: z.record(z.string(), z.string()).optional(),
+    ),
+  ),
+  properties: nullAsAbsent(z.record(z.string(), z.string())),
 });
 export type ScannerAdapterMetadata = z.output<typeof ScannerAdapterMetadata>;
 

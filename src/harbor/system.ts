@@ -2,6 +2,7 @@
 // credentials log in as (/users/current), and the stored settings (/configurations) an LDAP check
 // needs, since Harbor's LDAP ping only tests the configuration it is sent.
 import { z } from "zod";
+import { nullAsAbsent } from "./common.ts";
 import type { CallOptions, HarborTransport } from "./transport.ts";
 
 /** GeneralInfo. Anonymous callers get a subset (no registry_url, external_url, current_time, …). */
@@ -46,15 +47,15 @@ const BoolItem = z.object({ value: z.boolean().nullish(), editable: z.boolean().
 
 /** The part of ConfigurationsResponse this project reads: the auth mode and the LDAP settings. */
 export const Configurations = z.object({
-  auth_mode: StringItem.optional(),
-  ldap_url: StringItem.optional(),
-  ldap_search_dn: StringItem.optional(),
-  ldap_base_dn: StringItem.optional(),
-  ldap_filter: StringItem.optional(),
-  ldap_uid: StringItem.optional(),
-  ldap_scope: IntegerItem.optional(),
-  ldap_timeout: IntegerItem.optional(),
-  ldap_verify_cert: BoolItem.optional(),
+  auth_mode: nullAsAbsent(StringItem),
+  ldap_url: nullAsAbsent(StringItem),
+  ldap_search_dn: nullAsAbsent(StringItem),
+  ldap_base_dn: nullAsAbsent(StringItem),
+  ldap_filter: nullAsAbsent(StringItem),
+  ldap_uid: nullAsAbsent(StringItem),
+  ldap_scope: nullAsAbsent(IntegerItem),
+  ldap_timeout: nullAsAbsent(IntegerItem),
+  ldap_verify_cert: nullAsAbsent(BoolItem),
 });
 export type Configurations = z.output<typeof Configurations>;
 
@@ -65,8 +66,12 @@ export class SystemApi {
     this.#t = transport;
   }
 
-  /** getSystemInfo: answers anonymous callers too, so it tells "reachable" apart from "logged in". */
-  getSystemInfo(opts?: CallOptions): Promise<GeneralInfo> {
+  /**
+   * getSystemInfo: answers anonymous callers too, so it tells "reachable" apart from "logged in".
+   * `anonymous` leaves the credentials out: the version and auth mode only, and a wrong password is
+   * not sent (Harbor would answer late and freeze the user).
+   */
+  getSystemInfo(opts?: CallOptions & { anonymous?: boolean }): Promise<GeneralInfo> {
     return this.#t.json(
       { ...opts, operation: "getSystemInfo", method: "GET", path: "/systeminfo" },
       GeneralInfo,

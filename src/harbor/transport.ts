@@ -6,7 +6,11 @@
 //   base URL, and runs under a per-call deadline combined with the caller's AbortSignal;
 // - is retried with exponential backoff and full jitter only where a retry cannot do harm:
 //   idempotent methods on network errors, timeouts, 429 and 5xx; any method on 429 and on a refused
-//   connection, both of which mean Harbor never processed the request. Retry-After is honoured;
+//   connection, both of which mean Harbor never processed the request. Retry-After is honoured.
+//   A 401 for a user (not a robot) is retried once, after Harbor's login freeze: a wrong password
+//   sent by anyone for the same user makes Harbor refuse even the right one for 1.5 s;
+// - never sends an id Harbor cannot hold (its ids are int4): such a call fails before it leaves;
+// - sends nothing once its client is closed (a replaced client must not keep using a stale password);
 // - reads at most a bounded number of bytes of the answer: a Content-Length above the call's limit
 //   is refused unread, and a body that streams past it is abandoned at that point (the connection
 //   closes), so no server can make the operator hold more than the limit. The same holds for the
@@ -73,6 +77,8 @@ export interface HarborRequest extends CallOptions {
   acceptStatus?: readonly number[];
   /** This operation's body limit, where Harbor legitimately answers with more (job logs). */
   maxResponseBytes?: number;
+  /** Send no credentials (for what Harbor answers anyone, e.g. systeminfo). */
+  anonymous?: boolean;
 }
 
 export interface HarborResponse {
@@ -127,12 +133,43 @@ const ERROR_BODY_LIMIT = 16 * 1024;
  */
 export const MAX_JSON_OBJECTS = 50_000;
 
+/**
+ * How long Harbor refuses a user after a failed password login (its frozenTime), and how long the
+ * client waits before it tries a 401 once more.
+ */
+export const LOGIN_FREEZE_MS = 1500;
+const UNAUTHORIZED_RETRY_DELAY_MS = LOGIN_FREEZE_MS + 100;
+/** Harbor's default robot name prefix: robots are checked without the login freeze. */
+const ROBOT_PREFIX = "robot$";
+
+/** Harbor's ids are PostgreSQL integers; the API takes int64 and answers a larger one with a 500. */
+export const MAX_HARBOR_ID = 2 ** 31 - 1;
+const fitsInt4 = (n: number) => Number.isSafeInteger(n) && n >= -(2 ** 31) && n <= MAX_HARBOR_ID;
+/**
+ * What `path` puts in place of a number Harbor cannot hold: braces never survive encodeURIComponent,
+ * so no encoded name can look like it, and `send` refuses a path that holds one.
+ */
+const OUT_OF_RANGE = /\{out-of-range:([^}]*)\}/;
+
 /** Encodes each interpolated value as one path segment: path`/projects/${name}/robots`. */
 export function path(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  return strings.reduce(
-    (acc, s, i) => acc + s + (i < values.length ? encodeURIComponent(String(values[i])) : ""),
-    "",
-  );
+  return strings.reduce((acc, s, i) => {
+    if (i >= values.length) return acc + s;
+    const v = values[i];
+    const segment =
+      typeof v === "number" && !fitsInt4(v) ? `{out-of-range:${v}}` : encodeURIComponent(String(v));
+    return acc + s + segment;
+  }, "");
+}
+
+/** A number Harbor cannot hold as an id, in the path or in an id query parameter. */
+function idOutOfRange(req: HarborRequest): string | undefined {
+  const inPath = OUT_OF_RANGE.exec(req.path)?.[1];
+  if (inPath !== undefined) return inPath;
+  for (const [k, v] of Object.entries(req.query ?? {})) {
+    if (/(^|_)id$/i.test(k) && typeof v === "number" && !fitsInt4(v)) return String(v);
+  }
+  return undefined;
 }
 
 interface Endpoint {
@@ -211,6 +248,9 @@ export class HarborTransport {
   readonly #logger: Logger | undefined;
   readonly #onCall: ((e: HarborCallEvent) => void) | undefined;
   readonly #random: () => number;
+  /** A robot's 401 is never Harbor's login freeze. */
+  readonly #robot: boolean;
+  #closed = false;
 
   constructor(o: TransportOptions) {
     const base = baseUrl(o.url);
@@ -227,10 +267,15 @@ export class HarborTransport {
     this.#logger = o.logger;
     this.#onCall = o.onCall;
     this.#random = o.random ?? Math.random;
+    this.#robot = o.username.startsWith(ROBOT_PREFIX);
   }
 
-  /** Releases this client's share of the endpoint; the pool closes with its last client. */
+  /**
+   * Releases this client's share of the endpoint; the pool closes with its last client. From now
+   * on the client sends nothing (requests already on the wire finish).
+   */
   close(): Promise<void> {
+    this.#closed = true;
     return this.#release();
   }
 
@@ -238,7 +283,12 @@ export class HarborTransport {
   async send(req: HarborRequest): Promise<HarborResponse> {
     const idempotent = req.idempotent ?? (req.method !== "POST" && req.method !== "PATCH");
     const secrets = [...this.#sensitive, ...sensitiveValues(req.body)];
+    const outOfRange = idOutOfRange(req);
+    if (outOfRange !== undefined)
+      throw this.#refused(req, `id ${outOfRange} is beyond Harbor's ids (at most ${MAX_HARBOR_ID})`);
+    let unauthorizedRetried = false;
     for (let attempt = 1; ; attempt++) {
+      if (this.#closed) throw this.#closedError(req);
       const requestId = randomUUID();
       let error: HarborError;
       try {
@@ -249,14 +299,26 @@ export class HarborTransport {
         if (!(e instanceof HarborError)) throw e;
         error = e;
       }
-      const retryAllowed =
-        error.retryable &&
-        (idempotent || error.kind === "rateLimited" || refusedConnection(error)) &&
+      // Harbor refuses the right password for 1.5 s after anyone sent a wrong one for the same user;
+      // it checks credentials before anything else, so any method may go again, once.
+      const frozen =
+        error.kind === "unauthorized" &&
+        !this.#robot &&
+        !unauthorizedRetried &&
         attempt <= this.#maxRetries &&
-        (error.retryAfterMs ?? 0) <= MAX_INLINE_RETRY_AFTER_MS &&
         !req.signal?.aborted;
+      const retryAllowed =
+        frozen ||
+        (error.retryable &&
+          (idempotent || error.kind === "rateLimited" || refusedConnection(error)) &&
+          attempt <= this.#maxRetries &&
+          (error.retryAfterMs ?? 0) <= MAX_INLINE_RETRY_AFTER_MS &&
+          !req.signal?.aborted);
       if (!retryAllowed) throw error;
-      const delay = Math.max(error.retryAfterMs ?? 0, this.#backoff(attempt));
+      if (frozen) unauthorizedRetried = true;
+      const delay = frozen
+        ? UNAUTHORIZED_RETRY_DELAY_MS
+        : Math.max(error.retryAfterMs ?? 0, this.#backoff(attempt));
       this.#logger?.warn(
         {
           reconcileId: logScope.getStore()?.reconcileId,
@@ -379,7 +441,7 @@ export class HarborTransport {
       await this.#endpoint.bucket.take(signal);
       release = await this.#endpoint.slots.acquire(signal);
       const headers: Record<string, string> = {
-        authorization: this.#authorization,
+        ...(req.anonymous ? {} : { authorization: this.#authorization }),
         accept: "application/json, text/plain",
         "x-request-id": requestId,
         "user-agent": "harbor-config-operator",
@@ -445,6 +507,23 @@ export class HarborTransport {
       ...(envelope.message ? { harborMessage: scrub(envelope.message, secrets) } : {}),
       ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
     });
+  }
+
+  /** A call refused before it leaves: Harbor could only fail it. */
+  #refused(req: HarborRequest, why: string): HarborError {
+    const requestId = randomUUID();
+    return new HarborError(
+      { operation: req.operation, kind: "invalid", requestId },
+      `Harbor ${req.operation} not sent: ${why} (request id ${requestId})`,
+    );
+  }
+
+  #closedError(req: HarborRequest): HarborError {
+    const requestId = randomUUID();
+    return new HarborError(
+      { operation: req.operation, kind: "aborted", requestId },
+      `Harbor ${req.operation} not sent: the client was closed (request id ${requestId})`,
+    );
   }
 
   #transportError(

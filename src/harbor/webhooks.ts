@@ -2,7 +2,7 @@
 // time per policy and event type, and the delivery jobs. Permissions: notification-policy on the
 // project (project admins; maintainers may only list).
 import { z } from "zod";
-import { type ProjectRef, projectHeaders } from "./common.ts";
+import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -23,7 +23,7 @@ export type WebhookEventType = z.infer<typeof WebhookEventType>;
 export const WebhookTarget = z.object({
   /** http or slack. */
   type: z.string().optional(),
-  /** Harbor keeps only scheme://host/path (no query, no trailing slash). */
+  /** As sent: Harbor stores the address verbatim (it only checks the scheme). */
   address: z.string().optional(),
   auth_header: z.string().optional(),
   skip_cert_verify: z.boolean().optional(),
@@ -37,8 +37,8 @@ export const WebhookPolicy = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   project_id: z.number().int().optional(),
-  targets: z.array(WebhookTarget).optional(),
-  event_types: z.array(z.string()).optional(),
+  targets: nullAsAbsent(z.array(WebhookTarget)),
+  event_types: nullAsAbsent(z.array(z.string())),
   creator: z.string().optional(),
   creation_time: z.string().optional(),
   update_time: z.string().optional(),
@@ -76,11 +76,11 @@ export const WebhookPolicyInput = z.object({
 export type WebhookPolicyInput = z.input<typeof WebhookPolicyInput>;
 
 export const SupportedWebhookEventTypes = z.object({
-  event_type: z.array(z.string()).optional(),
-  notify_type: z.array(z.string()).optional(),
-  payload_formats: z
-    .array(z.object({ notify_type: z.string().optional(), formats: z.array(z.string()).optional() }))
-    .optional(),
+  event_type: nullAsAbsent(z.array(z.string())),
+  notify_type: nullAsAbsent(z.array(z.string())),
+  payload_formats: nullAsAbsent(
+    z.array(z.object({ notify_type: z.string().optional(), formats: nullAsAbsent(z.array(z.string())) })),
+  ),
 });
 export type SupportedWebhookEventTypes = z.output<typeof SupportedWebhookEventTypes>;
 

@@ -111,7 +111,7 @@ describe("HarborWebhookPolicy", () => {
         webhook("ci", {
           description: "tell CI",
           eventTypes: ["PUSH_ARTIFACT", "DELETE_ARTIFACT"],
-          // Harbor drops the query and keeps the trailing slash before it: nothing may flap on that.
+          // Harbor keeps the address as written, query and trailing slash too: nothing may flap on that.
           targets: [{ address: `${base}/hooks/?source=harbor`, authHeaderSecretRef: { name: "ci-auth" } }],
         }),
       );
@@ -133,7 +133,7 @@ describe("HarborWebhookPolicy", () => {
         targets: [
           {
             type: "http",
-            address: `${base}/hooks/`,
+            address: `${base}/hooks/?source=harbor`,
             auth_header: "Bearer first-token",
             payload_format: "Default",
           },
@@ -159,7 +159,8 @@ describe("HarborWebhookPolicy", () => {
     op.emulator.control.webhooks.trigger({ project: "team", eventType: "PUSH_ARTIFACT" });
     await op.emulator.control.webhooks.flush();
 
-    const delivered = received.filter((r) => r.path === "/hooks/");
+    // To the address as stored, query included.
+    const delivered = received.filter((r) => r.path === "/hooks/?source=harbor");
     expect(delivered).toHaveLength(1);
     expect(delivered[0]?.headers.authorization).toBe("Bearer first-token");
     expect(JSON.parse(delivered[0]?.body ?? "{}")).toMatchObject({ type: "PUSH_ARTIFACT" });
@@ -249,7 +250,10 @@ describe("HarborWebhookPolicy", () => {
     expect(reverted?.id).toBe(before?.id);
     expect(reverted).toMatchObject({
       enabled: false,
-      targets: [{ address: `${base}/hooks/`, auth_header: "Bearer first-token" }, { type: "slack" }],
+      targets: [
+        { address: `${base}/hooks/?source=harbor`, auth_header: "Bearer first-token" },
+        { type: "slack" },
+      ],
     });
     expect(await eventsOf("ci")).toContain("DriftCorrected");
   });
@@ -395,6 +399,28 @@ describe("HarborWebhookPolicy", () => {
     await op.kubectl.apply(project("later"));
     const ready = await op.waitReady<WebhookCR>(RESOURCE, "waiting");
     expect(ready.status?.harborId).toBe((await policy("later", "waiting"))?.id);
+  });
+
+  test("a project deleted and created again gets its policy back, in the new project", async () => {
+    const before = await op.waitReady<WebhookCR>(RESOURCE, "waiting");
+    const oldProject = before.status?.projectId as number;
+    const oldPolicy = before.status?.harborId as number;
+    await op.kubectl.delete("harborproject", "later", { wait: true });
+    // Harbor does not delete a project's webhook policies with it: the old one stays in its
+    // database, out of the API's reach. The operator must not count on it either way.
+    expect(op.emulator.world.webhooks.get(oldPolicy)).toMatchObject({ project_id: oldProject });
+    await op.kubectl.apply(project("later"));
+    const after = await op.waitFor<WebhookCR>(
+      RESOURCE,
+      "waiting",
+      (o) => condition(o, "Ready")?.status === "True" && o.status?.projectId !== oldProject,
+      60_000,
+    );
+    const inHarbor = await policy("later", "waiting");
+    expect(inHarbor).toBeDefined();
+    expect(after.status?.harborId).toBe(inHarbor?.id);
+    expect(inHarbor?.id).not.toBe(oldPolicy);
+    expect((await op.harbor.webhooks.listPolicies("later")).map((p) => p.name)).toEqual(["waiting"]);
   });
 
   test("delete removes the policy from Harbor; Orphan keeps it", async () => {

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, inject } from "vitest";
 import type { HarborClient } from "../../src/harbor/client.ts";
 import { useNamespace } from "./cluster.ts";
-import type { Emulator } from "./emulator/index.ts";
+import type { Emulator, EmulatorOptions } from "./emulator/index.ts";
 import { useEmulator } from "./harbor.ts";
 import type { Kubectl, KubeObject } from "./kubectl.ts";
 
@@ -27,6 +27,8 @@ export interface OperatorOptions {
   leaderElection?: boolean;
   /** How the process is started. Default: `node src/main.ts` from the working tree. */
   launcher?: OperatorLauncher;
+  /** Options of the file's emulator, e.g. `{ harborVersion: "2.10.3" }`. */
+  emulator?: EmulatorOptions;
 }
 
 export interface OperatorFixture {
@@ -141,7 +143,7 @@ export function spawnOperator(
 
 export function useOperator(options: OperatorOptions = {}): OperatorFixture {
   const ns = useNamespace(options.namespacePrefix ?? "e2e");
-  const h = useEmulator();
+  const h = useEmulator(options.emulator);
   let child: OperatorProcess | undefined;
   const extras: OperatorProcess[] = [];
   let out = "";

@@ -1,5 +1,7 @@
-// One check of a connection against Harbor: systeminfo (answers anyone, so it proves Harbor is
-// there and tells its version), then the current user (proves the credentials), then the optional
+// One check of a connection against Harbor: systeminfo, asked anonymously (it answers anyone, so it
+// proves Harbor is there and tells its version without sending a password that may be stale: a
+// wrong one freezes the user in Harbor for everyone), then the current user (proves the
+// credentials; a 401 during such a freeze is tried once more by the client), then the optional
 // checks the spec asks for. Every call runs under one overall deadline; a failure becomes a Ready
 // reason through mapping.ts, unless the caller's own signal fired (shutdown), which is rethrown.
 // What Harbor says about itself reaches the status (and `kubectl get`'s Version column), so its
@@ -47,7 +49,7 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
 
   let harborVersion: string | undefined;
   try {
-    const version = (await o.client.system.getSystemInfo(call)).harbor_version;
+    const version = (await o.client.system.getSystemInfo({ ...call, anonymous: true })).harbor_version;
     harborVersion = version ? safeText(version, SHORT_TEXT) || undefined : undefined;
   } catch (e) {
     return { url: o.url, failure: judge(e) };

@@ -90,6 +90,34 @@ export function formatStorage(bytes: number): string {
   return String(bytes);
 }
 
+/** Spec fields that map to project metadata a Harbor release does not have yet. */
+const FIELDS_SINCE: ReadonlyArray<{
+  field: string;
+  set: (s: HarborProjectSpec) => boolean;
+  since: [number, number];
+}> = [
+  // false is what an older Harbor reads anyway (the key is absent).
+  { field: "autoSbomGeneration", set: (s) => s.autoSbomGeneration === true, since: [2, 11] },
+  { field: "proxyCache.speedKbps", set: (s) => s.proxyCache?.speedKbps !== undefined, since: [2, 12] },
+];
+
+/**
+ * The spec fields the connection's Harbor cannot store, with the release that can ("2.11"). An
+ * older Harbor drops such a metadata key without a word, so the field would read as drift forever.
+ * Nothing is refused when the version is unknown or not of the form "v2.10.3-…".
+ */
+export function unsupportedFields(
+  spec: HarborProjectSpec,
+  harborVersion: string | undefined,
+): Array<{ field: string; since: string }> {
+  const m = /^v?(\d+)\.(\d+)/.exec(harborVersion ?? "");
+  if (!m) return [];
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  return FIELDS_SINCE.filter(
+    ({ set, since: [a, b] }) => set(spec) && (major < a || (major === a && minor < b)),
+  ).map(({ field, since }) => ({ field, since: since.join(".") }));
+}
+
 /** The metadata the spec manages, as Harbor stores it. */
 export function desiredMetadata(spec: HarborProjectSpec): Record<string, string> {
   const out: Record<string, string> = {};

@@ -1,7 +1,7 @@
 // HarborWebhookPolicy ⇄ Harbor webhook policy, as pure functions. The spec is compared with what
-// Harbor stores, after the spec side is put through Harbor's own normalisation, so nothing flaps:
-// - an address is kept as scheme://host/path: surrounding spaces and trailing "/" trimmed,
-//   credentials, query and fragment dropped, the path percent-decoded;
+// Harbor stores, the way Harbor stores it, so nothing flaps:
+// - an address is stored exactly as sent (Harbor only checks its scheme; seen on a running 2.12.4),
+//   so it is sent as written and compared as written: a trailing "/" or a query is a difference;
 // - an http target without a payload format is stored as Default (Harbor before 2.8 sends none,
 //   which means the same); a slack target has none;
 // - event types are a set; empty strings and false booleans are left out of Harbor's answers;
@@ -25,22 +25,6 @@ export interface WebhookContext {
   authHeaders: readonly string[];
 }
 
-/** Harbor's address normalisation (ParseEndpoint, then scheme://host/path). */
-export function normaliseAddress(raw: string): string {
-  let endpoint = raw.replace(/^ +| +$/g, "").replace(/\/+$/, "");
-  if (!endpoint.includes("://")) endpoint = `http://${endpoint}`;
-  const m = /^([^:]*):\/\/(?:[^@/?#]*@)?([^/?#]*)([^?#]*)/.exec(endpoint);
-  if (!m) return endpoint;
-  const [, scheme = "", host = "", rawPath = ""] = m;
-  let path = rawPath;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
-    // Harbor refuses such an address; comparing the raw path keeps the diff honest meanwhile.
-  }
-  return `${scheme}://${host}${path}`;
-}
-
 type SpecTarget = HarborWebhookPolicySpec["targets"][number];
 
 /** A target as Harbor stores it, in the spec's terms. */
@@ -55,7 +39,7 @@ interface Stored {
 function desiredTarget(t: SpecTarget, authHeader: string): Stored {
   return {
     type: t.type,
-    address: normaliseAddress(t.address),
+    address: t.address,
     authHeader: t.type === "slack" ? "" : authHeader,
     skipCertVerify: t.skipCertVerify,
     payloadFormat: t.type === "slack" ? "" : (t.payloadFormat ?? "Default"),
@@ -89,7 +73,7 @@ export function policyRequest(
     event_types: [...new Set(spec.eventTypes)],
     enabled: spec.enabled,
     ...(keptCreator ? { creator: keptCreator } : {}),
-    // Addresses go as written: Harbor's normalisation is not idempotent ("/x/?q" → "/x/" → "/x").
+    // Addresses go as written, and Harbor keeps them so.
     targets: spec.targets.map((t, i) => {
       const d = desiredTarget(t, ctx.authHeaders[i] ?? "");
       if (t.type === "slack")

@@ -20,20 +20,30 @@ export type Caller =
   | { kind: "user"; user: UserRecord }
   | { kind: "robot"; robot: RobotRecord };
 
-export function identify(world: World, headers: IncomingHttpHeaders): Caller {
+/**
+ * Who the request's basic auth names, and how long Harbor takes to say so. As in Harbor's chain of
+ * security generators, a robot name is tried as a robot first, without the login lock; a robot
+ * that fails there (wrong secret, disabled, expired) falls through to the user login, which fails
+ * too, locks the name and is answered after the freeze time.
+ */
+export function identify(world: World, headers: IncomingHttpHeaders): { caller: Caller; delayMs: number } {
+  const anonymous = { caller: { kind: "anonymous" } as Caller, delayMs: 0 };
   const header = headers.authorization;
-  if (!header?.startsWith("Basic ")) return { kind: "anonymous" };
+  if (!header?.startsWith("Basic ")) return anonymous;
   const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
   const colon = decoded.indexOf(":");
-  if (colon < 0) return { kind: "anonymous" };
+  if (colon < 0) return anonymous;
   const name = decoded.slice(0, colon);
   const secret = decoded.slice(colon + 1);
   if (name.startsWith(ROBOT_PREFIX)) {
     const robot = world.robots.authenticate(name, secret);
-    return robot ? { kind: "robot", robot } : { kind: "anonymous" };
+    if (robot) return { caller: { kind: "robot", robot }, delayMs: 0 };
   }
-  const user = world.identities.authenticate(name, secret);
-  return user ? { kind: "user", user } : { kind: "anonymous" };
+  const login = world.identities.login(name, secret);
+  return {
+    caller: login.user ? { kind: "user", user: login.user } : { kind: "anonymous" },
+    delayMs: login.delayMs,
+  };
 }
 
 export function callerName(c: Caller): string {

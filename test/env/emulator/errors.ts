@@ -20,9 +20,17 @@ export const notFound = (message: string) => new ApiError(404, "NOT_FOUND", mess
 export const conflict = (message: string) => new ApiError(409, "CONFLICT", message);
 export const precondition = (message: string) => new ApiError(412, "PRECONDITION", message);
 export const internal = (message: string) => new ApiError(500, "UNKNOWN", message);
-/** Swagger-level binding/validation failures (before the handler runs). */
+/**
+ * Swagger-level binding/validation failures (before the handler runs): go-openapi's composite
+ * error, "validation failure list:" and one line per failure. A body model's own validation is such
+ * a list inside this one (see `failureList`), hence Harbor's doubled prefix for a body that
+ * decoded but did not validate.
+ */
 export const unprocessable = (lines: string[]) =>
-  new ApiError(422, "UNPROCESSABLE_ENTITY", `validation failure list:\n${lines.join("\n")}`);
+  new ApiError(422, "UNPROCESSABLE_ENTITY", failureList(lines));
+
+/** One composite validation error's text: every nested model adds a list of its own. */
+export const failureList = (lines: string[]) => `validation failure list:\n${lines.join("\n")}`;
 
 /**
  * An error with no body at all: a few Harbor handlers answer like this (e.g. user-group create

@@ -1,7 +1,22 @@
 // Harbor's local users: the admin (user id 1) and any users a test adds. LDAP imports add users here
 // too. Passwords are compared in constant time; they never appear in any response.
+//
+// Logins fail the way Harbor's do: a wrong password (or an unknown user) locks that principal for
+// the freeze time and is answered only after it; while a principal is locked even its right
+// password makes the caller anonymous (401 on protected routes). The lock is real time, not world
+// time: Harbor sleeps.
 import { timingSafeEqual } from "node:crypto";
 import type { World } from "./world.ts";
+
+/** Harbor's frozenTime after a failed password login (src/core/auth). */
+export const LOGIN_FREEZE_MS = 1500;
+
+/** The outcome of one basic-auth login. */
+export interface Login {
+  user?: UserRecord;
+  /** How long Harbor sleeps before it answers (a failed login). */
+  delayMs: number;
+}
 
 export interface UserRecord {
   user_id: number;
@@ -18,9 +33,13 @@ export interface UserRecord {
 export class Identities {
   readonly #world: World;
   readonly #users = new Map<number, UserRecord>();
+  /** Principal → when (performance.now()) its lock ends. */
+  readonly #lockedUntil = new Map<string, number>();
+  readonly #freezeMs: number;
 
-  constructor(world: World, adminPassword: string) {
+  constructor(world: World, adminPassword: string, freezeMs = LOGIN_FREEZE_MS) {
     this.#world = world;
+    this.#freezeMs = freezeMs;
     // Harbor's user ids: 1 is admin, 2 is the anonymous placeholder; real users start at 3.
     world.ids.next("user");
     world.ids.next("user");
@@ -85,5 +104,19 @@ export class Identities {
     const a = Buffer.from(u.password);
     const b = Buffer.from(password);
     return a.length === b.length && timingSafeEqual(a, b) ? u : undefined;
+  }
+
+  /**
+   * Harbor's login: a locked principal is anonymous whatever its password (and is not locked
+   * again); a failed login locks it and is answered after the freeze time.
+   */
+  login(username: string, password: string): Login {
+    const now = performance.now();
+    if ((this.#lockedUntil.get(username) ?? 0) > now) return { delayMs: 0 };
+    this.#lockedUntil.delete(username);
+    const user = this.authenticate(username, password);
+    if (user) return { user, delayMs: 0 };
+    if (this.#freezeMs > 0) this.#lockedUntil.set(username, now + this.#freezeMs);
+    return { delayMs: this.#freezeMs };
   }
 }

@@ -1,8 +1,10 @@
-// `npm run emulator -- [--port 8080] [--host 127.0.0.1] [--admin-password pw] [--latency-ms 10]`
-// Starts the Harbor emulator standalone. The first line of output carries the URL and credentials;
-// it serves until SIGTERM or SIGINT.
+// `npm run emulator -- [--port 8080] [--host 127.0.0.1] [--admin-password pw] [--latency-ms 10]
+//                     [--harbor-version 2.12.4|2.10.3]`
+// Starts the Harbor emulator standalone. The first line of output carries the URL, credentials and
+// the Harbor release modelled; it serves until SIGTERM or SIGINT.
 import { parseArgs } from "node:util";
 import { DEFAULT_ADMIN_PASSWORD, startEmulator } from "./server.ts";
+import { DEFAULT_HARBOR_VERSION, HARBOR_VERSIONS } from "./version.ts";
 
 const { values } = parseArgs({
   options: {
@@ -10,13 +12,14 @@ const { values } = parseArgs({
     host: { type: "string", default: "127.0.0.1" },
     "admin-password": { type: "string", default: DEFAULT_ADMIN_PASSWORD },
     "latency-ms": { type: "string", default: "0" },
+    "harbor-version": { type: "string", default: DEFAULT_HARBOR_VERSION },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    "Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS]\n",
+    `Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS] [--harbor-version ${HARBOR_VERSIONS.join("|")}]\n`,
   );
   process.exit(0);
 }
@@ -31,15 +34,23 @@ if (!Number.isFinite(latencyMs) || latencyMs < 0) {
   process.stderr.write(`--latency-ms must be a non-negative number, got ${values["latency-ms"]}\n`);
   process.exit(2);
 }
+const harborVersion = values["harbor-version"].replace(/^v/, "");
+if (!(HARBOR_VERSIONS as readonly string[]).includes(harborVersion)) {
+  process.stderr.write(
+    `--harbor-version must be one of ${HARBOR_VERSIONS.join(", ")}, got ${values["harbor-version"]}\n`,
+  );
+  process.exit(2);
+}
 
 const emulator = await startEmulator({
   port,
   host: values.host,
   adminPassword: values["admin-password"],
   latencyMs,
+  harborVersion,
 });
 process.stdout.write(
-  `Harbor emulator ready: url=${emulator.url} username=${emulator.adminUsername} password=${emulator.adminPassword} control=${emulator.url}/_emulator\n`,
+  `Harbor emulator ready: url=${emulator.url} username=${emulator.adminUsername} password=${emulator.adminPassword} control=${emulator.url}/_emulator harbor=${emulator.harborVersion}\n`,
 );
 
 for (const signal of ["SIGTERM", "SIGINT"] as const) {

@@ -1,11 +1,16 @@
 // Routes and go-swagger-style binding. What go-swagger rejects before a Harbor handler runs is
 // rejected here the same way, with 422 UNPROCESSABLE_ENTITY and a "validation failure list":
 // path ids that are not int64, page_size above 100, missing required parameters or body fields,
-// enum violations, malformed JSON and non-JSON bodies. Handlers then see typed values only.
+// enum violations, malformed JSON (Go's decoder text), values of the wrong JSON type (Go's
+// unmarshal text) and non-JSON bodies. Handlers then see typed values only.
+//
+// Harbor's ids are int4 in PostgreSQL while the API takes int64: a path id outside int4 passes
+// binding and fails in the database, a masked 500 (401 first for anonymous callers).
 import type { IncomingHttpHeaders } from "node:http";
 import type { z } from "zod";
 import type { Caller } from "./auth.ts";
-import { ApiError, unprocessable } from "./errors.ts";
+import { ApiError, failureList, internal, unauthorized, unprocessable } from "./errors.ts";
+import { goDecode, goUnmarshalError, objectAncestors } from "./gojson.ts";
 import type { World } from "./world.ts";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -30,7 +35,10 @@ export interface RouteSpec {
   /** Adds Harbor's page (default 1) and page_size (default 10, max 100) query parameters. */
   paged?: boolean;
   headers?: Record<string, ParamSpec>;
-  /** The body parameter: its swagger name and a zod schema of the swagger-level constraints only. */
+  /**
+   * The body parameter: its swagger name and a zod schema of the swagger-level constraints only
+   * (object schemas carry their Go model's name as `.meta({ goType })`, for Go's type errors).
+   */
   body?: { name: string; schema: z.ZodType; optional?: boolean };
   handle(ctx: Ctx): Reply | Promise<Reply>;
 }
@@ -139,18 +147,37 @@ const PAGING: Record<string, ParamSpec> = {
   page_size: { type: "int", default: 10, max: 100 },
 };
 
-/** Binds path, query, header and body values as go-swagger does; throws 422 on any failure. */
+/** PostgreSQL's integer, the type of every Harbor id column. */
+export const INT4_MAX = 2 ** 31 - 1;
+export const inInt4 = (n: number) => n >= -(2 ** 31) && n <= INT4_MAX;
+/** What the database says when an id does not fit (masked as 500 like every plain error). */
+export const int4Overflow = (n: number) => internal(`value "${n}" is out of range for type integer`);
+
+/**
+ * Binds path, query, header and body values as go-swagger does; throws 422 on any failure, then
+ * the database's 500 for a path id outside int4.
+ */
 export function bind(
   route: RouteSpec,
-  raw: { params: Record<string, string>; query: URLSearchParams; headers: IncomingHttpHeaders; body: Buffer },
+  raw: {
+    params: Record<string, string>;
+    query: URLSearchParams;
+    headers: IncomingHttpHeaders;
+    body: Buffer;
+    anonymous?: boolean;
+  },
 ): Pick<Ctx, "params" | "query" | "body"> {
   const failures: string[] = [];
   const params: Record<string, string | number> = {};
+  let overflow: number | undefined;
   for (const [name, value] of Object.entries(raw.params)) {
     if (route.params?.[name] === "int") {
       const n = parseInt64(value);
       if (n === undefined) failures.push(`${name} in path must be of type int64: "${value}"`);
-      else params[name] = n;
+      else {
+        params[name] = n;
+        if (!inInt4(n)) overflow ??= n;
+      }
     } else params[name] = value;
   }
 
@@ -171,6 +198,7 @@ export function bind(
     body = bindBody(route.body, raw.headers, raw.body, failures);
   }
   if (failures.length) throw unprocessable(failures);
+  if (overflow !== undefined) throw raw.anonymous ? unauthorized() : int4Overflow(overflow);
   return { params, query, body };
 }
 
@@ -218,7 +246,9 @@ function bindBody(
   raw: Buffer,
   failures: string[],
 ): unknown {
-  if (raw.length === 0) {
+  const text = raw.toString("utf8");
+  // The decoder's io.EOF (nothing but whitespace) is go-swagger's "required".
+  if (text.trim() === "") {
     if (!spec.optional) failures.push(`${spec.name} in body is required`);
     return undefined;
   }
@@ -229,28 +259,63 @@ function bindBody(
     );
     return undefined;
   }
-  let json: unknown;
-  try {
-    json = JSON.parse(raw.toString("utf8"));
-  } catch (e) {
-    failures.push(`parsing ${spec.name} body from "" failed, because ${(e as Error).message}`);
+  const parseFailure = (reason: string) =>
+    failures.push(`parsing ${spec.name} body from "" failed, because ${reason}`);
+  const decoded = goDecode(text);
+  if ("error" in decoded) {
+    parseFailure(decoded.error);
     return undefined;
   }
+  // Only the first value: Go's decoder never reads what follows it.
+  const json: unknown = JSON.parse(text.slice(0, decoded.end));
   const parsed = spec.schema.safeParse(json, { reportInput: true });
   if (!parsed.success) {
-    for (const issue of parsed.error.issues) failures.push(describeIssue(issue));
+    // Decoding into the model fails on the first value of a wrong JSON type; validation of the
+    // decoded model (required fields, enums, lengths) only runs when decoding succeeded.
+    const typeIssue = parsed.error.issues.find(isTypeMismatch);
+    if (typeIssue) {
+      parseFailure(goUnmarshalError(spec.schema, typeIssue.path, (typeIssue as { input?: unknown }).input));
+    } else failures.push(modelFailureList(spec.schema, parsed.error.issues));
     return undefined;
   }
   return parsed.data;
 }
 
+/** A JSON value of another type than the model's; null is not one (Go leaves the field unset). */
+function isTypeMismatch(issue: z.core.$ZodIssue): boolean {
+  const input = (issue as { input?: unknown }).input;
+  return issue.code === "invalid_type" && input !== undefined && input !== null;
+}
+
+/**
+ * The body model's validation errors as go-swagger nests them: the model's list, and inside it one
+ * list per nested model (an object field, an element of an array of objects) that failed.
+ */
+function modelFailureList(schema: z.ZodType, issues: readonly z.core.$ZodIssue[]): string {
+  interface Node {
+    lines: string[];
+    children: Map<string, Node>;
+  }
+  const root: Node = { lines: [], children: new Map() };
+  for (const issue of issues) {
+    let node = root;
+    for (const ancestor of objectAncestors(schema, issue.path)) {
+      let child = node.children.get(ancestor);
+      if (!child) {
+        child = { lines: [], children: new Map() };
+        node.children.set(ancestor, child);
+      }
+      node = child;
+    }
+    node.lines.push(describeIssue(issue));
+  }
+  const render = (n: Node): string => failureList([...n.lines, ...[...n.children.values()].map(render)]);
+  return render(root);
+}
+
 function describeIssue(issue: z.core.$ZodIssue): string {
   const where = issue.path.length ? issue.path.join(".") : "body";
-  if (issue.code === "invalid_type") {
-    const input = (issue as { input?: unknown }).input;
-    if (input === undefined) return `${where} in body is required`;
-    return `${where} in body must be of type ${issue.expected}: ${JSON.stringify(typeof input)}`;
-  }
+  if (issue.code === "invalid_type") return `${where} in body is required`;
   if (issue.code === "invalid_value") {
     return `${where} in body should be one of [${issue.values.map(String).join(" ")}]`;
   }

@@ -1,7 +1,7 @@
 // The Harbor emulator's HTTP server: Harbor's API under /api/v2.0, the control API under
-// /_emulator. Each request goes through the same steps as in Harbor: routing (404/405), faults
-// (when injected), the CSRF check (only for cookie-carrying requests), identification, go-swagger
-// binding (422), the handler, and the error envelope with 5xx masking.
+// /_emulator. Each request goes through the same steps as in Harbor: faults (when injected), the
+// CSRF check (only for cookie-carrying requests), identification (a failed login is answered late),
+// routing (404/405), go-swagger binding (422), the handler, and the error envelope with 5xx masking.
 import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -26,6 +26,13 @@ export interface EmulatorOptions {
   seed?: number;
   /** How often executions and runs progress on their own; 0 disables the timer. Default 100 ms. */
   tickMs?: number;
+  /** The Harbor release modelled: "2.12.4" (default) or "2.10.3" (see version.ts). */
+  harborVersion?: string;
+  /**
+   * How long a failed password login locks the principal and delays its answer. Harbor's 1500 ms
+   * by default; only the emulator's own speed tests and benchmarks should lower it.
+   */
+  loginFreezeMs?: number;
 }
 
 export interface Emulator {
@@ -34,6 +41,8 @@ export interface Emulator {
   port: number;
   adminUsername: string;
   adminPassword: string;
+  /** The Harbor release modelled, e.g. "2.12.4". */
+  harborVersion: string;
   world: World;
   control: Control;
   counters: Counters;
@@ -42,7 +51,12 @@ export interface Emulator {
 
 export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> {
   const adminPassword = o.adminPassword ?? DEFAULT_ADMIN_PASSWORD;
-  const world = new World({ adminPassword, ...(o.seed === undefined ? {} : { seed: o.seed }) });
+  const world = new World({
+    adminPassword,
+    ...(o.seed === undefined ? {} : { seed: o.seed }),
+    ...(o.harborVersion === undefined ? {} : { harborVersion: o.harborVersion }),
+    ...(o.loginFreezeMs === undefined ? {} : { loginFreezeMs: o.loginFreezeMs }),
+  });
   const faults = new Faults(world.random, o.latencyMs ?? 0);
   const counters = new Counters();
   const control = buildControl(world, faults, counters);
@@ -100,6 +114,14 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     let status: number;
     let reply: { body?: string; headers?: Record<string, string> };
     try {
+      // Harbor's CSRF middleware skips API paths unless the request carries a session cookie; a
+      // cookie-carrying change without the token (never handed out here) is refused.
+      if (/(?:^|;\s*)sid=/.test(req.headers.cookie ?? "") && !["GET", "HEAD", "OPTIONS"].includes(method)) {
+        throw new ApiError(403, "FORBIDDEN", "CSRF token not found in request");
+      }
+      // The security middleware runs before routing: a failed login is slow on every path.
+      const { caller, delayMs } = identify(world, req.headers);
+      if (delayMs > 0) await delay(delayMs);
       if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", `path ${url.pathname} was not found`);
       if (match.kind === "method") {
         throw new ApiError(
@@ -108,19 +130,16 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
           `method ${method} is not allowed, but [${match.allowed.join(",")}] are`,
         );
       }
-      // Harbor's CSRF middleware skips API paths unless the request carries a session cookie.
-      if (/(?:^|;\s*)sid=/.test(req.headers.cookie ?? "") && !["GET", "HEAD", "OPTIONS"].includes(method)) {
-        throw new ApiError(403, "FORBIDDEN", "CSRF token invalid");
-      }
       const bound = bind(match.route, {
         params: match.params,
         query: url.searchParams,
         headers: req.headers,
         body,
+        anonymous: caller.kind === "anonymous",
       });
       const ctx: Ctx = {
         world,
-        caller: identify(world, req.headers),
+        caller,
         op,
         method: method as Method,
         url,
@@ -187,6 +206,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     port,
     adminUsername: "admin",
     adminPassword,
+    harborVersion: world.version.name,
     world,
     control,
     counters,

@@ -1,7 +1,8 @@
 // The emulator's one consistent state. Each API area owns a store (its records and the rules that
 // keep them consistent); stores reach each other only through the World, so that for example a
-// project deletion removes that project's robots and webhook policies, and a registry referenced by
-// a replication policy or a proxy-cache project cannot be deleted.
+// project deletion removes that project's robots (and, as in Harbor, not its webhook policies), and
+// a registry referenced by a replication policy or a proxy-cache project cannot be deleted. The
+// World also says which Harbor release it models (`version`), for the areas that differ by release.
 
 import { GcStore } from "./areas/gc.ts";
 import { JobServiceStore } from "./areas/jobservice.ts";
@@ -16,6 +17,7 @@ import { UserGroupStore } from "./areas/usergroups.ts";
 import { WebhookStore } from "./areas/webhooks.ts";
 import { AuditLog } from "./audit.ts";
 import { Identities } from "./identities.ts";
+import { HarborVersion } from "./version.ts";
 
 /** Harbor's time format: RFC 3339, milliseconds, UTC. */
 export function harborTime(ms: number): string {
@@ -70,12 +72,17 @@ export interface WorldOptions {
   adminPassword: string;
   /** Seed for every random choice the emulator makes (fault rates, generated secrets stay random). */
   seed?: number;
+  /** The Harbor release modelled, e.g. "2.10.3". Default 2.12.4. */
+  harborVersion?: string;
+  /** How long a failed password login locks its principal and delays the answer. Default 1500 ms. */
+  loginFreezeMs?: number;
 }
 
 export class World {
   readonly clock = new Clock();
   readonly ids = new IdSource();
   readonly random: () => number;
+  readonly version: HarborVersion;
   readonly audit: AuditLog;
   readonly identities: Identities;
   readonly projects: ProjectStore;
@@ -92,8 +99,9 @@ export class World {
 
   constructor(o: WorldOptions) {
     this.random = mulberry32(o.seed ?? 42);
+    this.version = new HarborVersion(o.harborVersion);
     this.audit = new AuditLog(this);
-    this.identities = new Identities(this, o.adminPassword);
+    this.identities = new Identities(this, o.adminPassword, o.loginFreezeMs);
     this.projects = new ProjectStore(this);
     this.labels = new LabelStore(this);
     this.robots = new RobotStore(this);

@@ -282,8 +282,9 @@ describe("HarborConnection", () => {
     await waitFor(HarborConnections, ns.name, "rotating", hasReady("True", "Connected"));
     await ns.kubectl.apply(secret("rotating-creds", { username: "rotator", password: "Rotator-pw2" }));
     running.secretChanged(ns.name, "rotating-creds");
-    // The drift interval is a minute: only the immediate check makes this in time.
-    await waitFor(HarborConnections, ns.name, "rotating", hasReady("False", "BadCredentials"), 5_000);
+    // The drift interval is a minute: only the immediate check makes this in time. A wrong password
+    // takes Harbor 1.5 s to refuse, twice (the client tries a 401 again after the login freeze).
+    await waitFor(HarborConnections, ns.name, "rotating", hasReady("False", "BadCredentials"), 15_000);
     h.emulator.control.users.setPassword("rotator", "Rotator-pw2");
     await waitFor(HarborConnections, ns.name, "rotating", hasReady("True", "Connected"));
   });

@@ -71,7 +71,53 @@ describe("npm run emulator", () => {
     const exited = new Promise((resolve) => proc.once("exit", resolve));
     process.kill(-(proc.pid as number), "SIGTERM");
     await exited;
-    await expect(fetch(`${url}/api/v2.0/systeminfo`)).rejects.toThrow();
+    // Nothing serves this emulator's state any more. (The freed port may already belong to an
+    // emulator another test file started, which knows neither these credentials nor the project.)
+    const after = await fetch(`${url}/api/v2.0/projects/from-cli`, {
+      headers: {
+        authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
+        "x-is-resource-name": "true",
+      },
+    }).then(
+      (r) => r.status,
+      () => "closed",
+    );
+    expect(after).not.toBe(200);
+  });
+
+  test("--harbor-version picks the Harbor release it models", async () => {
+    const first = await startEmulatorProcess(["--harbor-version", "2.10.3"]);
+    expect(first).toMatch(/ harbor=2\.10\.3$/);
+    const url = /url=(\S+)/.exec(first)?.[1] as string;
+    const info = (await (await fetch(`${url}/api/v2.0/systeminfo`)).json()) as { harbor_version: string };
+    expect(info.harbor_version).toBe("v2.10.3-emulator");
+    // 2.10 still takes a robot duration of 0 as the 30-day default (2.11 refuses it).
+    const harbor = new HarborClient({ url, username: "admin", password: "Harbor12345" });
+    const robot = await harbor.robots.create({
+      name: "zero",
+      level: "system",
+      duration: 0,
+      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "project", action: "list" }] }],
+    });
+    expect((await harbor.robots.get(Number(robot.id))).duration).toBe(30);
+    await harbor.close();
+    const proc = child as ChildProcess;
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    process.kill(-(proc.pid as number), "SIGTERM");
+    await exited;
+  });
+
+  test("rejects an unknown Harbor release", async () => {
+    const proc = spawn("npm", ["run", "--silent", "emulator", "--", "--harbor-version", "2.9.0"], {
+      cwd: root,
+    });
+    let stderr = "";
+    proc.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    const code = await new Promise((resolve) => proc.once("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain("--harbor-version must be one of 2.12.4, 2.10.3, got 2.9.0");
   });
 
   test("rejects a bad flag with a clear message", async () => {

@@ -61,7 +61,7 @@ describe("swagger-level validation gives 422, not 400", () => {
       "a wrong field type",
       "/labels",
       { method: "POST", body: JSON.stringify({ name: 5 }) },
-      "name in body must be of type string",
+      'parsing label body from "" failed, because json: cannot unmarshal number into Go struct field Label.name of type string',
     ],
     [
       "a non-JSON content type",

@@ -250,8 +250,9 @@ describe("validation", () => {
       body: JSON.stringify({ schedule: { type: "Yearly" } }),
     });
     expect(bad.status).toBe(422);
+    // The binder's list, the Schedule model's, and the nested ScheduleObj's.
     expect((await firstError(bad)).message).toBe(
-      "validation failure list:\nschedule.type in body should be one of [Hourly Daily Weekly Custom Manual None Schedule]",
+      "validation failure list:\nvalidation failure list:\nvalidation failure list:\nschedule.type in body should be one of [Hourly Daily Weekly Custom Manual None Schedule]",
     );
   });
 

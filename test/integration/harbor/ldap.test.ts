@@ -1,7 +1,7 @@
 // LDAP against the emulator's simulated directory: ping always answers 200 and reports failures in
 // its message; user search and import use the server's own configuration; import answers 404 with
 // the list of failures; group search finds one group by name or DN and is 404 when nothing matches.
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
@@ -52,6 +52,25 @@ describe("ping", () => {
 
   test("the default port of the scheme is implied", async () => {
     expect(await h.admin.ldap.ping({ ...GOOD, ldap_url: "ldap.example.com:389" })).toEqual({ success: true });
+  });
+
+  test("a scheme-less ip:port does not parse (Go's url.Parse): the ping fails", async () => {
+    ldap().configure({ url: "ldap://10.0.0.1:389" });
+    try {
+      // The same server with its scheme answers…
+      expect(await h.admin.ldap.ping({ ...GOOD, ldap_url: "ldap://10.0.0.1:389" })).toEqual({
+        success: true,
+      });
+      // …without it, Harbor cannot even parse the address.
+      const res = await h.api("/ldap/ping", {
+        method: "POST",
+        body: JSON.stringify({ ...GOOD, ldap_url: "10.0.0.1:389" }),
+      });
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual({ message: "error: fail to ping LDAP server" });
+    } finally {
+      ldap().configure({ url: "ldap://ldap.example.com" });
+    }
   });
 
   test("an empty password falls back to the stored one only in LDAP auth mode", async () => {
@@ -116,6 +135,24 @@ describe("user search", () => {
 });
 
 describe("user import", () => {
+  test("in db_auth mode every user fails: onboarding goes through the database authenticator", async () => {
+    const res = await h.api("/ldap/users/import", {
+      method: "POST",
+      body: JSON.stringify({ ldap_uid_list: ["bob", "ghost"] }),
+    });
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual([
+      { uid: "bob", error: "failed to import user: bob" },
+      { uid: "ghost", error: "unknown_user" },
+    ]);
+    expect(h.emulator.world.identities.byName("bob")).toBeUndefined();
+  });
+});
+
+describe("user import in ldap_auth mode", () => {
+  beforeAll(() => ldap().setAuthMode("ldap"));
+  afterAll(() => ldap().setAuthMode("db"));
+
   test("success: 200 with no body; the user is a Harbor user from LDAP who can sign in", async () => {
     const res = await h.api("/ldap/users/import", {
       method: "POST",
@@ -203,10 +240,11 @@ describe("group search", () => {
 });
 
 describe("errors and permissions", () => {
-  test("ping without a body fails inside Harbor (masked 500)", async () => {
-    const res = await h.api("/ldap/ping", { method: "POST" });
+  test("ping without a body panics inside Harbor: 500 with an empty body, no Content-Type", async () => {
+    const res = await h.raw("POST", "/ldap/ping");
     expect(res.status).toBe(500);
-    expect(await res.json()).toEqual({ errors: [{ code: "UNKNOWN", message: "internal server error" }] });
+    expect(res.text).toBe("");
+    expect(res.headers.get("content-type")).toBeNull();
   });
 
   test("import needs a body (422)", async () => {

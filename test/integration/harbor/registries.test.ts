@@ -24,14 +24,100 @@ describe("registries", () => {
       "volcengine-cr",
     ]);
     const infos = await h.admin.registries.listProviderInfos();
+    expect(Object.keys(infos).sort()).toEqual([
+      "ali-acr",
+      "aws-ecr",
+      "docker-hub",
+      "github-ghcr",
+      "google-gcr",
+      "quay",
+      "tencent-tcr",
+      "volcengine-cr",
+    ]);
     expect(infos["docker-hub"]?.endpoint_pattern).toEqual({
       endpoint_type: "EndpointPatternTypeFix",
       endpoints: [{ key: "hub.docker.com", value: "https://hub.docker.com" }],
     });
     expect(infos["google-gcr"]?.credential_pattern?.access_key_data).toBe("_json_key");
-    expect(infos["aws-ecr"]?.endpoint_pattern?.endpoints?.length).toBeGreaterThan(5);
+    expect(infos["ali-acr"]?.endpoint_pattern?.endpoints).toHaveLength(115);
+    expect(infos["ali-acr"]?.endpoint_pattern?.endpoints?.slice(0, 5).map((e) => e.key)).toEqual([
+      "cn-qingdao",
+      "cn-qingdao-vpc",
+      "cn-qingdao-internal",
+      "cn-qingdao-ee-vpc",
+      "cn-qingdao-ee",
+    ]);
+    expect(infos["aws-ecr"]?.endpoint_pattern?.endpoints).toHaveLength(23);
+    expect(infos["aws-ecr"]?.endpoint_pattern?.endpoints?.[0]).toEqual({
+      key: "us-east-2",
+      value: "https://api.ecr.us-east-2.amazonaws.com",
+    });
+    expect(infos["tencent-tcr"]).toEqual({});
     expect(infos.harbor).toBeUndefined();
-    expect(infos.quay).toBeUndefined();
+    // quay has the default pattern: no endpoint list, sent as null (read as absent by the client).
+    expect(infos.quay).toEqual({
+      endpoint_pattern: { endpoint_type: "EndpointPatternTypeStandard" },
+      credential_pattern: {
+        access_key_type: "AccessKeyTypeFix",
+        access_key_data: "json_file",
+        access_secret_type: "AccessSecretTypeFile",
+      },
+    });
+    const raw = JSON.parse((await h.raw("GET", "/replication/adapterinfos")).text);
+    expect(raw.quay.endpoint_pattern).toEqual({
+      endpoint_type: "EndpointPatternTypeStandard",
+      endpoints: null,
+    });
+  });
+
+  test("registry info: name and tag filters without values (null); resources by type; a Harbor's labels", async () => {
+    const registry = await h.admin.registries.create({
+      name: "plain-registry",
+      type: "docker-registry",
+      url: "https://plain.example.com",
+    });
+    const harbor = await h.admin.registries.create({
+      name: "other-harbor",
+      type: "harbor",
+      url: "https://other-harbor.example.com",
+    });
+    await h.admin.labels.create({ name: "release", scope: "g" });
+    await h.admin.labels.create({ name: "nightly", scope: "g" });
+    const info = async (id: number) => JSON.parse((await h.raw("GET", `/registries/${id}/info`)).text);
+
+    // A docker registry: image resources only, and no copy by chunk.
+    expect(await info(registry)).toEqual({
+      type: "docker-registry",
+      supported_resource_filters: [
+        { type: "name", style: "input", values: null },
+        { type: "tag", style: "input", values: null },
+        { type: "resource", style: "radio", values: ["image"] },
+      ],
+      supported_triggers: ["manual", "scheduled"],
+    });
+    // A Harbor: a label filter, and artifacts too.
+    const remote = await info(harbor);
+    expect(remote.supported_resource_filters.map((f: { type: string }) => f.type)).toEqual([
+      "name",
+      "tag",
+      "label",
+      "resource",
+    ]);
+    expect(remote.supported_resource_filters[3].values).toEqual(["image", "artifact"]);
+    // The Local registry offers this Harbor's global labels.
+    const local = await info(0);
+    expect(local.supported_resource_filters[2]).toEqual({
+      type: "label",
+      style: "list",
+      values: ["release", "nightly"],
+    });
+    expect(local.supported_resource_filters[3].values).toEqual(["image", "artifact"]);
+    // The client reads the nulls as absent values.
+    const viaClient = await h.admin.registries.getInfo(registry);
+    expect(viaClient.supported_resource_filters?.[0]).toEqual({ type: "name", style: "input" });
+    expect(viaClient.supported_copy_by_chunk).toBeUndefined();
+    await h.admin.registries.delete(registry);
+    await h.admin.registries.delete(harbor);
   });
 
   test("lifecycle through the client: create, get, list, partial update, info, ping, delete", async () => {

@@ -1,8 +1,27 @@
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
+
+// Harbor pings an adapter before it registers it: only URLs where a test put one can be registered.
+beforeAll(() => {
+  for (const host of [
+    "first.example.com:8080",
+    "second.example.com:8080",
+    "located.example.com",
+    "newest.example.com",
+    "off.example.com",
+    "upd.example.com",
+    "keyed.example.com",
+    "other.example.com",
+    "alive.example.com",
+    "doomed.example.com",
+    "own.example.com",
+  ]) {
+    h.emulator.control.scanners.addAdapter(`http://${host}`);
+  }
+});
 
 // Tests run in order: the first ones see a Harbor without any scanner (installed without Trivy).
 describe("scanners", () => {
@@ -207,6 +226,13 @@ describe("scanners", () => {
       kind: "server",
       status: 500,
     });
+    // Where no adapter was ever put, nothing answers either: not every URL is a healthy Trivy.
+    const nowhere = "http://no-adapter-here.example.com";
+    const created = await h.raw("POST", "/scanners", { name: "nowhere", url: nowhere });
+    expect(created.status).toBe(500);
+    expect(JSON.parse(created.text).errors[0]).toEqual({ code: "UNKNOWN", message: "internal server error" });
+    expect((await h.raw("POST", "/scanners/ping", { name: "nowhere", url: nowhere })).status).toBe(500);
+    expect((await h.admin.scanners.list({ exName: "nowhere" })).length).toBe(0);
     await h.admin.scanners.ping({ name: "alive", url: "http://alive.example.com" });
     expect(
       await harborErrorOf(h.admin.scanners.ping({ name: "x", url: "http://x.example.com", auth: "Basic" })),
@@ -216,7 +242,37 @@ describe("scanners", () => {
     });
   });
 
-  test("metadata comes from the adapter; a failed ping leaves GET working without capabilities", async () => {
+  test("capabilities always carry both flags; a capability without a type is a vulnerability scanner", async () => {
+    const scanner = { name: "Old", vendor: "Old Inc.", version: "0.1" };
+    const mime = { consumes_mime_types: ["a"], produces_mime_types: ["b"] };
+    h.emulator.control.scanners.addAdapter("http://vuln-only.example.com", {
+      scanner,
+      capabilities: [{ type: "vulnerability", ...mime }],
+      properties: {},
+    });
+    h.emulator.control.scanners.addAdapter("http://untyped.example.com", {
+      scanner,
+      capabilities: [{ type: "", ...mime }],
+      properties: {},
+    });
+    const vulnOnly = await h.admin.scanners.create({
+      name: "vuln-only",
+      url: "http://vuln-only.example.com",
+    });
+    const untyped = await h.admin.scanners.create({ name: "untyped", url: "http://untyped.example.com" });
+    const raw = async (uuid: string) => JSON.parse((await h.raw("GET", `/scanners/${uuid}`)).text);
+    expect((await raw(vulnOnly)).capabilities).toEqual({ support_vulnerability: true, support_sbom: false });
+    expect((await raw(untyped)).capabilities).toEqual({ support_vulnerability: true, support_sbom: false });
+    const [def] = await h.admin.scanners.list();
+    expect((await raw(def?.uuid ?? "")).capabilities).toEqual({
+      support_vulnerability: true,
+      support_sbom: true,
+    });
+    await h.admin.scanners.delete(vulnOnly);
+    await h.admin.scanners.delete(untyped);
+  });
+
+  test("metadata comes from the adapter; a failed ping leaves GET working, capabilities null", async () => {
     const url = "http://custom-scanner.example.com";
     h.emulator.control.scanners.setAdapter(url, {
       metadata: {
@@ -231,9 +287,14 @@ describe("scanners", () => {
       capabilities: [{ type: "vulnerability", consumes_mime_types: ["a"], produces_mime_types: ["b"] }],
       properties: { "acme/mode": "fast" },
     });
-    expect((await h.admin.scanners.get(uuid)).capabilities).toEqual({ support_vulnerability: true });
+    expect((await h.admin.scanners.get(uuid)).capabilities).toEqual({
+      support_vulnerability: true,
+      support_sbom: false,
+    });
 
     h.emulator.control.scanners.setAdapterReachable(url, false);
+    // go-swagger sends the unset map as null; the client reads it as absent.
+    expect(JSON.parse((await h.raw("GET", `/scanners/${uuid}`)).text).capabilities).toBeNull();
     const got = await h.admin.scanners.get(uuid);
     expect(got.name).toBe("acme");
     expect(got.capabilities).toBeUndefined();
@@ -246,26 +307,39 @@ describe("scanners", () => {
     h.emulator.control.scanners.setAdapterReachable(url, true);
   });
 
-  test("DELETE answers with the deleted registration; a missing one is 404", async () => {
+  test("DELETE answers with the deleted registration (capabilities null); a missing one is 404", async () => {
     const uuid = await h.admin.scanners.create({
       name: "doomed",
       url: "http://doomed.example.com",
       description: "bye",
     });
-    const deleted = await h.admin.scanners.delete(uuid);
+    const raw = await h.raw("DELETE", `/scanners/${uuid}`);
+    expect(raw.status).toBe(200);
+    const body = JSON.parse(raw.text);
+    expect(body).toHaveProperty("capabilities", null);
+    expect(body).toMatchObject({ uuid, name: "doomed" });
+    // The client reads that null as absent.
+    const again = await h.admin.scanners.create({
+      name: "doomed",
+      url: "http://doomed.example.com",
+      description: "bye",
+    });
+    const deleted = await h.admin.scanners.delete(again);
+    expect(deleted.capabilities).toBeUndefined();
+    const uuidGone = again;
     expect(deleted).toMatchObject({
-      uuid,
+      uuid: uuidGone,
       name: "doomed",
       description: "bye",
       url: "http://doomed.example.com",
     });
-    expect(await harborErrorOf(h.admin.scanners.get(uuid))).toMatchObject({
+    expect(await harborErrorOf(h.admin.scanners.get(uuidGone))).toMatchObject({
       kind: "notFound",
       status: 404,
       code: "NOT_FOUND",
-      harborMessage: `scanner ${uuid} not found`,
+      harborMessage: `scanner ${uuidGone} not found`,
     });
-    expect(await harborErrorOf(h.admin.scanners.delete(uuid))).toMatchObject({ status: 404 });
+    expect(await harborErrorOf(h.admin.scanners.delete(uuidGone))).toMatchObject({ status: 404 });
   });
 
   test("project scanner: own scanner, else the default, with health and adapter details", async () => {
@@ -277,6 +351,8 @@ describe("scanners", () => {
       health: "healthy",
       adapter: "Trivy",
       vendor: "Aqua Security",
+      // Like GET /scanners/{id}, the project path carries the capabilities.
+      capabilities: { support_vulnerability: true, support_sbom: true },
     });
     expect(fallback?.version).toBeTruthy();
 

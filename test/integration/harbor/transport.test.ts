@@ -46,14 +46,91 @@ describe("every call", () => {
     expect(cookieRes.status).toBe(403);
   });
 
-  test("wrong credentials are an unauthorized error", async () => {
+  test("wrong credentials are an unauthorized error, after one more try past Harbor's login freeze", async () => {
     const c = h.client({ password: "wrong-password" });
+    const before = h.emulator.counters.total({ op: "CreateLabel", status: 401 });
     await expect(c.labels.create({ name: "x", scope: "g" })).rejects.toMatchObject({
       kind: "unauthorized",
       status: 401,
       code: "UNAUTHORIZED",
       retryable: false,
     });
+    expect(h.emulator.counters.total({ op: "CreateLabel", status: 401 }) - before).toBe(2);
+    expect(h.emulator.control.labels.list().some((l) => l.name === "x")).toBe(false);
+  });
+
+  test("a 401 while someone else's wrong password freezes the user is retried once, and succeeds", async () => {
+    h.emulator.control.users.add({ username: "shared", password: "Good-pw1" });
+    const good = h.client({ username: "shared", password: "Good-pw1" });
+    // A stale copy of the password, sent by another client of the same user, freezes it for 1.5 s.
+    const stale = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
+      headers: { authorization: `Basic ${Buffer.from("shared:Stale-pw1").toString("base64")}` },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 });
+    // The good call lands in the freeze (401), waits it out and goes again.
+    await expect(good.system.getCurrentUser()).resolves.toMatchObject({ username: "shared" });
+    expect(h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 }) - before).toBe(2);
+    expect((await stale).status).toBe(401);
+  });
+
+  test("a robot's 401 is not retried: robots log in without Harbor's freeze", async () => {
+    const robot = await h.admin.robots.create({
+      name: "no-freeze",
+      level: "system",
+      duration: 30,
+      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "label", action: "create" }] }],
+    });
+    const wrong = h.client({ username: robot.name, password: "Wrong-secret-1" });
+    const before = h.emulator.counters.total({ op: "CreateLabel", status: 401 });
+    await expect(wrong.labels.create({ name: "by-robot", scope: "g" })).rejects.toMatchObject({
+      kind: "unauthorized",
+    });
+    expect(h.emulator.counters.total({ op: "CreateLabel", status: 401 }) - before).toBe(1);
+  });
+
+  test("an id Harbor cannot hold (beyond int4) is refused before it is sent", async () => {
+    const before = h.emulator.counters.total();
+    const err = (await h.admin.labels.get(2 ** 31).catch((e: unknown) => e)) as HarborError;
+    expect(err).toBeInstanceOf(HarborError);
+    expect(err).toMatchObject({ kind: "invalid", operation: "GetLabelByID", status: undefined });
+    expect(err.message).toContain("id 2147483648 is beyond Harbor's ids (at most 2147483647)");
+    await expect(h.admin.replication.listExecutions({ policyId: 2 ** 33 })).rejects.toMatchObject({
+      kind: "invalid",
+    });
+    await expect(h.admin.projects.get(2 ** 31)).rejects.toMatchObject({ kind: "invalid" });
+    expect(h.emulator.counters.total() - before).toBe(0);
+    // A project *named* with those digits is a name, and goes out.
+    await expect(h.admin.projects.get(String(2 ** 31))).rejects.toMatchObject({ kind: "notFound" });
+    // The largest id is sent (Harbor answers 404).
+    await expect(h.admin.labels.get(2 ** 31 - 1)).rejects.toMatchObject({ kind: "notFound", status: 404 });
+  });
+
+  test("an anonymous call leaves the credentials out", async () => {
+    const seen: Array<string | undefined> = [];
+    const server = await serve((req, res) => {
+      seen.push(req.headers.authorization);
+      res.setHeader("content-type", "application/json");
+      res.end(JSON.stringify({ harbor_version: "v2.12.4" }));
+    });
+    const c = new HarborClient({ url: server.url, username: "u", password: "maybe-stale" });
+    try {
+      await c.system.getSystemInfo({ anonymous: true });
+      await c.system.getSystemInfo();
+      expect(seen).toEqual([undefined, `Basic ${Buffer.from("u:maybe-stale").toString("base64")}`]);
+    } finally {
+      await c.close();
+      await server.close();
+    }
+  });
+
+  test("a closed client sends nothing more", async () => {
+    const c = h.client();
+    await c.labels.list({ scope: "g" });
+    await c.close();
+    const before = h.emulator.counters.total();
+    await expect(c.labels.list({ scope: "g" })).rejects.toMatchObject({ kind: "aborted" });
+    expect(h.emulator.counters.total() - before).toBe(0);
   });
 });
 

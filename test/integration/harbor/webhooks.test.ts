@@ -1,4 +1,4 @@
-// Project webhooks: policy rules (validation messages, address normalisation, defaults, names unique
+// Project webhooks: policy rules (validation messages, addresses kept as sent, defaults, names unique
 // per project, full replace, project ownership), the event type lists, and deliveries that really
 // reach a loopback receiver in Harbor's Default, CloudEvents and Slack formats, with the policy's
 // auth header; the jobs and last-trigger views that follow them; project-role permissions.
@@ -18,7 +18,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import type { WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
 import type { ProjectRecord } from "../../env/emulator/areas/projects.ts";
-import { firstError, useEmulator } from "../../env/harbor.ts";
+import { firstError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 const hooks = () => h.emulator.control.webhooks;
@@ -115,12 +115,12 @@ afterAll(async () => {
 describe("policies", () => {
   afterEach(dropPolicies);
 
-  test("create: 201 with a path-only Location; GET shows the stored, normalised policy", async () => {
+  test("create: 201 with a path-only Location; GET shows the stored policy, addresses as sent", async () => {
     const res = await h.api(`/projects/${project.name}/webhook/policies`, {
       method: "POST",
       headers: { "x-is-resource-name": "true" },
       body: JSON.stringify({
-        name: "normalised",
+        name: "as-sent",
         description: "first",
         project_id: 999, // ignored: the path decides
         creator: "someone-else",
@@ -144,22 +144,27 @@ describe("policies", () => {
     const policy = await h.admin.webhooks.getPolicy(project.name, id);
     expect(policy).toMatchObject({
       id,
-      name: "normalised",
+      name: "as-sent",
       description: "first",
       project_id: project.project_id,
       creator: "someone-else", // stored as sent
       enabled: true,
       event_types: ["PUSH_ARTIFACT", "DELETE_ARTIFACT"],
-      // http:// added; spaces, trailing slashes, user info, query and fragment dropped; Default
-      // format filled in.
+      // Addresses exactly as sent (Harbor only checks their scheme): no http:// added, spaces,
+      // trailing slashes, user info, query and fragment kept. The Default format is filled in.
       targets: [
         {
           type: "http",
-          address: `http://127.0.0.1:${receiver.port}/in`,
+          address: `127.0.0.1:${receiver.port}/in?token=abc#frag`,
           auth_header: "Basic eA==",
           payload_format: "Default",
         },
-        { type: "http", address: "https://example.com/x", skip_cert_verify: true, payload_format: "Default" },
+        {
+          type: "http",
+          address: "  https://user:pw@example.com/x/  ",
+          skip_cert_verify: true,
+          payload_format: "Default",
+        },
       ],
     });
     expect(policy.targets?.[0]?.skip_cert_verify).toBeUndefined(); // false is omitted
@@ -298,6 +303,11 @@ describe("validation", () => {
       "a non-http scheme",
       { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [{ type: "http", address: "ftp://x/y" }] },
       "invalid scheme: ftp",
+    ],
+    [
+      "an upper-case scheme",
+      { name: "v", event_types: ["PUSH_ARTIFACT"], targets: [{ type: "http", address: "HTTP://x/y" }] },
+      "invalid scheme: HTTP",
     ],
     [
       "an empty address",
@@ -667,21 +677,28 @@ describe("jobs and last trigger", () => {
     });
   });
 
-  test("deleting the project deletes its policies and jobs", async () => {
+  test("deleting the project leaves its policies behind, out of the API's reach", async () => {
     const doomed = newProject("doomed");
     const id = await h.admin.webhooks.createPolicy(
       doomed.name,
-      base({ name: "gone", targets: [{ type: "http", address: receiver.url("/gone") }] }),
+      base({ name: "kept", targets: [{ type: "http", address: receiver.url("/kept") }] }),
     );
-    hooks().trigger({ project: doomed.name, eventType: "PUSH_ARTIFACT" });
+    await h.admin.projects.delete("doomed");
+    // As in Harbor: the policy outlives its project in the database…
+    expect(h.emulator.world.webhooks.get(id)).toMatchObject({ name: "kept", project_id: doomed.project_id });
+    // …and the API cannot reach it: not under the old id, nor under a new project of the same name.
+    expect(await harborErrorOf(h.admin.webhooks.getPolicy(doomed.project_id, id))).toMatchObject({
+      status: 404,
+    });
+    const reborn = await h.admin.projects.create({ project_name: "doomed" });
+    expect(reborn).not.toBe(doomed.project_id);
+    expect(await h.admin.webhooks.listPolicies("doomed")).toEqual([]);
+    expect(await harborErrorOf(h.admin.webhooks.getPolicy("doomed", id))).toMatchObject({ status: 404 });
+    // The name is free again in the new project.
+    await h.admin.webhooks.createPolicy("doomed", base({ name: "kept" }));
+    // Events of the new project reach only its own policies.
+    expect(hooks().trigger({ project: "doomed", eventType: "PUSH_ARTIFACT" })).toHaveLength(1);
     await hooks().flush();
-    h.emulator.world.projects.remove(doomed);
-    expect(h.emulator.world.webhooks.get(id)).toBeUndefined();
-    expect(
-      hooks()
-        .deliveries()
-        .some((d) => d.projectId === doomed.project_id),
-    ).toBe(false);
   });
 
   test("writes are audited against the project", () => {

@@ -10,6 +10,7 @@ import {
   quotaFromSummary,
   status,
   unchangeable,
+  unsupportedFields,
   updateRequest,
 } from "../../../src/controllers/project/mapping.ts";
 import { Stalled } from "../../../src/runtime/managed.ts";
@@ -189,5 +190,30 @@ describe("what Harbor fixes at creation", () => {
     expect(unchangeable(s, proxyOf(4), ["contentTrust"])).toMatch(/Harbor ignores content trust/);
     // On an ordinary project it is written like any flag.
     expect(unchangeable(spec({ contentTrust: true }), proxyOf(undefined), ["contentTrust"])).toBeUndefined();
+  });
+});
+
+describe("fields an older Harbor cannot store", () => {
+  const proxy = { proxyCache: { registryRef: { name: "hub" }, speedKbps: 100 } };
+
+  test("auto SBOM generation needs 2.11, the proxy speed limit 2.12", () => {
+    const both = spec({ autoSbomGeneration: true, ...proxy });
+    expect(unsupportedFields(both, "v2.10.3-6b4981d4")).toEqual([
+      { field: "autoSbomGeneration", since: "2.11" },
+      { field: "proxyCache.speedKbps", since: "2.12" },
+    ]);
+    expect(unsupportedFields(both, "v2.11.2-abc")).toEqual([
+      { field: "proxyCache.speedKbps", since: "2.12" },
+    ]);
+    expect(unsupportedFields(both, "v2.12.4-emulator")).toEqual([]);
+    expect(unsupportedFields(both, "v3.0.0")).toEqual([]);
+  });
+
+  test("only fields the spec sets count; an unknown version refuses nothing", () => {
+    expect(unsupportedFields(spec({ autoScan: true }), "v2.8.0")).toEqual([]);
+    // false is what such a Harbor reads anyway.
+    expect(unsupportedFields(spec({ autoSbomGeneration: false }), "v2.10.3")).toEqual([]);
+    expect(unsupportedFields(spec({ autoSbomGeneration: true }), undefined)).toEqual([]);
+    expect(unsupportedFields(spec({ autoSbomGeneration: true }), "dev")).toEqual([]);
   });
 });

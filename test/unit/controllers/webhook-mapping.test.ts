@@ -3,7 +3,6 @@ import { HarborWebhookPolicySpec } from "../../../src/api/webhook.ts";
 import {
   diff,
   lastTriggers,
-  normaliseAddress,
   policyRequest,
   recentFailures,
 } from "../../../src/controllers/webhook/mapping.ts";
@@ -20,7 +19,7 @@ const spec = (s: Record<string, unknown>) =>
 
 const none = { authHeaders: [] };
 
-/** What Harbor stores and returns for a request, following its documented rules. */
+/** What Harbor stores and returns for a request, following its rules as seen on a running 2.12.4. */
 function harborStores(id: number, req: WebhookPolicyInput): WebhookPolicy {
   return {
     id,
@@ -35,7 +34,8 @@ function harborStores(id: number, req: WebhookPolicyInput): WebhookPolicy {
       const auth = "auth_header" in t ? (t.auth_header ?? "") : "";
       return {
         type: t.type,
-        address: normaliseAddress(t.address),
+        // Stored exactly as sent.
+        address: t.address,
         ...(auth ? { auth_header: auth } : {}),
         ...(t.skip_cert_verify ? { skip_cert_verify: true } : {}),
         ...(t.type === "http" ? { payload_format: format || "Default" } : {}),
@@ -44,18 +44,27 @@ function harborStores(id: number, req: WebhookPolicyInput): WebhookPolicy {
   };
 }
 
-describe("address normalisation (as Harbor does it)", () => {
+describe("addresses (Harbor stores them as sent)", () => {
   test.each([
-    ["https://hooks.example.com/harbor/", "https://hooks.example.com/harbor"],
-    ["https://hooks.example.com/", "https://hooks.example.com"],
-    ["http://h:8080/a?token=x", "http://h:8080/a"],
-    ["http://h/a/?q=1", "http://h/a/"],
-    ["http://user:pw@h/a", "http://h/a"],
-    ["http://h/a%20b", "http://h/a b"],
-    ["h.example.com/x", "http://h.example.com/x"],
-    [" http://h/x// ", "http://h/x"],
-  ])("%s is stored as %s", (raw, stored) => {
-    expect(normaliseAddress(raw)).toBe(stored);
+    "https://hooks.example.com/harbor/",
+    "http://h:8080/a?token=x",
+    "http://h/a/?q=1",
+    "http://h/a%20b",
+  ])("%s is sent, stored and compared as written: no perpetual difference", (address) => {
+    const s = spec({ targets: [{ address }] });
+    const req = policyRequest(s, "hook", none, undefined, "me");
+    expect(req.targets[0]?.address).toBe(address);
+    expect(diff(s, "hook", none, harborStores(1, req))).toEqual([]);
+  });
+
+  test("an address Harbor holds in another spelling is a difference; no normalisation hides it", () => {
+    const s = spec({ targets: [{ address: "https://hooks.example.com/harbor/" }] });
+    const stored = harborStores(1, policyRequest(s, "hook", none, undefined, "me"));
+    const trimmed = {
+      ...stored,
+      targets: [{ ...stored.targets?.[0], address: "https://hooks.example.com/harbor" }],
+    };
+    expect(diff(s, "hook", none, trimmed)).toEqual(["targets[0].address"]);
   });
 });
 

@@ -13,7 +13,7 @@ import { ok, type RouteSpec } from "../router.ts";
 import { harborTime, type World } from "../world.ts";
 import { defineArea } from "./area.ts";
 
-/** Job types the job service registers and the queue list shows. */
+/** The queue list of a running 2.12.4, exactly: these 13 job types (no SBOM, no SCAN_ALL). */
 export const JOB_TYPES = [
   "AUDIT_LOGS_GDPR_COMPLIANT",
   "EXECUTION_SWEEP",
@@ -23,15 +23,22 @@ export const JOB_TYPES = [
   "PURGE_AUDIT_LOG",
   "REPLICATION",
   "RETENTION",
-  "SBOM",
-  "SCAN_ALL",
   "SCAN_DATA_EXPORT",
+  "SCHEDULER",
   "SLACK",
   "SYSTEM_ARTIFACT_CLEANUP",
   "WEBHOOK",
 ] as const;
-/** Registered too, but left out of the queue list by Harbor. */
-export const HIDDEN_JOB_TYPES = ["DEMO", "IMAGE_GC", "IMAGE_REPLICATE", "IMAGE_SCAN_ALL", "PURGE_AUDIT"];
+/** Job names Harbor knows but the queue list leaves out. */
+export const HIDDEN_JOB_TYPES = [
+  "DEMO",
+  "IMAGE_GC",
+  "IMAGE_REPLICATE",
+  "IMAGE_SCAN_ALL",
+  "PURGE_AUDIT",
+  "SBOM",
+  "SCAN_ALL",
+];
 
 const ALL = "all";
 const DEFAULT_JOB_MS = 60_000;
@@ -237,10 +244,12 @@ export class JobServiceStore {
 /** The job service reports Unix seconds; Harbor prints them as date-times. */
 const seconds = (ms: number) => harborTime(Math.floor(ms / 1000) * 1000);
 
-const ActionRequest = z.object({
-  // go-swagger skips the enum check for an empty value, which then reaches the handler.
-  action: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["stop", "pause", "resume"]).nullish()),
-});
+const ActionRequest = z
+  .object({
+    // go-swagger skips the enum check for an empty value, which then reaches the handler.
+    action: z.preprocess((v) => (v === "" ? undefined : v), z.enum(["stop", "pause", "resume"]).nullish()),
+  })
+  .meta({ goType: "ActionRequest" });
 
 const routes: RouteSpec[] = [
   {

@@ -66,14 +66,16 @@ export class LabelStore {
   }
 }
 
-const LabelBody = z.object({
-  id: z.number().int().nullish(),
-  name: z.string().nullish(),
-  description: z.string().nullish(),
-  color: z.string().nullish(),
-  scope: z.string().nullish(),
-  project_id: z.number().int().nullish(),
-});
+const LabelBody = z
+  .object({
+    id: z.number().int().nullish(),
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    color: z.string().nullish(),
+    scope: z.string().nullish(),
+    project_id: z.number().int().nullish(),
+  })
+  .meta({ goType: "Label" });
 
 const render = (l: LabelRecord) => omitEmpty(l);
 

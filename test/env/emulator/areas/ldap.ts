@@ -8,7 +8,7 @@
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { requireSystem } from "../auth.ts";
-import { internal, notFound } from "../errors.ts";
+import { BareError, internal, notFound } from "../errors.ts";
 import { ok, type Reply, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -90,11 +90,16 @@ function underDn(base: string, child: string): boolean {
   return child === base || (base === "" ? child !== "" : child.endsWith(`,${base}`));
 }
 
-/** Harbor's formatURL: ldap[s]://host[:port], the port defaulting by scheme. */
+/**
+ * Harbor's formatURL: ldap[s]://host[:port], the port defaulting by scheme. It first runs Go's
+ * url.Parse, which refuses a scheme-less "10.0.0.1:389" (a colon in the first path segment), while
+ * "ldap.example.com:389" passes (as scheme "ldap.example.com").
+ */
 function endpoint(url: string): string | undefined {
   let scheme = "ldap";
   let hostport = url;
   const sep = url.indexOf("://");
+  if (sep < 0 && goParseRefuses(url)) return undefined;
   if (sep >= 0) {
     scheme = url.slice(0, sep);
     hostport = url.slice(sep + 3);
@@ -106,6 +111,16 @@ function endpoint(url: string): string | undefined {
     if (port === "636") scheme = "ldaps";
   } else hostport += scheme === "ldaps" ? ":636" : ":389";
   return `${scheme}://${hostport.toLowerCase()}`;
+}
+
+/** Go's url.Parse error "first path segment in URL cannot contain colon", for scheme-less input. */
+function goParseRefuses(url: string): boolean {
+  const colon = url.indexOf(":");
+  if (colon < 0) return false;
+  const firstSegmentEnd = url.search(/[/?#]/);
+  if (firstSegmentEnd >= 0 && firstSegmentEnd < colon) return false;
+  // What precedes the colon is read as a scheme when it is one (a letter, then letters, digits, +-.).
+  return !/^[A-Za-z][A-Za-z0-9+.-]*$/.test(url.slice(0, colon));
 }
 
 export class LdapStore {
@@ -203,8 +218,9 @@ export class LdapStore {
   /**
    * Imports directory users as Harbor users (source "ldap"). Users who already exist count as
    * imported. Returns the failures: empty_uid, unknown_user, or "failed to import user: <uid>"
-   * when the entry cannot be stored because its email belongs to another Harbor user (the admin
-   * or an earlier import).
+   * when the entry cannot be stored: outside LDAP auth mode (onboarding goes through the current
+   * authenticator, and the database one refuses), or because its email belongs to another Harbor
+   * user (the admin or an earlier import).
    */
   importUsers(uids: string[]): Array<{ uid: string; error: string }> {
     this.#openSession();
@@ -220,6 +236,10 @@ export class LdapStore {
         continue;
       }
       const identities = this.#world.identities;
+      if (this.#authMode !== "ldap") {
+        failures.push({ uid, error: `failed to import user: ${uid}` });
+        continue;
+      }
       if (identities.byName(entry.uid)) continue;
       const email = entry.email.toLowerCase();
       if (email !== "" && this.#takenEmails.has(email)) {
@@ -307,19 +327,23 @@ function directory<T>(fn: () => T): T {
   }
 }
 
-const LdapConf = z.object({
-  ldap_url: z.string().nullish(),
-  ldap_search_dn: z.string().nullish(),
-  ldap_search_password: z.string().nullish(),
-  ldap_base_dn: z.string().nullish(),
-  ldap_filter: z.string().nullish(),
-  ldap_uid: z.string().nullish(),
-  ldap_scope: z.number().int().nullish(),
-  ldap_connection_timeout: z.number().int().nullish(),
-  ldap_verify_cert: z.boolean().nullish(),
-});
+const LdapConf = z
+  .object({
+    ldap_url: z.string().nullish(),
+    ldap_search_dn: z.string().nullish(),
+    ldap_search_password: z.string().nullish(),
+    ldap_base_dn: z.string().nullish(),
+    ldap_filter: z.string().nullish(),
+    ldap_uid: z.string().nullish(),
+    ldap_scope: z.number().int().nullish(),
+    ldap_connection_timeout: z.number().int().nullish(),
+    ldap_verify_cert: z.boolean().nullish(),
+  })
+  .meta({ goType: "LdapConf" });
 
-const LdapImportUsers = z.object({ ldap_uid_list: z.array(z.string()).nullish() });
+const LdapImportUsers = z
+  .object({ ldap_uid_list: z.array(z.string()).nullish() })
+  .meta({ goType: "LdapImportUsers" });
 
 const routes: RouteSpec[] = [
   {
@@ -329,8 +353,9 @@ const routes: RouteSpec[] = [
     body: { name: "ldapconf", schema: LdapConf, optional: true },
     handle(ctx): Reply {
       requireSystem(ctx, "configuration", "read");
-      // The handler reads the body without a nil check: no body is a server-side panic.
-      if (ctx.body === undefined) throw internal("nil ldap configuration");
+      // The handler reads the body without a nil check: no body is a recovered panic, a 500 with
+      // no body at all.
+      if (ctx.body === undefined) throw new BareError(500);
       const result = ctx.world.ldap.ping(ctx.body as z.output<typeof LdapConf>);
       // success is omitempty: a failed ping carries only the message.
       return ok(result.success ? { success: true } : { message: result.message });

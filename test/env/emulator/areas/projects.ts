@@ -26,7 +26,7 @@ import {
 import { badRequest, conflict, forbidden, internal, notFound, precondition } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply, page } from "../listing.ts";
-import { type Ctx, ok, type RouteSpec } from "../router.ts";
+import { type Ctx, inInt4, int4Overflow, ok, parseInt64, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 
@@ -114,6 +114,11 @@ const METADATA_KEYS = [
   "retention_id",
   "proxy_speed_kb",
 ] as const;
+/** Keys a release's ProjectMetadata does not have yet (go-swagger drops them from a request). */
+const METADATA_SINCE: Partial<Record<(typeof METADATA_KEYS)[number], string>> = {
+  auto_sbom_generation: "2.11",
+  proxy_speed_kb: "2.12",
+};
 
 export class ProjectStore {
   readonly #world: World;
@@ -185,12 +190,14 @@ export class ProjectStore {
   }
 
   /**
-   * `{project_name_or_id}`: a value that parses as an integer is an id unless the caller set
-   * X-Is-Resource-Name: true.
+   * `{project_name_or_id}`: a value that parses as an int64 is an id unless the caller set
+   * X-Is-Resource-Name: true; an id outside int4 fails in the database (a masked 500).
    */
   resolve(ref: string, byName: boolean): ProjectRecord | undefined {
-    if (!byName && /^-?\d+$/.test(ref)) return this.byId(Number(ref));
-    return this.byName(ref);
+    const id = byName ? undefined : parseInt64(ref);
+    if (id === undefined) return this.byName(ref);
+    if (!inInt4(id)) throw int4Overflow(id);
+    return this.byId(id);
   }
 
   byId(id: number): ProjectRecord | undefined {
@@ -264,13 +271,13 @@ export class ProjectStore {
   }
 
   /**
-   * Deletes the project and what Harbor deletes with it: robots, webhook policies, project labels,
-   * its quota (which lives on the record).
+   * Deletes the project and what Harbor deletes with it: robots, project labels, its quota (which
+   * lives on the record). Its webhook policies stay, as in Harbor (they outlive the project in the
+   * database, out of the API's reach).
    */
   remove(project: ProjectRecord): void {
     // Cascade first: the other stores may still look the project up while cleaning up.
     this.#world.robots.deleteByProject(project.project_id);
-    this.#world.webhooks.deleteByProject(project.project_id);
     this.#world.labels.deleteByProject(project.project_id);
     this.#projects.delete(project.project_id);
   }
@@ -279,35 +286,45 @@ export class ProjectStore {
 // ---------------------------------------------------------------------------------------------
 // Wire models (swagger-level constraints only)
 
-const MetadataBody = z.object(Object.fromEntries(METADATA_KEYS.map((k) => [k, z.string().nullish()])));
-const AllowlistBody = z.object({
-  id: z.number().int().nullish(),
-  project_id: z.number().int().nullish(),
-  expires_at: z.number().int().nullish(),
-  items: z.array(z.object({ cve_id: z.string().nullish() })).nullish(),
-  creation_time: z.string().nullish(),
-  update_time: z.string().nullish(),
-});
-const ProjectReqBody = z.object({
-  project_name: z
-    .string()
-    .max(NAME_MAX, { message: `should be at most ${NAME_MAX} chars long` })
-    .nullish(),
-  public: z.boolean().nullish(),
-  metadata: MetadataBody.nullish(),
-  cve_allowlist: AllowlistBody.nullish(),
-  storage_limit: z.number().int().nullish(),
-  registry_id: z.number().int().nullish(),
-});
+// goType: the go-swagger model names Go's type errors mention (see gojson.ts).
+const MetadataBody = z
+  .object(Object.fromEntries(METADATA_KEYS.map((k) => [k, z.string().nullish()])))
+  .meta({ goType: "ProjectMetadata" });
+const DateTime = z.string().meta({ goType: "strfmt.DateTime" });
+const AllowlistBody = z
+  .object({
+    id: z.number().int().nullish(),
+    project_id: z.number().int().nullish(),
+    expires_at: z.number().int().nullish(),
+    items: z.array(z.object({ cve_id: z.string().nullish() }).meta({ goType: "CVEAllowlistItem" })).nullish(),
+    creation_time: DateTime.nullish(),
+    update_time: DateTime.nullish(),
+  })
+  .meta({ goType: "CVEAllowlist" });
+const ProjectReqBody = z
+  .object({
+    project_name: z
+      .string()
+      .max(NAME_MAX, { message: `should be at most ${NAME_MAX} chars long` })
+      .nullish(),
+    public: z.boolean().nullish(),
+    metadata: MetadataBody.nullish(),
+    cve_allowlist: AllowlistBody.nullish(),
+    storage_limit: z.number().int().nullish(),
+    registry_id: z.number().int().nullish(),
+  })
+  .meta({ goType: "ProjectReq" });
 type ProjectReq = z.output<typeof ProjectReqBody>;
 
 /**
  * The metadata a request sets, as Harbor copies it: `public` only when non-empty (it is a plain
  * string with omitempty), every other key whenever it is present (they are pointers).
  */
-function requestedMetadata(body: ProjectReq["metadata"]): Record<string, string> {
+function requestedMetadata(world: World, body: ProjectReq["metadata"]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of METADATA_KEYS) {
+    const since = METADATA_SINCE[key];
+    if (since && !world.version.atLeast(since)) continue;
     const v = body?.[key];
     if (v === undefined || v === null || (key === "public" && v === "")) continue;
     out[key] = v;
@@ -468,7 +485,7 @@ const routes: RouteSpec[] = [
       let storageLimit = b.storage_limit ?? 0;
       if (storageLimit === 0 || !admin) storageLimit = DEFAULT_STORAGE_LIMIT;
 
-      const metadata = requestedMetadata(b.metadata);
+      const metadata = requestedMetadata(ctx.world, b.metadata);
       // The deprecated top-level `public` counts only when metadata.public is not given.
       if (b.public !== undefined && b.public !== null && !metadata.public) metadata.public = String(b.public);
       metadata.public ??= "false";
@@ -598,7 +615,7 @@ const routes: RouteSpec[] = [
         };
       }
       // name, storage_limit and registry_id in the body are ignored on update.
-      const metadata = requestedMetadata(b.metadata);
+      const metadata = requestedMetadata(ctx.world, b.metadata);
       if (project.registry_id === 0) delete metadata.proxy_speed_kb;
       else delete metadata.enable_content_trust;
       if (metadata.retention_id !== undefined && metadata.retention_id !== project.metadata.retention_id) {

@@ -170,26 +170,41 @@ export class RegistryStore {
     if (!this.#registries.delete(id)) throw notFound(`registry ${id} not found`);
   }
 
-  /** What the registry's adapter declares it supports (GET /registries/{id}/info). */
+  /**
+   * What the registry's adapter declares it supports (GET /registries/{id}/info): name and tag
+   * filters (values null), a Harbor's label filter (the Local registry's values are the global
+   * labels' names), and the resource filter Harbor appends last ("image", plus "artifact" for a
+   * Harbor). Only a Harbor copies by chunk.
+   */
   info(id: number): RegistryInfo {
     const r = this.resolve(id);
     if (!(REGISTRY_TYPES as readonly string[]).includes(r.type)) {
       throw internal(`adapter factory for ${r.type} not found`);
     }
-    const harborLike = r.type === "harbor" || r.type === "docker-registry";
+    const harbor = r.type === "harbor";
     const filters: RegistryInfo["supported_resource_filters"] = [
-      { type: "name", style: "input" },
-      { type: "tag", style: "input" },
+      { type: "name", style: "input", values: null },
+      { type: "tag", style: "input", values: null },
     ];
-    if (r.type === "harbor") filters.push({ type: "label", style: "list" });
-    filters.push({ type: "resource", style: "radio", values: [r.type === "harbor" ? "artifact" : "image"] });
+    if (harbor) {
+      // A remote Harbor's labels are not known here; the Local registry's are this Harbor's.
+      const names =
+        id === 0
+          ? this.#world.labels
+              .all()
+              .filter((l) => l.scope === "g")
+              .map((l) => l.name)
+          : [];
+      filters.push({ type: "label", style: "list", values: names.length ? names : null });
+    }
+    filters.push({ type: "resource", style: "radio", values: harbor ? ["image", "artifact"] : ["image"] });
     // Only the local Harbor supports the event-based trigger.
     const triggers = ["manual", "scheduled", ...(id === 0 ? ["event_based"] : [])];
     return {
       type: r.type,
       supported_resource_filters: filters,
       supported_triggers: triggers,
-      ...(harborLike ? { supported_copy_by_chunk: true } : {}),
+      ...(harbor ? { supported_copy_by_chunk: true } : {}),
     };
   }
 
@@ -212,7 +227,8 @@ export class RegistryStore {
 export interface RegistryInfo {
   type: string;
   description?: string;
-  supported_resource_filters: Array<{ type: string; style: string; values?: string[] }>;
+  /** `values` is null where the adapter lists none (go-swagger sends a nil slice as null). */
+  supported_resource_filters: Array<{ type: string; style: string; values: string[] | null }>;
   supported_triggers: string[];
   supported_copy_by_chunk?: boolean;
 }
@@ -257,40 +273,77 @@ export function renderRegistry(r: RegistryRecord): Record<string, unknown> {
   );
 }
 
-/** Provider infos of the adapters that publish a pattern (the others have none and are left out). */
-const AWS_REGIONS = [
+// Provider infos (GET /replication/adapterinfos): the 8 adapters of 2.12 that publish a pattern, as
+// their factories declare them; an endpoint list the pattern does not fill is null.
+const list = (keys: string[], url: (k: string) => string) => keys.map((key) => ({ key, value: url(key) }));
+/** ali-acr: 23 regions, five endpoints each (public, VPC, internal, EE VPC, EE). */
+const ALI_REGIONS = [
+  "cn-qingdao",
+  "cn-beijing",
+  "cn-zhangjiakou",
+  "cn-huhehaote",
+  "cn-wulanchabu",
+  "cn-hangzhou",
+  "cn-shanghai",
+  "cn-shenzhen",
+  "cn-heyuan",
+  "cn-guangzhou",
+  "cn-chengdu",
+  "cn-hongkong",
+  "ap-southeast-1",
+  "ap-southeast-2",
+  "ap-southeast-3",
+  "ap-southeast-5",
+  "ap-south-1",
   "ap-northeast-1",
+  "us-west-1",
   "us-east-1",
+  "eu-central-1",
+  "eu-west-1",
+  "me-east-1",
+];
+const AWS_REGIONS = [
   "us-east-2",
+  "us-east-1",
   "us-west-1",
   "us-west-2",
+  "af-south-1",
   "ap-east-1",
   "ap-south-1",
+  "ap-northeast-3",
   "ap-northeast-2",
   "ap-southeast-1",
   "ap-southeast-2",
+  "ap-northeast-1",
   "ca-central-1",
+  "cn-north-1",
+  "cn-northwest-1",
   "eu-central-1",
   "eu-west-1",
   "eu-west-2",
+  "eu-south-1",
   "eu-west-3",
   "eu-north-1",
+  "me-south-1",
   "sa-east-1",
-  "cn-north-1",
-  "cn-northwest-1",
 ];
-const ALI_REGIONS = ["cn-qingdao", "cn-beijing", "cn-hangzhou", "cn-shanghai", "cn-shenzhen", "cn-hongkong"];
 const PROVIDER_INFOS: Record<string, unknown> = {
   "ali-acr": {
     endpoint_pattern: {
       endpoint_type: "EndpointPatternTypeList",
-      endpoints: ALI_REGIONS.map((r) => ({ key: r, value: `https://registry.${r}.aliyuncs.com` })),
+      endpoints: ALI_REGIONS.flatMap((r) => [
+        { key: r, value: `https://registry.${r}.aliyuncs.com` },
+        { key: `${r}-vpc`, value: `https://registry-vpc.${r}.aliyuncs.com` },
+        { key: `${r}-internal`, value: `https://registry-internal.${r}.aliyuncs.com` },
+        { key: `${r}-ee-vpc`, value: `https://instanceName-registry-vpc.${r}.cr.aliyuncs.com` },
+        { key: `${r}-ee`, value: `https://instanceName-registry.${r}.cr.aliyuncs.com` },
+      ]),
     },
   },
   "aws-ecr": {
     endpoint_pattern: {
       endpoint_type: "EndpointPatternTypeList",
-      endpoints: AWS_REGIONS.map((r) => ({ key: r, value: `https://api.ecr.${r}.amazonaws.com` })),
+      endpoints: list(AWS_REGIONS, (r) => `https://api.ecr.${r}.amazonaws.com`),
     },
   },
   "docker-hub": {
@@ -308,10 +361,7 @@ const PROVIDER_INFOS: Record<string, unknown> = {
   "google-gcr": {
     endpoint_pattern: {
       endpoint_type: "EndpointPatternTypeList",
-      endpoints: ["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"].map((h) => ({
-        key: h,
-        value: `https://${h}`,
-      })),
+      endpoints: list(["gcr.io", "us.gcr.io", "eu.gcr.io", "asia.gcr.io"], (h) => `https://${h}`),
     },
     credential_pattern: {
       access_key_type: "AccessKeyTypeFix",
@@ -320,40 +370,57 @@ const PROVIDER_INFOS: Record<string, unknown> = {
       access_secret_data: "No Change",
     },
   },
+  quay: {
+    // The default endpoint pattern: a type and no endpoint list (null).
+    endpoint_pattern: { endpoint_type: "EndpointPatternTypeStandard", endpoints: null },
+    credential_pattern: {
+      access_key_type: "AccessKeyTypeFix",
+      access_key_data: "json_file",
+      access_secret_type: "AccessSecretTypeFile",
+    },
+  },
   // These two publish an empty pattern: listed, with nothing in it.
   "tencent-tcr": {},
   "volcengine-cr": {},
 };
 
 // Swagger models (types only; business rules are the store's).
-const Credential = z.object({
-  type: z.string().nullish(),
-  access_key: z.string().nullish(),
-  access_secret: z.string().nullish(),
-});
-const RegistryBody = z.object({
-  id: z.number().int().nullish(),
-  url: z.string().nullish(),
-  name: z.string().nullish(),
-  credential: Credential.nullish(),
-  type: z.string().nullish(),
-  insecure: z.boolean().nullish(),
-  description: z.string().nullish(),
-  status: z.string().nullish(),
-});
-const RegistryUpdateBody = z.object({
-  name: z.string().nullish(),
-  description: z.string().nullish(),
-  url: z.string().nullish(),
-  credential_type: z.string().nullish(),
-  access_key: z.string().nullish(),
-  access_secret: z.string().nullish(),
-  insecure: z.boolean().nullish(),
-});
-const RegistryPingBody = RegistryUpdateBody.omit({ name: true, description: true }).extend({
-  id: z.number().int().nullish(),
-  type: z.string().nullish(),
-});
+const Credential = z
+  .object({
+    type: z.string().nullish(),
+    access_key: z.string().nullish(),
+    access_secret: z.string().nullish(),
+  })
+  .meta({ goType: "RegistryCredential" });
+const RegistryBody = z
+  .object({
+    id: z.number().int().nullish(),
+    url: z.string().nullish(),
+    name: z.string().nullish(),
+    credential: Credential.nullish(),
+    type: z.string().nullish(),
+    insecure: z.boolean().nullish(),
+    description: z.string().nullish(),
+    status: z.string().nullish(),
+  })
+  .meta({ goType: "Registry" });
+const RegistryUpdateBody = z
+  .object({
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    url: z.string().nullish(),
+    credential_type: z.string().nullish(),
+    access_key: z.string().nullish(),
+    access_secret: z.string().nullish(),
+    insecure: z.boolean().nullish(),
+  })
+  .meta({ goType: "RegistryUpdate" });
+const RegistryPingBody = RegistryUpdateBody.omit({ name: true, description: true })
+  .extend({
+    id: z.number().int().nullish(),
+    type: z.string().nullish(),
+  })
+  .meta({ goType: "RegistryPing" });
 
 /** Harbor keeps a credential only when it has an access key; the type then defaults to basic. */
 function credentialOf(c: {

@@ -5,8 +5,9 @@
 //   (project) and exposed with the prefix "robot$"; (stored name, project) is unique;
 // - secrets: 32 random [A-Za-z0-9] characters with an upper, a lower and a digit, shown only in the
 //   create and refresh responses and kept here only as a salted SHA-256;
-// - duration -1 (never) or 1..2^31-2 days (0 is rejected since 2.11); expires_at is creation plus
-//   the duration, and a changed duration on PUT is recomputed from the creation time;
+// - duration -1 (never) or 1..2^31-2 days (0 is rejected since 2.11; the 2.10 model takes 0 as the
+//   default of 30 days); expires_at is creation plus the duration, and a changed duration on PUT is
+//   recomputed from the creation time; creator_type/creator_ref exist from 2.12 on;
 // - permissions must come from Harbor's robot permission lists for their scope (the 2.12 lists,
 //   including the robot/member/user/user-group extras); a robot creating or updating a robot may
 //   only hand out permissions it holds itself;
@@ -223,9 +224,15 @@ export class RobotStore {
       expires_at: expiresAt(nowMs, r.duration),
       disable: false,
       editable: true,
-      creator_type: r.creator.kind === "robot" ? "robot" : "local",
-      creator_ref:
-        r.creator.kind === "robot"
+      // Who created a robot is recorded from 2.12 on; before, the fields do not exist.
+      creator_type: !this.#world.version.atLeast("2.12")
+        ? ""
+        : r.creator.kind === "robot"
+          ? "robot"
+          : "local",
+      creator_ref: !this.#world.version.atLeast("2.12")
+        ? 0
+        : r.creator.kind === "robot"
           ? r.creator.robot.id
           : r.creator.kind === "user"
             ? r.creator.user.user_id
@@ -337,48 +344,56 @@ function expiresAt(fromMs: number, days: number): number {
 // ---------------------------------------------------------------------------------------------
 // Wire models (swagger-level constraints only: types; Go accepts null for every optional field)
 
-const AccessBody = z.object({
-  resource: z.string().nullish(),
-  action: z.string().nullish(),
-  effect: z.string().nullish(),
-});
-const PermissionBody = z.object({
-  kind: z.string().nullish(),
-  namespace: z.string().nullish(),
-  access: z.array(AccessBody).nullish(),
-});
-const RobotCreateBody = z.object({
-  name: z.string().nullish(),
-  description: z.string().nullish(),
-  secret: z.string().nullish(),
-  level: z.string().nullish(),
-  disable: z.boolean().nullish(),
-  duration: z.number().int().nullish(),
-  permissions: z.array(PermissionBody).nullish(),
-});
-const RobotBody = z.object({
-  id: z.number().int().nullish(),
-  name: z.string().nullish(),
-  description: z.string().nullish(),
-  secret: z.string().nullish(),
-  level: z.string().nullish(),
-  duration: z.number().int().nullish(),
-  editable: z.boolean().nullish(),
-  disable: z.boolean().nullish(),
-  expires_at: z.number().int().nullish(),
-  permissions: z.array(PermissionBody).nullish(),
-  creator_type: z.string().nullish(),
-  creator_ref: z.number().int().nullish(),
-  creation_time: z.string().nullish(),
-  update_time: z.string().nullish(),
-});
+const AccessBody = z
+  .object({
+    resource: z.string().nullish(),
+    action: z.string().nullish(),
+    effect: z.string().nullish(),
+  })
+  .meta({ goType: "Access" });
+const PermissionBody = z
+  .object({
+    kind: z.string().nullish(),
+    namespace: z.string().nullish(),
+    access: z.array(AccessBody).nullish(),
+  })
+  .meta({ goType: "RobotPermission" });
+const RobotCreateBody = z
+  .object({
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    secret: z.string().nullish(),
+    level: z.string().nullish(),
+    disable: z.boolean().nullish(),
+    duration: z.number().int().nullish(),
+    permissions: z.array(PermissionBody).nullish(),
+  })
+  .meta({ goType: "RobotCreate" });
+const RobotBody = z
+  .object({
+    id: z.number().int().nullish(),
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    secret: z.string().nullish(),
+    level: z.string().nullish(),
+    duration: z.number().int().nullish(),
+    editable: z.boolean().nullish(),
+    disable: z.boolean().nullish(),
+    expires_at: z.number().int().nullish(),
+    permissions: z.array(PermissionBody).nullish(),
+    creator_type: z.string().nullish(),
+    creator_ref: z.number().int().nullish(),
+    creation_time: z.string().nullish(),
+    update_time: z.string().nullish(),
+  })
+  .meta({ goType: "Robot" });
 const RobotCreateV1Body = z.object({
   name: z.string().nullish(),
   description: z.string().nullish(),
   expires_at: z.number().int().nullish(),
   access: z.array(AccessBody).nullish(),
 });
-const RobotSecBody = z.object({ secret: z.string().nullish() });
+const RobotSecBody = z.object({ secret: z.string().nullish() }).meta({ goType: "RobotSec" });
 
 function toPermissions(body: z.output<typeof PermissionBody>[] | null | undefined): RobotPermission[] {
   return (body ?? []).map((p) => ({
@@ -574,7 +589,10 @@ const routes: RouteSpec[] = [
         throw badRequest("robot name is not in lower case or contains illegal characters");
       const level = b.level ?? "";
       const permissions = toPermissions(b.permissions);
-      validate(b.duration ?? 0, level, permissions);
+      // Up to 2.10, duration 0 (or none) means the system default; 2.11 rejects it.
+      const asked = b.duration ?? 0;
+      const duration = asked === 0 && !ctx.world.version.atLeast("2.11") ? DEFAULT_ROBOT_DAYS : asked;
+      validate(duration, level, permissions);
       const namespace = (permissions[0] as RobotPermission).namespace;
       requireRobotAccess(ctx, level, namespace, "create");
       requireNarrowerThanCaller(ctx, permissions);
@@ -586,7 +604,7 @@ const routes: RouteSpec[] = [
         description: b.description ?? "",
         level: level as RobotRecord["level"],
         ...(project ? { project } : {}),
-        duration: b.duration ?? 0,
+        duration,
         permissions,
         creator: ctx.caller,
       });

@@ -1,15 +1,27 @@
 // Scanner registrations, the system default scanner and per-project scanners.
 //
-// The simulated world holds scanner adapters by URL. A URL nobody registered answers like a healthy
-// Trivy adapter, so any registration works out of the box; the control API registers an adapter's
-// own metadata or makes it unreachable (Harbor's ping then fails, which it reports as a 500).
-// The emulator starts like a Harbor installed without Trivy, so the first registration a client
-// creates becomes the default; `installTrivy` adds Harbor's immutable built-in registration.
+// The simulated world holds scanner adapters by URL, and only those: as in Harbor, which pings the
+// adapter before it registers it, a URL where no adapter answers makes create and ping fail with a
+// 500. Tests put an adapter at a URL through the control API (`addAdapter`: a healthy Trivy unless
+// told otherwise; `setAdapter`: its own metadata, or unreachable). The emulator starts like a Harbor
+// installed without Trivy, so the first registration a client creates becomes the default;
+// `installTrivy` adds Harbor's immutable built-in registration (and its adapter).
+//
+// `capabilities` (2.12 on) always carries both flags, read from the adapter's metadata; it is null
+// where Harbor has no metadata at hand (an unreachable adapter, the registration DELETE returns).
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { projectAccess, requireSystem } from "../auth.ts";
-import { badRequest, conflict, forbidden, internal, notFound, unprocessable } from "../errors.ts";
+import {
+  badRequest,
+  conflict,
+  failureList,
+  forbidden,
+  internal,
+  notFound,
+  unprocessable,
+} from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { applyQ, type Fields, page, parseQ, type QValue } from "../listing.ts";
 import { type Ctx, createdAt, ok, type RouteSpec } from "../router.ts";
@@ -127,13 +139,16 @@ export class ScannerStore {
     return undefined;
   }
 
-  /** Registers (or replaces) the adapter that answers at `url`. */
+  /**
+   * Puts an adapter at `url` (or changes the one there): reachable unless told otherwise, with the
+   * metadata of a current Trivy adapter unless given its own.
+   */
   setAdapter(url: string, state: { reachable?: boolean; metadata?: ScannerAdapterMetadata }): void {
     const key = normalizeUrl(url);
-    const cur = this.#adapter(key);
+    const cur = this.#adapters.get(key);
     this.#adapters.set(key, {
-      reachable: state.reachable ?? cur.reachable,
-      metadata: state.metadata ?? cur.metadata,
+      reachable: state.reachable ?? cur?.reachable ?? true,
+      metadata: state.metadata ?? cur?.metadata ?? DEFAULT_ADAPTER_METADATA,
     });
   }
 
@@ -221,6 +236,7 @@ export class ScannerStore {
     };
     this.#scanners.set(rec.uuid, rec);
     this.setDefault(rec.uuid);
+    if (!this.#adapters.has(TRIVY_URL)) this.setAdapter(TRIVY_URL, {});
     return rec;
   }
 
@@ -236,8 +252,9 @@ export class ScannerStore {
     return own ?? this.defaultRegistration();
   }
 
+  /** Nothing answers at a URL where no adapter was put. */
   #adapter(url: string): AdapterState {
-    return this.#adapters.get(url) ?? { reachable: true, metadata: DEFAULT_ADAPTER_METADATA };
+    return this.#adapters.get(url) ?? { reachable: false, metadata: DEFAULT_ADAPTER_METADATA };
   }
 
   #checkUnique(r: { name: string; url: string }, exceptUuid: string): void {
@@ -295,23 +312,32 @@ function render(s: ScannerRecord, extra: Record<string, unknown> = {}): Record<s
       "access_credential",
       "skip_certVerify",
       "use_internal_addr",
+      // A null map is sent as null; an absent one (before 2.12) stays absent.
+      "capabilities",
     ],
   );
 }
 
-function capabilities(m: ScannerAdapterMetadata): Record<string, boolean> {
-  const out: Record<string, boolean> = {};
-  for (const c of m.capabilities) {
-    if (c.type === "sbom") out.support_sbom = true;
-    else out.support_vulnerability = true;
-  }
-  return out;
+/**
+ * Both flags, always: a capability without a type is a vulnerability scanner (adapters from before
+ * SBOM support declare none).
+ */
+function capabilities(m: ScannerAdapterMetadata): { support_vulnerability: boolean; support_sbom: boolean } {
+  const types = m.capabilities.map((c) => c.type || "vulnerability");
+  return { support_vulnerability: types.includes("vulnerability"), support_sbom: types.includes("sbom") };
 }
 
-/** GET and list ping each adapter to fill `capabilities`; a failed ping is only logged. */
+/**
+ * GET, list and the project scanner ping each adapter to fill `capabilities` (2.12 on; before, the
+ * field does not exist); a failed ping is only logged and leaves it null.
+ */
+function withCapabilities(world: World, s: ScannerRecord, meta = world.scanners.tryPing(s)) {
+  if (!world.version.atLeast("2.12")) return {};
+  return { capabilities: meta ? capabilities(meta) : null };
+}
+
 function renderWithCapabilities(world: World, s: ScannerRecord): Record<string, unknown> {
-  const meta = world.scanners.tryPing(s);
-  return render(s, meta ? { capabilities: capabilities(meta) } : {});
+  return render(s, withCapabilities(world, s));
 }
 
 const fields: Fields<ScannerRecord> = {
@@ -350,19 +376,21 @@ function listScannersReply(ctx: Ctx, raw: boolean) {
   );
 }
 
-const ScannerReq = z.object({
-  name: z.string(),
-  url: z.string(),
-  description: z.string().nullish(),
-  auth: z.string().nullish(),
-  access_credential: z.string().nullish(),
-  skip_certVerify: z.boolean().nullish(),
-  use_internal_addr: z.boolean().nullish(),
-  disabled: z.boolean().nullish(),
-});
+const ScannerReq = z
+  .object({
+    name: z.string(),
+    url: z.string(),
+    description: z.string().nullish(),
+    auth: z.string().nullish(),
+    access_credential: z.string().nullish(),
+    skip_certVerify: z.boolean().nullish(),
+    use_internal_addr: z.boolean().nullish(),
+    disabled: z.boolean().nullish(),
+  })
+  .meta({ goType: "ScannerRegistrationReq" });
 const ScannerSettings = ScannerReq.pick({ name: true, url: true, auth: true, access_credential: true });
-const IsDefault = z.object({ is_default: z.boolean().nullish() });
-const ProjectScanner = z.object({ uuid: z.string() });
+const IsDefault = z.object({ is_default: z.boolean().nullish() }).meta({ goType: "IsDefault" });
+const ProjectScanner = z.object({ uuid: z.string() }).meta({ goType: "ProjectScanner" });
 
 function input(b: z.output<typeof ScannerReq>): ScannerInput {
   return {
@@ -457,8 +485,8 @@ const routes: RouteSpec[] = [
       const rec = existing(ctx);
       ctx.world.scanners.delete(rec);
       audit(ctx, rec.name, "delete");
-      // The deleted registration comes back in the response.
-      return ok(render(rec));
+      // The deleted registration comes back in the response, without its adapter's metadata.
+      return ok(render(rec, ctx.world.version.atLeast("2.12") ? { capabilities: null } : {}));
     },
   },
   {
@@ -509,7 +537,7 @@ const routes: RouteSpec[] = [
             version: meta.scanner.version,
           }
         : { health: "unhealthy" };
-      return ok(render(rec, extra));
+      return ok(render(rec, { ...extra, ...withCapabilities(ctx.world, rec, meta) }));
     },
   },
   {
@@ -522,7 +550,7 @@ const routes: RouteSpec[] = [
       const project = projectAccess(ctx, ctx.params.project_name_or_id as string, "scanner", "create");
       const { uuid } = ctx.body as z.output<typeof ProjectScanner>;
       // go-swagger's required check rejects an empty string too.
-      if (uuid === "") throw unprocessable(["payload.uuid in body is required"]);
+      if (uuid === "") throw unprocessable([failureList(["payload.uuid in body is required"])]);
       // Harbor stores the reference without checking it; GET falls back when it dangles.
       ctx.world.scanners.setForProject(project.project_id, uuid);
       audit(ctx, project.name, "update", project.project_id);
@@ -551,8 +579,14 @@ export const area = defineArea({
     /** Adds Harbor's built-in immutable "Trivy" registration (as the default); returns its uuid. */
     installTrivy: (): string => world.scanners.installTrivy().uuid,
     /**
+     * Puts a healthy scanner adapter at `url` (a current Trivy, unless `metadata` says otherwise).
+     * Without one, creating or pinging a registration of that URL fails as Harbor's does (500).
+     */
+    addAdapter: (url: string, metadata?: ScannerAdapterMetadata): void =>
+      world.scanners.setAdapter(url, { reachable: true, ...(metadata ? { metadata } : {}) }),
+    /**
      * Sets what the scanner adapter at `url` answers: its metadata (GET /api/v1/metadata) and
-     * whether it is reachable. URLs never set answer as a healthy Trivy adapter.
+     * whether it is reachable (an adapter put there for the first time is, unless told otherwise).
      */
     setAdapter: (url: string, state: { reachable?: boolean; metadata?: ScannerAdapterMetadata }): void =>
       world.scanners.setAdapter(url, state),

@@ -9,8 +9,6 @@ import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { AuthMode } from "./ldap.ts";
 
-export const DEFAULT_HARBOR_VERSION = "v2.12.4-emulator";
-
 interface SystemState {
   harborVersion: string;
   selfRegistration: boolean;
@@ -23,7 +21,7 @@ const states = new WeakMap<World, SystemState>();
 function state(world: World): SystemState {
   let s = states.get(world);
   if (!s) {
-    s = { harborVersion: DEFAULT_HARBOR_VERSION, selfRegistration: false, readOnly: false };
+    s = { harborVersion: world.version.display, selfRegistration: false, readOnly: false };
     states.set(world, s);
   }
   return s;
@@ -47,6 +45,8 @@ const routes: RouteSpec[] = [
         self_registration: s.selfRegistration,
         harbor_version: s.harborVersion,
         banner_message: "",
+        // A pointer Harbor always sets: "" when OIDC is not the auth mode or has no provider name.
+        oidc_provider_name: "",
       };
       if (ctx.caller.kind === "anonymous") return ok(open);
       // The registry answers where Harbor does: its external URL without the scheme.
@@ -116,7 +116,10 @@ const routes: RouteSpec[] = [
 export const area = defineArea({
   routes,
   control: (world: World) => ({
-    /** The version systeminfo reports. Default "v2.12.4-emulator". */
+    /**
+     * The version systeminfo reports (only the text: what the emulator models is chosen at start,
+     * see version.ts). Default "v<release>-emulator", e.g. "v2.12.4-emulator".
+     */
     setVersion(version: string): void {
       state(world).harborVersion = version;
     },

@@ -115,12 +115,14 @@ function mostMatch(word: string) {
 
 const containsFold = (text: string, part: string) => text.toUpperCase().includes(part.toUpperCase());
 
-const UserGroupBody = z.object({
-  id: z.number().int().nullish(),
-  group_name: z.string().nullish(),
-  group_type: z.number().int().nullish(),
-  ldap_group_dn: z.string().nullish(),
-});
+const UserGroupBody = z
+  .object({
+    id: z.number().int().nullish(),
+    group_name: z.string().nullish(),
+    group_type: z.number().int().nullish(),
+    ldap_group_dn: z.string().nullish(),
+  })
+  .meta({ goType: "UserGroup" });
 type UserGroupBody = z.output<typeof UserGroupBody>;
 
 const render = (g: UserGroupRecord) =>

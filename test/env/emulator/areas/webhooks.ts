@@ -165,11 +165,6 @@ export class WebhookStore {
     return last;
   }
 
-  /** Removes a project's policies and their jobs (project deletion). */
-  deleteByProject(projectId: number): void {
-    for (const p of this.byProject(projectId)) this.delete(p.id);
-  }
-
   /**
    * Delivers an event to every enabled policy of the project that subscribes to its type: one job
    * per target, sent in the background. Returns the new jobs.
@@ -310,33 +305,39 @@ function post(address: string, request: DeliveryRequest, skipCertVerify: boolean
 // ---------------------------------------------------------------------------------------------
 // validation (Harbor's handler rules, in its order)
 
-const TargetBody = z.object({
-  type: z.string().nullish(),
-  address: z.string().nullish(),
-  auth_header: z.string().nullish(),
-  skip_cert_verify: z.boolean().nullish(),
-  payload_format: z.string().nullish(),
-});
+const TargetBody = z
+  .object({
+    type: z.string().nullish(),
+    address: z.string().nullish(),
+    auth_header: z.string().nullish(),
+    skip_cert_verify: z.boolean().nullish(),
+    payload_format: z.string().nullish(),
+  })
+  .meta({ goType: "WebhookTargetObject" });
 
-const PolicyBody = z.object({
-  id: z.number().int().nullish(),
-  name: z.string().nullish(),
-  description: z.string().nullish(),
-  project_id: z.number().int().nullish(),
-  targets: z.array(TargetBody).nullish(),
-  event_types: z.array(z.string()).nullish(),
-  creator: z.string().nullish(),
-  creation_time: z.string().nullish(),
-  update_time: z.string().nullish(),
-  enabled: z.boolean().nullish(),
-});
+const PolicyBody = z
+  .object({
+    id: z.number().int().nullish(),
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    project_id: z.number().int().nullish(),
+    targets: z.array(TargetBody).nullish(),
+    event_types: z.array(z.string()).nullish(),
+    creator: z.string().nullish(),
+    creation_time: z.string().nullish(),
+    update_time: z.string().nullish(),
+    enabled: z.boolean().nullish(),
+  })
+  .meta({ goType: "WebhookPolicy" });
 type PolicyBody = z.output<typeof PolicyBody>;
 
 /**
- * Harbor's ParseEndpoint and the SSRF guard after it: trims spaces and trailing slashes, adds
- * http:// when no scheme is given, refuses other schemes, and keeps only scheme://host/path.
+ * Harbor's check of a target address (ParseEndpoint): it must parse once spaces and trailing
+ * slashes are trimmed and http:// is put before a scheme-less one, and its scheme must be http or
+ * https. What is stored is the address exactly as sent: the handler normalises a copy it then
+ * throws away (seen on a running 2.12.4).
  */
-function normaliseAddress(raw: string): string {
+function checkAddress(raw: string): string {
   let endpoint = raw.replace(/^ +| +$/g, "").replace(/\/+$/, "");
   if (endpoint === "") throw badRequest("empty URL");
   const sep = endpoint.indexOf("://");
@@ -344,17 +345,10 @@ function normaliseAddress(raw: string): string {
     const scheme = endpoint.slice(0, sep);
     if (scheme !== "http" && scheme !== "https") throw badRequest(`invalid scheme: ${scheme}`);
   } else endpoint = `http://${endpoint}`;
-  const m = /^(https?):\/\/(?:[^@/?#]*@)?([^/?#]*)([^?#]*)/.exec(endpoint) as RegExpExecArray;
-  const [, scheme, host = "", rawPath = ""] = m;
+  const host = /^https?:\/\/(?:[^@/?#]*@)?([^/?#]*)/.exec(endpoint)?.[1] ?? "";
   const bad = /[^\w.\-~!$&'()*+,;=:[\]%]/.exec(host);
   if (bad) throw badRequest(`parse "${endpoint}": invalid character "${bad[0]}" in host name`);
-  let path = rawPath;
-  try {
-    path = decodeURIComponent(rawPath);
-  } catch {
-    // keep the raw path
-  }
-  return `${scheme}://${host}${path}`;
+  return raw;
 }
 
 function validatePolicy(b: PolicyBody): PolicyInput {
@@ -372,7 +366,7 @@ function validatePolicy(b: PolicyBody): PolicyInput {
     // Omitting `enabled` stores false.
     enabled: b.enabled ?? false,
     targets: targets.map((t) => {
-      const address = normaliseAddress(t.address ?? "");
+      const address = checkAddress(t.address ?? "");
       const type = t.type ?? "";
       if (!NOTIFY_TYPES.includes(type))
         throw badRequest(`unsupported target type ${type} with policy ${name}`);

@@ -1,0 +1,140 @@
+// The operator against the earlier Harbor the emulator models (2.10.3), next to the default 2.12.4:
+// the same flows converge on both and stay converged. 2.10 answers differently where §0/§8 of
+// HARBOR-API.md say: robots without creator fields, `duration: 0` taken as the 30-day default,
+// project metadata without auto_sbom_generation and proxy_speed_kb, scanners without capabilities.
+import { describe, expect, test } from "vitest";
+import { useOperator } from "../env/operator.ts";
+import { pullAccess } from "../env/registry-auth.ts";
+
+interface CR {
+  metadata: { name: string; generation?: number };
+  status?: {
+    harborId?: number;
+    harborVersion?: string;
+    observedGeneration?: number;
+    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
+    lastDriftCorrection?: { fields: string[] };
+  };
+}
+
+const API = "harborconfig.io/v1alpha1";
+const spec = (s: Record<string, unknown>) => ({ connectionRef: { name: "harbor" }, ...s });
+
+describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
+  const op = useOperator({
+    namespacePrefix: `v${harborVersion.replace(/\./g, "")}`,
+    emulator: { harborVersion },
+  });
+
+  test("the connection reports the release", async () => {
+    const conn = await op.kubectl.get<CR>("harborconnection", "harbor");
+    expect(conn.status?.harborVersion).toBe(`v${harborVersion}-emulator`);
+  });
+
+  test("a project, a robot and a webhook policy converge, and stay converged", async () => {
+    await op.kubectl.apply([
+      {
+        apiVersion: API,
+        kind: "HarborProject",
+        metadata: { name: "team" },
+        spec: spec({ public: false, autoScan: true, severity: "high", preventVulnerable: true }),
+      },
+      {
+        apiVersion: API,
+        kind: "HarborRobot",
+        metadata: { name: "ci" },
+        spec: spec({
+          projectRef: { name: "team" },
+          durationDays: 30,
+          permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+        }),
+      },
+      {
+        apiVersion: API,
+        kind: "HarborWebhookPolicy",
+        metadata: { name: "hook" },
+        spec: spec({
+          projectRef: { name: "team" },
+          eventTypes: ["PUSH_ARTIFACT"],
+          targets: [{ address: "http://127.0.0.1:9/hooks/?from=harbor" }],
+        }),
+      },
+    ]);
+    const project = await op.waitReady<CR>("harborproject", "team");
+    const robot = await op.waitReady<CR>("harborrobot", "ci");
+    const hook = await op.waitReady<CR>("harborwebhookpolicy", "hook");
+
+    expect((await op.harbor.projects.get("team")).metadata).toMatchObject({
+      public: "false",
+      auto_scan: "true",
+      severity: "high",
+      prevent_vul: "true",
+    });
+    const inHarbor = await op.harbor.robots.get(robot.status?.harborId as number);
+    expect(inHarbor).toMatchObject({ name: "robot$team+ci", level: "project" });
+    // Who created a robot is recorded from 2.12 on.
+    expect(inHarbor.creator_type).toBe(harborVersion === "2.12.4" ? "local" : undefined);
+    const secret = await op.kubectl.get<{ data: Record<string, string> }>("secret", "ci");
+    const text = (k: string) => Buffer.from(secret.data[k] ?? "", "base64").toString("utf8");
+    expect(await pullAccess(op.emulator.url, text("username"), text("password"), "team/app")).toEqual([
+      "pull",
+    ]);
+    expect(
+      (await op.harbor.webhooks.getPolicy("team", hook.status?.harborId as number)).targets?.[0]?.address,
+    ).toBe("http://127.0.0.1:9/hooks/?from=harbor");
+
+    // A few drift sweeps later: no write, no drift correction.
+    const writes = () =>
+      op.emulator.counters
+        .list()
+        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
+        .reduce((n, r) => n + r.count, 0);
+    const before = writes();
+    await new Promise((r) => setTimeout(r, 8_000));
+    expect(writes()).toBe(before);
+    for (const [kind, name] of [
+      ["harborproject", "team"],
+      ["harborrobot", "ci"],
+      ["harborwebhookpolicy", "hook"],
+    ] as const) {
+      const cr = await op.kubectl.get<CR>(kind, name);
+      expect(cr.status?.lastDriftCorrection, `${kind}/${name}`).toBeUndefined();
+    }
+    expect(project.status?.harborId).toBe((await op.harbor.projects.get("team")).project_id);
+  });
+
+  test("auto SBOM generation (2.11+) converges on 2.12, and is refused by name on 2.10, not drifting forever", async () => {
+    await op.kubectl.apply({
+      apiVersion: API,
+      kind: "HarborProject",
+      metadata: { name: "sbom" },
+      spec: spec({ autoSbomGeneration: true }),
+    });
+    if (harborVersion === "2.12.4") {
+      await op.waitReady("harborproject", "sbom");
+      expect((await op.harbor.projects.get("sbom")).metadata?.auto_sbom_generation).toBe("true");
+    } else {
+      const cr = await op.waitFor<CR>(
+        "harborproject",
+        "sbom",
+        (o) =>
+          o.status?.conditions?.some((c) => c.type === "Ready" && c.reason === "UnsupportedByHarbor") ??
+          false,
+      );
+      const ready = cr.status?.conditions?.find((c) => c.type === "Ready");
+      expect(ready?.message).toBe(
+        "spec.autoSbomGeneration needs Harbor 2.11 or later; this Harbor is v2.10.3-emulator",
+      );
+      // Nothing was sent that Harbor would have dropped.
+      expect(await op.harbor.projects.exists("sbom")).toBe(false);
+    }
+    await op.kubectl.delete("harborproject", "sbom", { wait: true });
+  });
+
+  test("deleting them removes them from Harbor", async () => {
+    await op.kubectl.delete("harborwebhookpolicy", "hook", { wait: true });
+    await op.kubectl.delete("harborrobot", "ci", { wait: true });
+    await op.kubectl.delete("harborproject", "team", { wait: true });
+    expect(await op.harbor.projects.exists("team")).toBe(false);
+  });
+});

@@ -1,0 +1,52 @@
+// A connection's check against Harbor's login freeze: a wrong password sent for the same user by
+// someone else (a stale Secret, another connection) makes Harbor refuse the right one for 1.5 s.
+// The check must not call good credentials bad for that, and must still call bad ones bad.
+import { describe, expect, test } from "vitest";
+import { probe } from "../../../src/controllers/connection/probe.ts";
+import { useEmulator } from "../../env/harbor.ts";
+
+const h = useEmulator();
+
+const ref = {
+  namespace: "team-a",
+  name: "harbor-credentials",
+  usernameKey: "username",
+  passwordKey: "password",
+};
+
+function check(username: string, password: string) {
+  return probe({
+    client: h.client({ username, password }),
+    url: h.emulator.url,
+    credentials: { ...ref, username, password },
+    checks: { ldap: false, jobService: false },
+    signal: new AbortController().signal,
+    deadlineMs: 20_000,
+    callTimeoutMs: 10_000,
+  });
+}
+
+describe("connection check during Harbor's login freeze", () => {
+  test("good credentials that meet a freeze caused by a stale password are still Connected", async () => {
+    h.emulator.control.users.add({ username: "ops", password: "Current-pw1" });
+    const stale = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
+      headers: { authorization: `Basic ${Buffer.from("ops:Previous-pw1").toString("base64")}` },
+    });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 });
+    const result = await check("ops", "Current-pw1");
+    expect(result.failure).toBeUndefined();
+    expect(result.authenticatedAs).toBe("ops");
+    // The check did meet the freeze: one refused attempt besides the stale request's own.
+    expect(h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 }) - before).toBe(2);
+    expect((await stale).status).toBe(401);
+  });
+
+  test("a wrong password is BadCredentials after the one retry; systeminfo never carries it", async () => {
+    const before = h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 });
+    const result = await check("ops", "Previous-pw1");
+    expect(result.failure).toMatchObject({ reason: "BadCredentials" });
+    expect(result.failure?.message).toContain('"ops"');
+    expect(h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 }) - before).toBe(2);
+  });
+});
