@@ -78,13 +78,18 @@ export type HarborProjectSpec = z.output<typeof HarborProjectSpec>;
 export const HarborProjectStatus = z.object({
   ...managedStatus,
   owner: z.string().optional().describe("The Harbor user that owns the project."),
-  repositoryCount: z.number().int().optional(),
+  repositoryCount: z
+    .number()
+    .int()
+    .optional()
+    .describe("Repositories in the project; a project that holds any is not deleted (DeletionBlocked)."),
   quota: z
     .object({
       hard: z.string().optional().describe('Storage limit as a quantity, or "unlimited".'),
       used: z.string().optional().describe("Storage used, as a quantity."),
     })
-    .optional(),
+    .optional()
+    .describe("The project's storage quota as Harbor reports it."),
   deletable: z.boolean().optional().describe("Whether Harbor would delete the project now."),
 });
 export type HarborProjectStatus = z.output<typeof HarborProjectStatus>;
@@ -99,16 +104,16 @@ export const harborProject: KindDefinition = {
   status: HarborProjectStatus,
   harborName: PROJECT_NAME,
   specValidations: [
-    optionalImmutable("name"),
+    optionalImmutable("name", ""),
     optionalImmutable("proxyCache"),
     {
       rule: "!has(self.preventVulnerable) || !self.preventVulnerable || has(self.severity)",
-      message: "preventVulnerable needs a severity",
+      message: "preventVulnerable needs a severity: the lowest one that blocks pulls",
+      fieldPath: ".severity",
+      reason: "FieldValueRequired",
     },
   ],
-  columns: [
-    { name: "Project", type: "string", jsonPath: ".spec.name", priority: 1 },
-    { name: "Repos", type: "integer", jsonPath: ".status.repositoryCount", priority: 1 },
-  ],
-  description: "A Harbor project.",
+  columns: [{ name: "Repos", type: "integer", jsonPath: ".status.repositoryCount", priority: 1 }],
+  description:
+    "A Harbor project and its settings (visibility, scanning, CVE allowlist, storage quota, proxy cache), kept equal to this spec.",
 };

@@ -204,7 +204,7 @@ describe("HarborRegistry, with a short drift interval", () => {
     expect((await op.harbor.registries.get(cr.status?.harborId as number)).name).toBe("down");
   });
 
-  test("a type this Harbor does not support stalls, naming the types it does; a type change stalls", async () => {
+  test("a type this Harbor does not support stalls, naming the types it does; a type change is refused", async () => {
     const creates = count(op, "createRegistry");
     await op.kubectl.apply(registry("odd", { type: "quay-io", url: "https://odd.example.com" }));
     const stalled = await op.waitFor<RegistryCR>(
@@ -220,22 +220,36 @@ describe("HarborRegistry, with a short drift interval", () => {
     const fixed = await op.waitReady<RegistryCR>("harborregistry", "odd");
     expect(condition(fixed, "Stalled")).toBeUndefined();
 
-    // Harbor cannot change the type of a registry it holds: said, and Harbor left alone.
+    // Harbor cannot change the type of a registry it holds: kubectl refuses the change.
+    const changed = await op.kubectl.tryRun(["apply", "-f", "-"], {
+      input: JSON.stringify(registry("odd", { type: "harbor", url: "https://odd.example.com" })),
+    });
+    expect(changed.code).not.toBe(0);
+    expect(changed.stderr).toContain(
+      `spec.type: Invalid value: type is immutable once the registry exists in Harbor (status.harborId ${fixed.status?.harborId}): Harbor cannot change the type of an existing registry; it stays "quay"`,
+    );
+
+    // Adopting a registry of another type is refused by the operator, and Harbor left alone.
     const updates = count(op, "updateRegistry");
-    await op.kubectl.apply(registry("odd", { type: "harbor", url: "https://odd.example.com" }));
+    const existing = await op.harbor.registries.create({
+      name: "other-type",
+      type: "quay",
+      url: "https://other.example.com",
+      insecure: false,
+    });
+    await op.kubectl.apply(
+      registry("other-type", { type: "harbor", url: "https://other.example.com", creationPolicy: "Adopt" }),
+    );
     const mismatch = await op.waitFor<RegistryCR>(
       "harborregistry",
-      "odd",
+      "other-type",
       (o) => condition(o, "Ready")?.reason === "TypeMismatch",
     );
     expect(condition(mismatch, "Stalled")?.status).toBe("True");
     expect(condition(mismatch, "Ready")?.message).toContain("cannot change a registry's type");
     expect(count(op, "updateRegistry")).toBe(updates);
-    expect((await op.harbor.registries.get(fixed.status?.harborId as number)).type).toBe("quay");
-    await op.kubectl.apply(registry("odd", { type: "quay", url: "https://odd.example.com" }));
-    expect(
-      condition(await op.waitFor<RegistryCR>("harborregistry", "odd", synced), "Stalled"),
-    ).toBeUndefined();
+    expect((await op.harbor.registries.get(existing)).type).toBe("quay");
+    await op.kubectl.delete("harborregistry", "other-type", { wait: true });
   });
 
   test("invalid YAML is rejected by kubectl with a clear message", async () => {
