@@ -1,5 +1,7 @@
 // HarborReplicationPolicy wiring. The composition queues a policy when the HarborRegistry it
-// references changes (e.g. turns Ready), so a waiting policy proceeds without its own retry.
+// references changes (e.g. turns Ready), so a waiting policy proceeds without its own retry. Ends
+// of executions are Events; policies Harbor runs by itself are looked at every
+// --status-refresh-interval.
 import { HarborReplicationPolicySpec, harborReplicationPolicy } from "../../api/replication.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import type { ManagedObject } from "../../runtime/managed.ts";
@@ -14,6 +16,10 @@ export function replicationKind(
     def: harborReplicationPolicy,
     specSchema: HarborReplicationPolicySpec,
     informer: informers.replicationPolicies,
-    external: replicationExternal({ registries: informers.registries }),
+    external: replicationExternal({
+      registries: informers.registries,
+      events: ctx.events,
+      statusRefreshMs: ctx.statusRefreshIntervalMs,
+    }),
   });
 }
