@@ -52,7 +52,9 @@ export const k8sName = z
   .regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/);
 
 export const LocalObjectReference = z.object({
-  name: k8sName.describe("Name of the referenced object in the same namespace."),
+  name: k8sName.describe(
+    "Name of the referenced resource, in this namespace. Until it exists and is Ready, this resource waits (reason DependencyNotReady).",
+  ),
 });
 
 /** Harbor's name rule for projects and robots: lower case, digits, single separators. */
@@ -68,7 +70,7 @@ export const ConnectionRef = z
       .enum(["HarborConnection", "ClusterHarborConnection"])
       .default("HarborConnection")
       .describe("HarborConnection (same namespace) or ClusterHarborConnection (cluster-scoped)."),
-    name: k8sName.describe("Name of the connection."),
+    name: k8sName.describe("Name of the HarborConnection (in this namespace) or ClusterHarborConnection."),
   })
   .describe("Which Harbor this resource is managed in.");
 
@@ -91,30 +93,74 @@ export const managedSpec = {
   deletionPolicy: DeletionPolicy,
 };
 
-export const ConditionSchema = z.object({
-  type: z.string(),
-  status: z.enum(["True", "False", "Unknown"]),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.string(),
-  observedGeneration: z.number().int().optional(),
-});
+export const ConditionSchema = z
+  .object({
+    type: z
+      .string()
+      .describe(
+        "Ready (Harbor matches the spec), Synced (the last reconcile succeeded), Stalled (no retry can fix it: change the spec or what it points at), Reconciling (kstatus: neither Ready nor Stalled yet), or a kind's own condition such as DeletionPending or ChecksPassed.",
+      ),
+    status: z.enum(["True", "False", "Unknown"]).describe("True, False or Unknown."),
+    reason: z
+      .string()
+      .describe(
+        "A CamelCase word that says why, e.g. Synced, DependencyNotReady, HarborRejected; the README's Troubleshooting table lists every reason and what to do.",
+      ),
+    message: z
+      .string()
+      .describe(
+        "What happened in words, often with Harbor's own message; control and invisible characters removed, at most 1,024 characters.",
+      ),
+    lastTransitionTime: z
+      .string()
+      .describe("When status last changed between True, False and Unknown (RFC 3339)."),
+    observedGeneration: z
+      .number()
+      .int()
+      .optional()
+      .describe("The metadata.generation of the spec this condition was computed for."),
+  })
+  .describe("One condition, as the Kubernetes API conventions define it.");
 
 export const DriftRecord = z
   .object({
-    time: z.string().describe("When the operator last put Harbor back to the spec."),
-    fields: z.array(z.string()).describe("The fields that had drifted."),
+    time: z.string().describe("When the operator last put Harbor back to the spec (RFC 3339)."),
+    fields: z
+      .array(z.string())
+      .describe('The spec fields that had been changed in Harbor, e.g. "enabled", "targets[0].address".'),
   })
-  .describe("The last correction of changes made in Harbor outside this resource.");
+  .describe(
+    "The last time the operator reverted changes made in Harbor outside this resource (Harbor's UI or API), and which fields. A spec change is an update, not a drift correction.",
+  );
 
 /** The status fields every managed kind has. */
 export const managedStatus = {
-  observedGeneration: z.number().int().optional().describe("The generation the status describes."),
+  observedGeneration: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "The metadata.generation this status describes; while it is below metadata.generation, the latest spec change is not handled yet.",
+    ),
   conditions: z
     .array(ConditionSchema)
     .optional()
-    .describe("Ready, Synced and, for errors no retry can fix, Stalled."),
-  harborId: z.number().int().optional().describe("The id of the Harbor object."),
+    .describe(
+      "Ready, Synced and, for errors no retry can fix, Stalled (plus Reconciling while converging). `kubectl wait --for=condition=Ready` waits for this resource.",
+    ),
+  harborName: z
+    .string()
+    .optional()
+    .describe(
+      "The name the object has in Harbor: spec.name, or metadata.name when spec.name is unset. Shown by `kubectl get -o wide`.",
+    ),
+  harborId: z
+    .number()
+    .int()
+    .optional()
+    .describe(
+      "The id Harbor gave the object, recorded at creation or adoption. Absent while the object is not created yet.",
+    ),
   harborUrl: z
     .string()
     .optional()
@@ -130,16 +176,35 @@ export function immutableName(name: HarborNameRule, ...rules: StringRule[]) {
   if (name.pattern) s = s.regex(new RegExp(name.pattern));
   return withRules(
     s,
-    { cel: "self == oldSelf", message: `${name.what} name is immutable` },
+    {
+      cel: "self == oldSelf",
+      message: `${name.what} name is immutable`,
+      messageExpression: celFormat(
+        `the ${name.what} name is immutable (Harbor keeps objects by name): it stays "%s"`,
+        "oldSelf",
+      ),
+    },
     ...rules,
   ).describe(`The ${name.what} name in Harbor (${name.description}). Defaults to metadata.name. Immutable.`);
+}
+
+/** A CEL rule of an x-kubernetes-validations list, as the apiserver takes it. */
+export interface CelRule {
+  rule: string;
+  message?: string;
+  /** CEL that builds the message, so that it can show the values at fault. */
+  messageExpression?: string;
+  /** Where the error points, relative to the schema the rule is on (e.g. ".trigger.type"). */
+  fieldPath?: string;
+  reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate";
+  optionalOldSelf?: boolean;
 }
 
 /**
  * A CEL rule for the whole object: spec.<field> may change until the Harbor object exists (status
  * records its id), and not after. The status subresource keeps users from clearing the id.
  */
-export function immutableInHarbor(field: string, message: string) {
+export function immutableInHarbor(field: string, message: string): CelRule {
   return {
     rule: `!has(oldSelf.status) || !has(oldSelf.status.harborId) || self.spec.${field} == oldSelf.spec.${field}`,
     message,
@@ -147,11 +212,23 @@ export function immutableInHarbor(field: string, message: string) {
   };
 }
 
-/** A CEL rule for the whole spec that keeps an optional field immutable once set or absent. */
-export function optionalImmutable(field: string): { rule: string; message: string } {
+/**
+ * A CEL rule for the whole spec that keeps an optional field immutable once set or absent. The
+ * error points at the field and shows what it stays at: `shown` is the CEL path below the field
+ * to a string that names it ("" for a string field, ".name" for a reference).
+ */
+export function optionalImmutable(field: string, shown?: string): CelRule {
+  const base = `${field} is immutable`;
+  const old = shown === undefined ? undefined : `oldSelf.${field}${shown}`;
   return {
     rule: `has(oldSelf.${field}) == has(self.${field}) && (!has(self.${field}) || self.${field} == oldSelf.${field})`,
-    message: `${field} is immutable`,
+    message: base,
+    ...(old === undefined
+      ? {}
+      : {
+          messageExpression: `has(oldSelf.${field}) ? ${celFormat(`${base}: it stays "%s"`, old)} : ${celString(`${base}: it was unset when the object was created, so it stays unset`)}`,
+        }),
+    fieldPath: `.${field}`,
   };
 }
 
@@ -165,17 +242,37 @@ export interface StringRule {
   /** CEL on the string (`self`); absent when the apiserver cannot express it. */
   cel?: string;
   message: string;
+  /** CEL that builds the admission message, when the value at fault helps (and is no secret). */
+  messageExpression?: string;
   /** The operator's check; absent for transition rules (they compare with the stored object). */
   test?: (value: string) => boolean;
 }
 
 /** The schema with the rules added: as x-kubernetes-validations for the CRD, as refinements for zod. */
 export function withRules<T extends z.ZodType<string>>(schema: T, ...rules: StringRule[]): T {
-  const cel = rules.flatMap((r) => (r.cel === undefined ? [] : [{ rule: r.cel, message: r.message }]));
+  const cel = rules.flatMap((r) =>
+    r.cel === undefined
+      ? []
+      : [
+          {
+            rule: r.cel,
+            message: r.message,
+            ...(r.messageExpression === undefined ? {} : { messageExpression: r.messageExpression }),
+          },
+        ],
+  );
   const existing = (schema.meta()?.["x-kubernetes-validations"] as object[] | undefined) ?? [];
   let out = cel.length ? schema.meta({ "x-kubernetes-validations": [...existing, ...cel] }) : schema;
   for (const { test, message } of rules) if (test) out = out.refine(test, { message });
   return out;
+}
+
+/**
+ * CEL that formats `text` with `args` (CEL expressions) in place of its %s and %d. The apiserver
+ * estimates string concatenation with a field as too costly for a message; format() it accepts.
+ */
+export function celFormat(text: string, ...args: string[]): string {
+  return `${celString(text)}.format([${args.join(", ")}])`;
 }
 
 /** A CEL string literal holding `text` exactly. */
@@ -294,10 +391,10 @@ export interface KindDefinition {
    * defaulted metadata.name at admission, and by the operator on the name it uses.
    */
   harborName?: HarborNameRule;
-  /** CEL rules on the spec as a whole (cross-field and transition rules). */
-  specValidations?: Array<{ rule: string; message: string }>;
-  /** CEL rules on the whole object: they see the status (whether the Harbor object exists). */
-  objectValidations?: Array<{ rule: string; message: string; fieldPath: string }>;
+  /** CEL rules on the spec as a whole (cross-field and transition rules); fieldPath names the field. */
+  specValidations?: CelRule[];
+  /** CEL rules on the whole object, for rules that read the stored status (fieldPath from the root). */
+  rootValidations?: CelRule[];
   /** Extra printer columns between READY/REASON and AGE. */
   columns?: Array<{ name: string; type: string; jsonPath: string; priority?: number; description?: string }>;
   description: string;

@@ -68,8 +68,22 @@ const connectionSpecFields = {
     .describe("The registry host in image references and pull secrets. Defaults to the URL's host."),
   rateLimit: z
     .object({
-      requestsPerSecond: z.number().int().min(1).max(10000).default(20),
-      burst: z.number().int().min(1).max(10000).default(40),
+      requestsPerSecond: z
+        .number()
+        .int()
+        .min(1)
+        .max(10000)
+        .default(20)
+        .describe("Requests per second the operator sends this Harbor on average, 1 to 10000. Default 20."),
+      burst: z
+        .number()
+        .int()
+        .min(1)
+        .max(10000)
+        .default(40)
+        .describe(
+          "Requests the operator may send at once above that rate after a quiet spell, 1 to 10000. Default 40.",
+        ),
     })
     .default({ requestsPerSecond: 20, burst: 40 })
     .describe("Client-side request rate towards this Harbor, shared by all resources using it."),
@@ -88,13 +102,26 @@ const connectionSpecFields = {
         .default(false)
         .describe("Report job-service pools, workers and queues in the status."),
     })
-    .default({ ldap: false, jobService: false }),
+    .default({ ldap: false, jobService: false })
+    .describe(
+      "Optional extra checks at each connection check, shown in status and in the ChecksPassed condition (a failed check does not make the connection not Ready). Both need a Harbor user allowed to read them (a system administrator).",
+    ),
 };
 
 const credentialsRef = {
   name: k8sName.describe("Secret holding the Harbor credentials."),
-  usernameKey: z.string().max(253).regex(SECRET_KEY_PATTERN).default("username"),
-  passwordKey: z.string().max(253).regex(SECRET_KEY_PATTERN).default("password"),
+  usernameKey: z
+    .string()
+    .max(253)
+    .regex(SECRET_KEY_PATTERN)
+    .default("username")
+    .describe("The Secret's key holding the Harbor user name. Default: username."),
+  passwordKey: z
+    .string()
+    .max(253)
+    .regex(SECRET_KEY_PATTERN)
+    .default("password")
+    .describe("The Secret's key holding the password (or a CLI secret for OIDC users). Default: password."),
 };
 
 export const HarborConnectionSpec = z.object({
@@ -157,33 +184,55 @@ export const ClusterHarborConnectionSpec = z.object({
 export type ClusterHarborConnectionSpec = z.output<typeof ClusterHarborConnectionSpec>;
 
 export const ConnectionStatus = z.object({
-  observedGeneration: z.number().int().optional(),
-  conditions: z.array(ConditionSchema).optional(),
-  harborVersion: z.string().optional().describe("The version Harbor reports."),
+  observedGeneration: z.number().int().optional().describe("The metadata.generation this status describes."),
+  conditions: z
+    .array(ConditionSchema)
+    .optional()
+    .describe(
+      "Ready (reason Connected, or why not: SecretNotFound, SecretInvalid, Unreachable, TLSError, BadCredentials, Forbidden, HarborError), ChecksPassed with checks enabled, DeletionPending while a deleted connection waits for the resources that use it.",
+    ),
+  harborVersion: z.string().optional().describe("The version Harbor reports, e.g. v2.12.4."),
   authenticatedAs: z.string().optional().describe("The user the credentials log in as."),
-  lastCheckTime: z.string().optional(),
+  lastCheckTime: z
+    .string()
+    .optional()
+    .describe(
+      "When the operator last checked the connection (RFC 3339). A Ready connection is checked every drift interval; an unchanged result refreshes this time only now and then, to spare status writes.",
+    ),
   credentialsSecret: z
-    .object({ namespace: z.string(), name: z.string() })
+    .object({
+      namespace: z.string().describe("The Secret's namespace."),
+      name: z.string().describe("The Secret's name."),
+    })
     .optional()
     .describe(
       "The Secret the credentials are read from. It carries the finalizer harborconfig.io/connection-credentials while this connection exists, so it cannot go before the resources that need it.",
     ),
-  ldap: z.object({ success: z.boolean(), message: z.string().optional() }).optional(),
+  ldap: z
+    .object({
+      success: z.boolean().describe("Whether Harbor reached its LDAP server with its configured settings."),
+      message: z.string().optional().describe("Harbor's message when the ping failed."),
+    })
+    .optional()
+    .describe("With checks.ldap: the result of Harbor's LDAP ping."),
   jobService: z
     .object({
-      pools: z.number().int(),
-      workers: z.number().int(),
-      busyWorkers: z.number().int(),
-      queues: z.array(
-        z.object({
-          jobType: z.string(),
-          count: z.number().int(),
-          latency: z.number().int(),
-          paused: z.boolean(),
-        }),
-      ),
+      pools: z.number().int().describe("Job-service worker pools."),
+      workers: z.number().int().describe("Workers across all pools."),
+      busyWorkers: z.number().int().describe("Workers running a job now."),
+      queues: z
+        .array(
+          z.object({
+            jobType: z.string().describe("Harbor's job type, e.g. REPLICATION, GARBAGE_COLLECTION, WEBHOOK."),
+            count: z.number().int().describe("Jobs waiting in the queue."),
+            latency: z.number().int().describe("How long the oldest waiting job has waited, in seconds."),
+            paused: z.boolean().describe("Whether the queue is paused in Harbor."),
+          }),
+        )
+        .describe("One entry per job type Harbor queues."),
     })
-    .optional(),
+    .optional()
+    .describe("With checks.jobService: Harbor's job service at the last check."),
 });
 export type ConnectionStatus = z.output<typeof ConnectionStatus>;
 

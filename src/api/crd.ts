@@ -35,14 +35,37 @@ function structural(node: Json): Json {
 
 const READY = '.status.conditions[?(@.type=="Ready")]';
 
-export function crdFor(def: KindDefinition): Json {
-  const spec = toOpenApi(def.spec);
-  if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
-  const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
-  const rootRules = [
+// What Kubernetes' own types say of apiVersion and kind, so that `kubectl explain` reads the same
+// for these kinds.
+const API_VERSION_TEXT =
+  "The versioned schema of this representation of an object: harborconfig.io/v1alpha1. Servers convert recognized schemas to the latest internal value.";
+const KIND_TEXT =
+  "The REST resource this object represents, in CamelCase. Servers may infer it from the endpoint.";
+
+function specText(managed: boolean): string {
+  return managed
+    ? "What Harbor should hold for this resource. Fields left unset are not managed: the operator neither sends nor compares them (those with a default are always managed)."
+    : "Where this Harbor is and how the operator logs in to it.";
+}
+
+function statusText(managed: boolean): string {
+  return managed
+    ? "What the operator last saw in Harbor and did about it. Written by the operator only, through the status subresource."
+    : "The result of the operator's last check of this Harbor. Written by the operator only.";
+}
+
+function rootRules(def: KindDefinition): Json {
+  const rules = [
     ...(def.harborName ? [defaultNameValidation(def.harborName)] : []),
-    ...(def.objectValidations ?? []),
+    ...(def.rootValidations ?? []),
   ];
+  return rules.length ? { "x-kubernetes-validations": rules } : {};
+}
+
+export function crdFor(def: KindDefinition): Json {
+  const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
+  const spec: Json = { description: specText(managed), ...toOpenApi(def.spec) };
+  if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -73,8 +96,29 @@ export function crdFor(def: KindDefinition): Json {
           additionalPrinterColumns: [
             { name: "Ready", type: "string", jsonPath: `${READY}.status` },
             { name: "Reason", type: "string", jsonPath: `${READY}.reason` },
-            ...(managed ? [{ name: "Harbor ID", type: "integer", jsonPath: ".status.harborId" }] : []),
+            ...(managed
+              ? [
+                  {
+                    name: "Harbor ID",
+                    type: "integer",
+                    jsonPath: ".status.harborId",
+                    description: "The id of the object in Harbor.",
+                  },
+                ]
+              : []),
             ...(def.columns ?? []),
+            // The name the object has in Harbor: spec.name or, when that is unset, metadata.name.
+            ...(managed
+              ? [
+                  {
+                    name: "Harbor Name",
+                    type: "string",
+                    jsonPath: ".status.harborName",
+                    priority: 1,
+                    description: "The object's name in Harbor.",
+                  },
+                ]
+              : []),
             { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
           ],
           schema: {
@@ -83,14 +127,15 @@ export function crdFor(def: KindDefinition): Json {
               description: def.description,
               required: ["spec"],
               properties: {
-                apiVersion: { type: "string" },
-                kind: { type: "string" },
+                apiVersion: { type: "string", description: API_VERSION_TEXT },
+                kind: { type: "string", description: KIND_TEXT },
+                // The apiserver allows nothing else here; kubectl explain shows ObjectMeta's own text.
                 metadata: { type: "object" },
                 spec: spec,
-                status: toOpenApi(def.status),
+                status: { description: statusText(managed), ...toOpenApi(def.status) },
               },
-              // Only the root sees metadata.name, the default of spec.name, and the status.
-              ...(rootRules.length ? { "x-kubernetes-validations": rootRules } : {}),
+              // Only the root sees metadata.name (the default of spec.name) and the stored status.
+              ...rootRules(def),
             },
           },
         },

@@ -80,13 +80,18 @@ export type HarborProjectSpec = z.output<typeof HarborProjectSpec>;
 export const HarborProjectStatus = z.object({
   ...managedStatus,
   owner: z.string().optional().describe("The Harbor user that owns the project."),
-  repositoryCount: z.number().int().optional(),
+  repositoryCount: z
+    .number()
+    .int()
+    .optional()
+    .describe("Repositories in the project; a project that holds any is not deleted (DeletionBlocked)."),
   quota: z
     .object({
       hard: z.string().optional().describe('Storage limit as a quantity, or "unlimited".'),
       used: z.string().optional().describe("Storage used, as a quantity."),
     })
-    .optional(),
+    .optional()
+    .describe("The project's storage quota as Harbor reports it."),
   deletable: z.boolean().optional().describe("Whether Harbor would delete the project now."),
 });
 export type HarborProjectStatus = z.output<typeof HarborProjectStatus>;
@@ -101,24 +106,27 @@ export const harborProject: KindDefinition = {
   status: HarborProjectStatus,
   harborName: PROJECT_NAME,
   specValidations: [
-    optionalImmutable("name"),
+    optionalImmutable("name", ""),
     {
       rule: "has(self.proxyCache) == has(oldSelf.proxyCache) && (!has(self.proxyCache) || self.proxyCache.registryRef == oldSelf.proxyCache.registryRef)",
       message:
         "proxyCache and proxyCache.registryRef are immutable: Harbor makes a project a proxy cache, of one registry, only when it creates it",
+      fieldPath: ".proxyCache",
     },
     {
       rule: "!has(self.proxyCache) || !has(self.contentTrust) || !self.contentTrust",
       message: "contentTrust cannot be true on a proxy-cache project: Harbor ignores content trust there",
+      fieldPath: ".contentTrust",
+      reason: "FieldValueForbidden",
     },
     {
       rule: "!has(self.preventVulnerable) || !self.preventVulnerable || has(self.severity)",
-      message: "preventVulnerable needs a severity",
+      message: "preventVulnerable needs a severity: the lowest one that blocks pulls",
+      fieldPath: ".severity",
+      reason: "FieldValueRequired",
     },
   ],
-  columns: [
-    { name: "Project", type: "string", jsonPath: ".spec.name", priority: 1 },
-    { name: "Repos", type: "integer", jsonPath: ".status.repositoryCount", priority: 1 },
-  ],
-  description: "A Harbor project.",
+  columns: [{ name: "Repos", type: "integer", jsonPath: ".status.repositoryCount", priority: 1 }],
+  description:
+    "A Harbor project and its settings (visibility, scanning, CVE allowlist, storage quota, proxy cache), kept equal to this spec.",
 };

@@ -1,9 +1,9 @@
 // HarborRegistry: a remote registry endpoint that replication policies and proxy-cache projects use.
 import { z } from "zod";
 import {
+  celFormat,
   freeText,
   type HarborNameRule,
-  immutableInHarbor,
   immutableName,
   type KindDefinition,
   k8sName,
@@ -33,7 +33,7 @@ export const HarborRegistrySpec = z.object({
     .max(64)
     .regex(/^[a-zA-Z0-9-]+$/)
     .describe(
-      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr. Checked against the types the Harbor behind the connection supports. Immutable once the registry exists in Harbor: Harbor cannot change a registry's type.",
+      "Provider type, e.g. docker-hub, harbor, docker-registry, github-ghcr. Checked against the types the Harbor behind the connection supports. Immutable once the registry exists in Harbor (status.harborId set): Harbor cannot change the type of an existing registry.",
     ),
   url: withRules(
     z
@@ -45,14 +45,23 @@ export const HarborRegistrySpec = z.object({
   ).describe(
     'The registry\'s URL, e.g. "https://registry-1.docker.io". Compared the way Harbor stores it: trailing "/", query and fragment do not count.',
   ),
-  description: freeText().optional().describe("Unset: left as Harbor has it."),
+  description: freeText()
+    .optional()
+    .describe(
+      "Free text Harbor shows with the object, up to 1,024 characters. Unset: left as Harbor has it.",
+    ),
   insecure: z.boolean().default(false).describe("Skip TLS verification of the remote registry."),
   credential: z
     .object({
-      type: z.enum(["basic", "oauth"]).default("basic"),
+      type: z
+        .enum(["basic", "oauth"])
+        .default("basic")
+        .describe(
+          "basic: Harbor logs in with the access key as user name and the access secret as password. oauth: the access secret is a bearer token. Default basic.",
+        ),
       secretRef: z
         .object({
-          name: k8sName,
+          name: k8sName.describe("The Secret's name, in this namespace."),
           accessKeyKey: z
             .string()
             .min(1)
@@ -96,16 +105,25 @@ export const harborRegistry: KindDefinition = {
   spec: HarborRegistrySpec,
   status: HarborRegistryStatus,
   harborName: REGISTRY_NAME,
-  specValidations: [optionalImmutable("name")],
-  objectValidations: [
-    immutableInHarbor(
-      "type",
-      "type is immutable once the registry exists in Harbor: Harbor cannot change a registry's type; create another HarborRegistry instead",
-    ),
+  specValidations: [optionalImmutable("name", "")],
+  rootValidations: [
+    {
+      // Harbor's registry update has no type: a change could only ever end Stalled. Until the
+      // registry exists in Harbor (a type Harbor does not know, say), the type can be fixed.
+      rule: "!has(oldSelf.status) || !has(oldSelf.status.harborId) || self.spec.type == oldSelf.spec.type",
+      message: "spec.type is immutable once the registry exists in Harbor",
+      messageExpression: celFormat(
+        'type is immutable once the registry exists in Harbor (status.harborId %d): Harbor cannot change the type of an existing registry; it stays "%s" (for another type, create another HarborRegistry)',
+        "oldSelf.status.harborId",
+        "oldSelf.spec.type",
+      ),
+      fieldPath: ".spec.type",
+    },
   ],
   columns: [
     { name: "Type", type: "string", jsonPath: ".spec.type" },
     { name: "Health", type: "string", jsonPath: ".status.health" },
   ],
-  description: "A remote registry known to Harbor, for replication and proxy caching.",
+  description:
+    "A remote registry endpoint in Harbor (Administration > Registries), for replication policies and proxy-cache projects.",
 };

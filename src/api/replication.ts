@@ -1,6 +1,7 @@
 // HarborReplicationPolicy: pushes local repositories to, or pulls them from, a HarborRegistry.
 import { z } from "zod";
 import {
+  celFormat,
   freeText,
   type HarborNameRule,
   immutableName,
@@ -23,7 +24,10 @@ export const REPLICATION_POLICY_NAME: HarborNameRule = {
   description: "at most 255 characters, no surrounding whitespace",
 };
 
-const Decoration = z.enum(["matches", "excludes"]).default("matches");
+const Decoration = z
+  .enum(["matches", "excludes"])
+  .default("matches")
+  .describe("matches: replicate what matches. excludes: replicate everything else. Default matches.");
 
 /**
  * Whether Harbor's pattern matcher (doublestar) can use the pattern: every "[" and "{" closed, no
@@ -59,7 +63,11 @@ const pattern = () => withRules(z.string().min(1).max(255), NO_HIDDEN_CHARACTERS
 export const HarborReplicationPolicySpec = z.object({
   ...managedSpec,
   name: immutableName(REPLICATION_POLICY_NAME, NO_HIDDEN_CHARACTERS).optional(),
-  description: freeText().optional().describe("Unset: left as Harbor has it."),
+  description: freeText()
+    .optional()
+    .describe(
+      "Free text Harbor shows with the object, up to 1,024 characters. Unset: left as Harbor has it.",
+    ),
   direction: z
     .enum(["push", "pull"])
     .describe("push: from this Harbor to the registry. pull: from the registry into this Harbor."),
@@ -83,7 +91,12 @@ export const HarborReplicationPolicySpec = z.object({
     .object({
       name: pattern().optional().describe('Repository name pattern, e.g. "library/**".'),
       tag: z
-        .object({ pattern: pattern(), decoration: Decoration })
+        .object({
+          pattern: pattern().describe(
+            'Tag pattern in Harbor\'s syntax: * any characters, ? one, {a,b} alternatives, [0-9] a class, e.g. "v1.*" or "{latest,stable}".',
+          ),
+          decoration: Decoration,
+        })
         .optional()
         .describe("Tag pattern, matched or excluded."),
       labels: z
@@ -91,7 +104,8 @@ export const HarborReplicationPolicySpec = z.object({
           values: z
             .array(withRules(z.string().max(128), NO_HIDDEN_CHARACTERS))
             .min(1)
-            .max(32),
+            .max(32)
+            .describe("Names of Harbor labels on artifacts, matched or excluded as decoration says."),
           decoration: Decoration,
         })
         .optional()
@@ -105,7 +119,10 @@ export const HarborReplicationPolicySpec = z.object({
     .describe("Which artifacts to replicate; no filter replicates everything."),
   trigger: z
     .object({
-      type: z.enum(["manual", "scheduled", "event_based"]).default("manual"),
+      type: z
+        .enum(["manual", "scheduled", "event_based"])
+        .default("manual")
+        .describe("manual (default), scheduled (needs cron) or event_based (push policies only)."),
       cron: withRules(z.string().max(128), HARBOR_CRON)
         .optional()
         .describe('6-field cron with seconds 0 and a fixed minute, e.g. "0 0 2 * * *".'),
@@ -113,10 +130,21 @@ export const HarborReplicationPolicySpec = z.object({
     .default({ type: "manual" })
     .meta({
       "x-kubernetes-validations": [
-        { rule: "self.type != 'scheduled' || has(self.cron)", message: "a scheduled trigger needs a cron" },
+        {
+          rule: "self.type != 'scheduled' || has(self.cron)",
+          message: "a scheduled trigger needs a cron",
+          fieldPath: ".cron",
+          reason: "FieldValueRequired",
+        },
         {
           rule: "self.type == 'scheduled' || !has(self.cron)",
           message: "cron is only for scheduled triggers",
+          messageExpression: celFormat(
+            "cron is only for scheduled triggers, and this trigger is %s",
+            "self.type",
+          ),
+          fieldPath: ".cron",
+          reason: "FieldValueForbidden",
         },
       ],
     })
@@ -153,20 +181,31 @@ export const HarborReplicationPolicyStatus = z.object({
   ...managedStatus,
   lastExecution: z
     .object({
-      id: z.number().int(),
+      id: z.number().int().describe("Harbor's id of the execution (Harbor UI: Replications, Executions)."),
       status: z.string().describe("InProgress, Succeed, Failed or Stopped."),
-      trigger: z.string().optional(),
-      statusText: z.string().optional(),
-      total: z.number().int().optional(),
-      succeeded: z.number().int().optional(),
-      failed: z.number().int().optional(),
-      inProgress: z.number().int().optional(),
-      stopped: z.number().int().optional(),
-      startTime: z.string().optional(),
-      endTime: z.string().optional(),
+      trigger: z.string().optional().describe("What started it: manual, scheduled or event_based."),
+      statusText: z
+        .string()
+        .optional()
+        .describe(
+          'Harbor\'s words on the outcome, e.g. "no resources need to be replicated" or why it failed.',
+        ),
+      total: z
+        .number()
+        .int()
+        .optional()
+        .describe("Tasks (one per repository and operation) in the execution."),
+      succeeded: z.number().int().optional().describe("Tasks that succeeded."),
+      failed: z.number().int().optional().describe("Tasks that failed; Harbor's task logs say why."),
+      inProgress: z.number().int().optional().describe("Tasks pending or running."),
+      stopped: z.number().int().optional().describe("Tasks stopped before they finished."),
+      startTime: z.string().optional().describe("When the execution started (RFC 3339)."),
+      endTime: z.string().optional().describe("When it ended (RFC 3339); absent while it runs."),
     })
     .optional()
-    .describe("The most recent execution of the policy."),
+    .describe(
+      "The most recent execution of the policy. While one runs, the operator looks again after a short wait (a quarter of its running time so far, from 1 s up to 15 s) until it ends, and records an Event with the outcome (ReplicationSucceeded, ReplicationFailed, ReplicationStopped). Executions Harbor starts by itself (schedule, events) are seen at the next reconcile: at the latest after --status-refresh-interval.",
+    ),
 });
 export type HarborReplicationPolicyStatus = z.output<typeof HarborReplicationPolicyStatus>;
 
@@ -179,18 +218,25 @@ export const harborReplicationPolicy: KindDefinition = {
   spec: HarborReplicationPolicySpec,
   status: HarborReplicationPolicyStatus,
   specValidations: [
-    optionalImmutable("name"),
+    optionalImmutable("name", ""),
     {
       rule: "!has(self.trigger) || self.trigger.type != 'event_based' || self.direction == 'push'",
       message:
         "an event_based trigger needs direction push: Harbor fires it on pushes and deletions in this Harbor",
+      messageExpression: celFormat(
+        "an event_based trigger needs direction push (Harbor fires it on pushes and deletions in this Harbor), and direction is %s",
+        "self.direction",
+      ),
+      fieldPath: ".trigger.type",
     },
     {
       rule: "!has(self.runOnCreate) || !self.runOnCreate || !has(self.enabled) || self.enabled",
-      message: "runOnCreate needs enabled: true (Harbor does not run a disabled policy)",
+      message:
+        "runOnCreate needs enabled: true (Harbor does not run a disabled policy), and enabled is false",
+      fieldPath: ".runOnCreate",
     },
   ],
-  objectValidations: [
+  rootValidations: [
     {
       // Turning it off stays allowed: manifests keep it after the policy was created.
       rule: "!has(oldSelf.status) || !has(oldSelf.status.harborId) || !has(self.spec.runOnCreate) || !self.spec.runOnCreate || (has(oldSelf.spec.runOnCreate) && oldSelf.spec.runOnCreate)",
@@ -203,5 +249,6 @@ export const harborReplicationPolicy: KindDefinition = {
     { name: "Direction", type: "string", jsonPath: ".spec.direction" },
     { name: "Last Run", type: "string", jsonPath: ".status.lastExecution.status" },
   ],
-  description: "A Harbor replication policy between this Harbor and a remote registry.",
+  description:
+    "A Harbor replication policy that pushes repositories to, or pulls them from, a HarborRegistry; its last execution is shown in status.",
 };

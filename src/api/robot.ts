@@ -1,6 +1,8 @@
 // HarborRobot: a robot account and the Kubernetes Secret(s) that deliver its credentials.
 import { z } from "zod";
 import {
+  celFormat,
+  celString,
   freeText,
   HARBOR_NAME_DESCRIPTION,
   HARBOR_NAME_PATTERN,
@@ -80,11 +82,43 @@ export const ROBOT_PERMISSIONS: Record<"system" | "project", Record<string, read
   },
 };
 
+/** The scope's allowed pairs as a CEL map literal: resource → its actions. */
 function celPairs(scope: "system" | "project"): string {
-  const pairs = Object.entries(ROBOT_PERMISSIONS[scope]).flatMap(([r, actions]) =>
-    actions.map((a) => `'${r}:${a}'`),
+  const entries = Object.entries(ROBOT_PERMISSIONS[scope]).map(
+    ([r, actions]) => `'${r}': [${actions.map((a) => `'${a}'`).join(", ")}]`,
   );
-  return `[${pairs.join(", ")}]`;
+  return `{${entries.join(", ")}}`;
+}
+
+/** The same as words for messages: resource → "repository allows read, update, …". */
+function celPairsText(scope: "system" | "project"): string {
+  const entries = Object.entries(ROBOT_PERMISSIONS[scope]).map(
+    ([r, actions]) => `'${r}': ${celString(`${r} allows ${actions.join(", ")}`)}`,
+  );
+  return `{${entries.join(", ")}}`;
+}
+
+/**
+ * A scope's rule on a permission's access list, with a message that names the first pair Harbor
+ * does not allow and what it allows instead (a typo such as "pul" shows the actions of its
+ * resource). CEL's cost estimate allows no join of a list in a message (nor cel.bind): one pair is named.
+ */
+function pairRule(scope: "system" | "project") {
+  const m = celPairs(scope);
+  const bad = `self.access.filter(a, !(a.resource in ${m} && a.action in ${m}[a.resource]))`;
+  const resources = Object.keys(ROBOT_PERMISSIONS[scope]).join(", ");
+  return {
+    rule: `self.kind != '${scope}' || self.access.all(a, a.resource in ${m} && a.action in ${m}[a.resource])`,
+    message: `a ${scope} permission names a resource/action pair Harbor does not allow for robots`,
+    messageExpression: celFormat(
+      `"%s:%s" is not a resource/action pair Harbor 2.12 allows in a ${scope} permission of a robot: %s%s`,
+      `${bad}[0].resource`,
+      `${bad}[0].action`,
+      `${bad}[0].resource in ${celPairsText(scope)} ? ${celPairsText(scope)}[${bad}[0].resource] : ${celString(`there is no ${scope} resource of that name (there are ${resources})`)}`,
+      `size(${bad}) > 1 ? ${celFormat("; %d more pair(s) of this permission are not allowed either", `size(${bad}) - 1`)} : ''`,
+    ),
+    fieldPath: ".access",
+  };
 }
 
 const Access = z.object({
@@ -100,12 +134,20 @@ const Access = z.object({
     .max(32)
     .regex(/^[a-z-]+$/)
     .describe("e.g. pull, push, read, list, create."),
-  effect: z.enum(["allow", "deny"]).default("allow"),
+  effect: z
+    .enum(["allow", "deny"])
+    .default("allow")
+    .describe("allow (the default) grants the action; deny withholds it even where another entry allows it."),
 });
 
 const Permission = z
   .object({
-    kind: z.enum(["project", "system"]).default("project"),
+    kind: z
+      .enum(["project", "system"])
+      .default("project")
+      .describe(
+        "project: the access applies in the project(s) named by namespace. system: system-wide access (system-level robots only).",
+      ),
     namespace: z
       .string()
       .min(1)
@@ -115,46 +157,68 @@ const Permission = z
       .describe(
         'For kind project: a project name or "*" (all projects); omit for project-level robots, whose permission is always on their own project. For kind system: "/" (the default).',
       ),
-    access: z.array(Access).min(1).max(64),
+    access: z
+      .array(Access)
+      .min(1)
+      .max(64)
+      .describe(
+        "What the robot may do: resource/action pairs Harbor 2.12 allows for this kind (checked at apply).",
+      ),
   })
   .meta({
     "x-kubernetes-validations": [
-      {
-        rule: `self.kind != 'system' || self.access.all(a, (a.resource + ':' + a.action) in ${celPairs("system")})`,
-        message: "a system permission names a resource/action pair Harbor does not allow for robots",
-      },
-      {
-        rule: `self.kind != 'project' || self.access.all(a, (a.resource + ':' + a.action) in ${celPairs("project")})`,
-        message: "a project permission names a resource/action pair Harbor does not allow for robots",
-      },
+      pairRule("system"),
+      pairRule("project"),
       {
         rule: "self.kind != 'system' || !has(self.namespace) || self.namespace == '/'",
         message: 'the namespace of a system permission is "/"',
+        messageExpression: celFormat(
+          'the namespace of a system permission is "/", not "%s"',
+          "self.namespace",
+        ),
+        fieldPath: ".namespace",
       },
     ],
   });
 
 const LabelSelector = z.object({
-  matchLabels: z.record(z.string(), z.string()).optional(),
+  matchLabels: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe("Labels a namespace must have, each with exactly this value."),
   matchExpressions: z
     .array(
       z
         .object({
-          key: z.string().min(1).max(317),
-          operator: z.enum(["In", "NotIn", "Exists", "DoesNotExist"]),
-          values: z.array(z.string().max(63)).max(64).optional(),
+          key: z.string().min(1).max(317).describe("The label key the requirement is about."),
+          operator: z
+            .enum(["In", "NotIn", "Exists", "DoesNotExist"])
+            .describe(
+              "In / NotIn: the label's value is / is not one of values. Exists / DoesNotExist: the key is / is not set.",
+            ),
+          values: z
+            .array(z.string().max(63))
+            .max(64)
+            .optional()
+            .describe("The values for In and NotIn (at least one); none for Exists and DoesNotExist."),
         })
         .meta({
           "x-kubernetes-validations": [
             {
               rule: "(self.operator in ['In', 'NotIn']) == (has(self.values) && size(self.values) > 0)",
               message: "In and NotIn need values; Exists and DoesNotExist take none",
+              messageExpression: celFormat(
+                "In and NotIn need values; Exists and DoesNotExist take none, and the operator is %s",
+                "self.operator",
+              ),
+              fieldPath: ".values",
             },
           ],
         }),
     )
     .max(16)
-    .optional(),
+    .optional()
+    .describe("Label requirements a namespace must meet, all of them."),
 });
 export type LabelSelector = z.output<typeof LabelSelector>;
 
@@ -168,7 +232,7 @@ export const HarborRobotSpec = z.object({
   projectRef: LocalObjectReference.optional().describe(
     "The HarborProject of a project-level robot. Immutable.",
   ),
-  description: freeText().optional(),
+  description: freeText().optional().describe("Shown in Harbor's robot list. Unset: left as Harbor has it."),
   durationDays: z
     .number()
     .int()
@@ -183,8 +247,17 @@ export const HarborRobotSpec = z.object({
     .describe(
       "How long the robot's credential lives, in days; -1 never expires. A change applies at once: the expiry moves to this many days from the change. Each rotation renews it to this many days from the rotation (Harbor counts whole days from the robot's creation, so up to a day more).",
     ),
-  disabled: z.boolean().default(false),
-  permissions: z.array(Permission).min(1).max(32),
+  disabled: z
+    .boolean()
+    .default(false)
+    .describe("A disabled robot cannot log in; its Secret stays. Default false."),
+  permissions: z
+    .array(Permission)
+    .min(1)
+    .max(32)
+    .describe(
+      'What the robot may do. A project-level robot has exactly one permission, of kind project, without namespace (its own project). A system-level robot may have several: kind system, or kind project with a project name or "*" as namespace.',
+    ),
   secret: z
     .object({
       name: k8sName.optional().describe("The Secret to write. Defaults to metadata.name."),
@@ -215,9 +288,15 @@ export const HarborRobotSpec = z.object({
             .default([])
             .describe("ServiceAccounts in those namespaces whose imagePullSecrets list the copy."),
         })
-        .optional(),
+        .optional()
+        .describe(
+          "Copies of the Secret in other namespaces, kept equal to it and removed with the robot or when a namespace stops matching. An existing Secret of that name that the operator did not write is never overwritten.",
+        ),
     })
-    .default({ type: "kubernetes.io/dockerconfigjson", extraRegistryHosts: [] }),
+    .default({ type: "kubernetes.io/dockerconfigjson", extraRegistryHosts: [] })
+    .describe(
+      "The Kubernetes Secret that delivers the robot's credentials (keys username and password, plus .dockerconfigjson for the pull-secret type), owned by this resource.",
+    ),
   rotation: z
     .object({
       intervalDays: z
@@ -259,25 +338,30 @@ export const HarborRobotStatus = z.object({
     .int()
     .optional()
     .describe("The durationDays the expiry was last set for; another value in the spec is applied next."),
-  lastRotation: z.string().optional().describe("When the secret was last issued."),
+  lastRotation: z
+    .string()
+    .optional()
+    .describe(
+      "When the secret was last issued (RFC 3339): at creation, rotation, or when a lost Secret was restored.",
+    ),
   nextRotation: z
     .string()
     .optional()
     .describe(
       "When the operator issues the next secret (RFC 3339), by rotation.beforeExpiryDays or intervalDays; absent when no rotation is due ever.",
     ),
-  secretName: z.string().optional(),
+  secretName: z.string().optional().describe("The Secret in this namespace that holds the credentials."),
   copiedTo: z.array(z.string()).optional().describe("Namespaces holding a copy of the Secret."),
   copyFailures: z
     .array(
       z.object({
-        namespace: z.string(),
+        namespace: z.string().describe("The namespace the copy was for."),
         reason: z
           .enum(["SecretConflict", "Forbidden"])
           .describe(
             "SecretConflict: a Secret of that name exists there and belongs to someone else (it is left alone). Forbidden: the apiserver refused the write (RBAC, an admission policy, a namespace being deleted).",
           ),
-        message: z.string(),
+        message: z.string().describe("What the apiserver or the owner check said."),
       }),
     )
     .max(MAX_COPY_FAILURES)
@@ -298,29 +382,53 @@ export const harborRobot: KindDefinition = {
   status: HarborRobotStatus,
   harborName: ROBOT_NAME,
   specValidations: [
-    optionalImmutable("name"),
-    optionalImmutable("projectRef"),
-    { rule: "self.level == oldSelf.level", message: "level is immutable" },
+    optionalImmutable("name", ""),
+    optionalImmutable("projectRef", ".name"),
+    {
+      rule: "self.level == oldSelf.level",
+      message: "level is immutable",
+      messageExpression: celFormat("level is immutable: it stays %s", "oldSelf.level"),
+      fieldPath: ".level",
+    },
     {
       rule: "self.level != 'project' || has(self.projectRef)",
       message: "a project-level robot needs projectRef",
+      fieldPath: ".projectRef",
+      reason: "FieldValueRequired",
     },
     {
       rule: "self.level != 'system' || !has(self.projectRef)",
       message: "a system-level robot has no projectRef",
+      fieldPath: ".projectRef",
+      reason: "FieldValueForbidden",
     },
     {
       rule: "self.level != 'project' || (size(self.permissions) == 1 && self.permissions[0].kind == 'project' && !has(self.permissions[0].namespace))",
       message: "a project-level robot has exactly one permission, of kind project, without namespace",
+      messageExpression: celFormat(
+        "a project-level robot has exactly one permission, of kind project, without namespace (its own project); this one has %d, the first of kind %s%s",
+        "size(self.permissions)",
+        "self.permissions[0].kind",
+        `has(self.permissions[0].namespace) ? ${celFormat(' with namespace "%s"', "self.permissions[0].namespace")} : ''`,
+      ),
+      fieldPath: ".permissions",
     },
     {
       rule: "self.level != 'system' || self.permissions.all(p, p.kind != 'project' || has(p.namespace))",
       message: 'a project permission of a system-level robot needs a namespace: a project name or "*"',
+      fieldPath: ".permissions",
+      reason: "FieldValueRequired",
     },
     {
       rule: "self.durationDays == -1 || !has(self.rotation) || !has(self.rotation.beforeExpiryDays) || self.rotation.beforeExpiryDays < self.durationDays",
       message:
         "rotation.beforeExpiryDays must be smaller than durationDays, or every renewed robot would be due for rotation again at once",
+      messageExpression: celFormat(
+        "rotation.beforeExpiryDays (%d) must be smaller than durationDays (%d), or every renewed robot would be due for rotation again at once",
+        "self.rotation.beforeExpiryDays",
+        "self.durationDays",
+      ),
+      fieldPath: ".rotation.beforeExpiryDays",
     },
   ],
   columns: [
@@ -328,5 +436,6 @@ export const harborRobot: KindDefinition = {
     { name: "Expires", type: "string", jsonPath: ".status.expiresAt", priority: 1 },
     { name: "Secret", type: "string", jsonPath: ".status.secretName", priority: 1 },
   ],
-  description: "A Harbor robot account whose credentials are delivered as Kubernetes Secrets.",
+  description:
+    "A Harbor robot account whose credentials the operator delivers as a Kubernetes Secret (an image pull secret by default), rotates before expiry, and copies to chosen namespaces.",
 };

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { WebhookEventType } from "../harbor/webhooks.ts";
 import {
+  celFormat,
   freeText,
   type HarborNameRule,
   immutableName,
@@ -67,10 +68,14 @@ const Target = z
       {
         rule: "self.type != 'slack' || !has(self.payloadFormat)",
         message: "slack targets take no payloadFormat",
+        fieldPath: ".payloadFormat",
+        reason: "FieldValueForbidden",
       },
       {
         rule: "self.type != 'slack' || !has(self.authHeaderSecretRef)",
         message: "slack targets take no authHeaderSecretRef",
+        fieldPath: ".authHeaderSecretRef",
+        reason: "FieldValueForbidden",
       },
     ],
   });
@@ -79,7 +84,11 @@ export const HarborWebhookPolicySpec = z.object({
   ...managedSpec,
   projectRef: LocalObjectReference.describe("The HarborProject the webhook belongs to. Immutable."),
   name: immutableName(WEBHOOK_POLICY_NAME, NO_HIDDEN_CHARACTERS).optional(),
-  description: freeText().optional().describe("Unset: left as Harbor has it."),
+  description: freeText()
+    .optional()
+    .describe(
+      "Free text Harbor shows with the object, up to 1,024 characters. Unset: left as Harbor has it.",
+    ),
   enabled: z.boolean().default(true).describe("Whether Harbor sends events at all."),
   eventTypes: z
     .array(WebhookEventType)
@@ -94,8 +103,19 @@ export type HarborWebhookPolicySpec = z.output<typeof HarborWebhookPolicySpec>;
 export const HarborWebhookPolicyStatus = z.object({
   ...managedStatus,
   projectId: z.number().int().optional().describe("The Harbor id of the project the policy belongs to."),
+  subscribedEvents: z
+    .string()
+    .optional()
+    .describe(
+      'The event types the policy has in Harbor, sorted and comma-separated (e.g. "DELETE_ARTIFACT, PUSH_ARTIFACT"), for the EVENTS column of `kubectl get -o wide`.',
+    ),
   lastTriggers: z
-    .array(z.object({ eventType: z.string(), time: z.string() }))
+    .array(
+      z.object({
+        eventType: z.string().describe("The Harbor event type, e.g. PUSH_ARTIFACT."),
+        time: z.string().describe("When Harbor last sent this event to the policy's targets (RFC 3339)."),
+      }),
+    )
     .max(16)
     .optional()
     .describe(
@@ -105,9 +125,15 @@ export const HarborWebhookPolicyStatus = z.object({
     .array(
       z.object({
         jobId: z.number().int().describe("Harbor's id of the delivery."),
-        eventType: z.string(),
+        eventType: z.string().describe("The Harbor event type that was being delivered, e.g. PUSH_ARTIFACT."),
         notifyType: z.string().describe("http or slack."),
-        time: z.string().describe("When Harbor started the delivery."),
+        time: z.string().describe("When Harbor started the delivery (RFC 3339)."),
+        error: z
+          .string()
+          .optional()
+          .describe(
+            'Why the delivery failed, as Harbor\'s job log says (Harbor keeps no error text anywhere else): e.g. "abnormal response code: 500, body: …" (the receiver answered with an error) or "error to send request: Post …: connection refused" (no answer). Read once per failure; absent when the log holds none or could not be read.',
+          ),
       }),
     )
     .max(5)
@@ -125,12 +151,21 @@ export const harborWebhookPolicy: KindDefinition = {
   spec: HarborWebhookPolicySpec,
   status: HarborWebhookPolicyStatus,
   specValidations: [
-    optionalImmutable("name"),
-    { rule: "self.projectRef == oldSelf.projectRef", message: "projectRef is immutable" },
+    optionalImmutable("name", ""),
+    {
+      rule: "self.projectRef == oldSelf.projectRef",
+      message: "projectRef is immutable",
+      messageExpression: celFormat(
+        'projectRef is immutable: a webhook policy stays in its project; it stays "%s"',
+        "oldSelf.projectRef.name",
+      ),
+      fieldPath: ".projectRef",
+    },
   ],
   columns: [
     { name: "Project", type: "string", jsonPath: ".spec.projectRef.name" },
-    { name: "Events", type: "string", jsonPath: ".spec.eventTypes", priority: 1 },
+    { name: "Events", type: "string", jsonPath: ".status.subscribedEvents", priority: 1 },
   ],
-  description: "A webhook policy of a Harbor project.",
+  description:
+    "A webhook policy of a Harbor project: which events Harbor sends to which HTTP or Slack targets; recent deliveries are shown in status.",
 };

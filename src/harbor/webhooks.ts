@@ -1,6 +1,9 @@
 // Project webhooks (/projects/{p}/webhook/…): policies, the supported event types, the last trigger
 // time per policy and event type, and the delivery jobs. Permissions: notification-policy on the
 // project (project admins; maintainers may only list).
+//
+// A delivery job is an execution of the policy with one task (Harbor 2.8+). Why a delivery failed
+// is in that task's job log only: the job, execution and task carry a status but no error text.
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
@@ -107,6 +110,24 @@ export const WebhookJob = z.object({
   update_time: z.string().optional(),
 });
 export type WebhookJob = z.output<typeof WebhookJob>;
+
+/** A task of a policy's execution (a delivery has one). status_message stays empty for deliveries. */
+export const WebhookTask = z.object({
+  id: z.number().int().optional(),
+  execution_id: z.number().int().optional(),
+  /** Pending, Scheduled, Running, Success, Error or Stopped. */
+  status: z.string().optional(),
+  status_message: z.string().optional(),
+  run_count: z.number().int().optional(),
+  creation_time: z.string().optional(),
+  update_time: z.string().optional(),
+  start_time: z.string().optional(),
+  end_time: z.string().optional(),
+});
+export type WebhookTask = z.output<typeof WebhookTask>;
+
+/** The most of a delivery's job log the operator reads: a few lines, one of them the payload. */
+export const WEBHOOK_LOG_LIMIT = 1024 * 1024;
 
 export interface WebhookJobListParams extends ListFilter {
   /** Any of these statuses. */
@@ -221,6 +242,43 @@ export class WebhooksApi {
       },
       WebhookLastTrigger.array(),
     );
+  }
+
+  /** ListTasksOfWebhookExecution: the tasks of one execution (a job's id is its execution's). */
+  listExecutionTasks(
+    project: ProjectRef,
+    policyId: number,
+    executionId: number,
+    opts?: CallOptions,
+  ): Promise<WebhookTask[]> {
+    return this.#t.listAll(
+      {
+        ...opts,
+        operation: "ListTasksOfWebhookExecution",
+        method: "GET",
+        path: path`/projects/${project}/webhook/policies/${policyId}/executions/${executionId}/tasks`,
+        headers: projectHeaders(project),
+      },
+      WebhookTask,
+    );
+  }
+
+  /** GetLogsOfWebhookTask: the delivery's job log, as plain text. */
+  getTaskLog(
+    project: ProjectRef,
+    policyId: number,
+    executionId: number,
+    taskId: number,
+    opts?: CallOptions,
+  ): Promise<string> {
+    return this.#t.text({
+      ...opts,
+      operation: "GetLogsOfWebhookTask",
+      method: "GET",
+      path: path`/projects/${project}/webhook/policies/${policyId}/executions/${executionId}/tasks/${taskId}/log`,
+      headers: projectHeaders(project),
+      maxResponseBytes: WEBHOOK_LOG_LIMIT,
+    });
   }
 
   /** ListWebhookJobs (deprecated by Harbor 2.8, still served): a policy's jobs, every page unless limited. */

@@ -22,6 +22,7 @@ import { FINALIZER, PAUSED_ANNOTATION } from "../api/common.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isKubeError } from "../kube/errors.ts";
 import type { EventRecorder } from "../kube/events.ts";
+import { safeText } from "../kube/text.ts";
 import type { Condition, KubeObject, ResourceType } from "../kube/types.ts";
 import { jsonEqual, setCondition, withReconciling } from "./conditions.ts";
 import { type ReconcileContext, type Reconciler, type Result, TerminalError } from "./controller.ts";
@@ -41,6 +42,8 @@ export interface ManagedStatus {
   harborId?: number;
   /** The Harbor harborId belongs to (ConnectionResolver.harborOf). */
   harborUrl?: string;
+  /** The object's name in Harbor (spec.name, or metadata.name). */
+  harborName?: string;
   lastDriftCorrection?: { time: string; fields: string[] };
   [field: string]: unknown;
 }
@@ -388,14 +391,24 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       if (resource.status?.harborId !== undefined || (recorded !== undefined && recorded !== harbor))
         resource = await this.#recordPendingCreate(resource, harbor);
       input.resource = resource;
+      // An id looked up in this Harbor and not found: the object was deleted outside the operator.
+      const lostId = input.knownId;
       observed = await ext.create({ ...input, resource });
       created = true;
-      this.#o.events.record(
-        resource,
-        "Normal",
-        "Created",
-        `Created ${this.#what(input)} (id ${ext.id(observed)})`,
-      );
+      if (lostId === undefined)
+        this.#o.events.record(
+          resource,
+          "Normal",
+          "Created",
+          `Created ${this.#what(input)} (id ${ext.id(observed)})`,
+        );
+      else
+        this.#o.events.record(
+          resource,
+          "Warning",
+          "Recreated",
+          `${this.#what(input)} (id ${lostId}) was deleted outside the operator; created it again (id ${ext.id(observed)})`,
+        );
     } else if (input.knownId === undefined) {
       // First sight of an existing object: ours after a crash mid-create, or someone else's.
       const ours = mayTakeOver;
@@ -708,7 +721,13 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         )
       : conditions.filter((c) => c.type !== "Stalled");
     conditions = withReconciling(conditions, generation, now);
-    const next: ManagedStatus = { ...old, ...o.fields, observedGeneration: generation, conditions };
+    const next: ManagedStatus = {
+      ...old,
+      ...o.fields,
+      ...harborNameField(resource),
+      observedGeneration: generation,
+      conditions,
+    };
     // A field a kind sets to undefined is one it no longer reports: remove it.
     for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];
     if (jsonEqual(old, next)) return;
@@ -937,6 +956,17 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
 
 function keyOf(o: KubeObject): string {
   return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
+}
+
+/**
+ * status.harborName, for `kubectl get -o wide`: spec.name or, when unset, metadata.name — known
+ * before anything reached Harbor, so the column is never empty once the operator has looked.
+ */
+function harborNameField(resource: ManagedObject): { harborName?: string } {
+  const name = (resource.spec as { name?: unknown } | undefined)?.name;
+  const harborName = typeof name === "string" ? name : resource.metadata.name;
+  // A name with hidden characters is refused (InvalidSpec); it is not printed.
+  return harborName === safeText(harborName) ? { harborName } : {};
 }
 
 function statusShows(status: ManagedStatus | undefined, fields: Record<string, unknown>): boolean {

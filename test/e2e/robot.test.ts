@@ -308,7 +308,7 @@ describe("HarborRobot", () => {
     await reject(robot("bad-name", { name: "Not_Valid" }), /spec\.name/);
     await reject(
       robot("bad-pair", { permissions: [{ access: [{ resource: "repository", action: "fly" }] }] }),
-      "a project permission names a resource/action pair Harbor does not allow for robots",
+      '"repository:fly" is not a resource/action pair Harbor 2.12 allows in a project permission of a robot: repository allows read, update, delete, list, pull, push',
     );
     await reject(
       robot("system-pair", {
@@ -316,7 +316,7 @@ describe("HarborRobot", () => {
         projectRef: undefined,
         permissions: [{ kind: "system", access: [{ resource: "repository", action: "pull" }] }],
       }),
-      "a system permission names a resource/action pair",
+      '"repository:pull" is not a resource/action pair Harbor 2.12 allows in a system permission of a robot',
     );
     await reject(
       robot("two", { permissions: [{ access: pull }, { access: pull }] }),
@@ -334,7 +334,7 @@ describe("HarborRobot", () => {
     await reject(robot("zero", { durationDays: 0 }), "durationDays is -1 (never expires) or at least 1");
     await reject(
       robot("window", { durationDays: 5, rotation: { beforeExpiryDays: 5 } }),
-      "rotation.beforeExpiryDays must be smaller than durationDays",
+      "rotation.beforeExpiryDays (5) must be smaller than durationDays (5)",
     );
     await reject(robot("ci", { name: "renamed" }), "name is immutable");
     await reject(robot("ci", { level: "system", projectRef: undefined }), "level is immutable");

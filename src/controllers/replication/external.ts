@@ -7,9 +7,12 @@
 // - runOnCreate starts one execution right after the policy is created, at most once: a start that
 //   fails is not repeated (Harbor cannot tell whether a lost start went through), and an adopted
 //   policy is never started.
-// - status.lastExecution comes from one list call for the policy after each sync; while that
-//   execution is InProgress the resource is looked at again every 15 s until it ends. Runs that
-//   start later on their own (schedule, events) show up at the resource's next reconcile.
+// - status.lastExecution comes from one list call for the policy after each sync. While that
+//   execution is InProgress the resource is looked at again after a quarter of its running time
+//   (1 s to 15 s) until it ends, and its end is an Event (ReplicationSucceeded, ReplicationFailed,
+//   ReplicationStopped) with the task counts. A policy that Harbor runs by itself (scheduled,
+//   event_based) is looked at every --status-refresh-interval as well, so the end of such a run
+//   reaches the status and an Event within that interval.
 // - Harbor refuses to delete a policy while an execution runs (412). Users expect delete to work,
 //   so the running executions are stopped first and the delete is tried again; if Harbor still
 //   refuses (stopping takes effect asynchronously), the deletion waits with Harbor's message.
@@ -17,20 +20,34 @@ import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import type { ReplicationExecution, ReplicationPolicy } from "../../harbor/replication.ts";
+import type { EventRecorder } from "../../kube/events.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
-import { diff, executionStatus, isRunning, policyRequest, replicatedProjects } from "./mapping.ts";
+import {
+  diff,
+  executionOutcome,
+  executionStatus,
+  followDelayMs,
+  isRunning,
+  policyRequest,
+  replicatedProjects,
+} from "./mapping.ts";
 
 export interface ReplicationExtra {
   /** The remote registry's Harbor id; absent while the resource is being deleted. */
   registryId?: number;
 }
 
-/** How often a running execution is looked at until it ends. */
-export const FOLLOW_EXECUTION_MS = 15_000;
+export interface ReplicationExternalDeps {
+  registries: Informer<ManagedObject>;
+  events: EventRecorder;
+  /** How often a policy Harbor runs by itself is looked at for new executions. */
+  statusRefreshMs: number;
+  now?: () => number;
+}
 
 type Client = ExternalClient<
   HarborReplicationPolicySpec,
@@ -39,7 +56,8 @@ type Client = ExternalClient<
   ReplicationExtra
 >;
 
-export function replicationExternal(deps: { registries: Informer<ManagedObject> }): Client {
+export function replicationExternal(deps: ReplicationExternalDeps): Client {
+  const now = deps.now ?? Date.now;
   const get = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
     try {
       return await conn.client.replication.getPolicy(id, { signal });
@@ -136,11 +154,16 @@ export function replicationExternal(deps: { registries: Informer<ManagedObject> 
     identifies: ({ harborName }, observed) => observed.name === harborName,
     status: () => ({}),
 
-    async afterSync({ conn, spec, signal }, observed, created) {
+    async afterSync({ conn, spec, signal, resource }, observed, created) {
+      // Runs Harbor starts by itself are found by looking again now and then.
+      const refresh =
+        spec.trigger.type === "manual"
+          ? {}
+          : { requeueAfterMs: Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2)) };
       let last: ReplicationExecution | undefined;
       if (created) {
         // A new policy has no executions; only the one runOnCreate starts, which begins InProgress.
-        if (!spec.runOnCreate) return {};
+        if (!spec.runOnCreate) return refresh;
         const id = await conn.client.replication.start(policyId(observed), { signal });
         last = { id, policy_id: policyId(observed), status: "InProgress", trigger: "manual" };
       } else {
@@ -151,10 +174,15 @@ export function replicationExternal(deps: { registries: Informer<ManagedObject> 
         );
         last = runs[0];
       }
-      if (!last) return {};
+      if (!last) return refresh;
+      const outcome = executionOutcome(
+        resource.status?.lastExecution as { id?: number; status?: string } | undefined,
+        last,
+      );
+      if (outcome) deps.events.record(resource, outcome.type, outcome.reason, outcome.message);
       return {
         status: { lastExecution: executionStatus(last) },
-        ...(isRunning(last) ? { requeueAfterMs: FOLLOW_EXECUTION_MS } : {}),
+        ...(isRunning(last) ? { requeueAfterMs: followDelayMs(last, now()) } : refresh),
       };
     },
 

@@ -1,5 +1,7 @@
-// HarborReplicationPolicy: a push or pull replication policy with a HarborRegistry, which queues
-// the policy when it changes (e.g. turns Ready), so a waiting policy proceeds without its own retry.
+// HarborReplicationPolicy: a push or pull replication policy with a HarborRegistry, which queues the
+// policy when it changes (e.g. turns Ready), so a waiting policy proceeds without its own retry.
+// Ends of executions are Events; policies Harbor runs by itself are looked at every
+// --status-refresh-interval.
 import { HarborReplicationPolicySpec, harborReplicationPolicy } from "../../api/replication.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { replicationExternal } from "./external.ts";
@@ -8,5 +10,10 @@ export const replicationKind = defineKind({
   def: harborReplicationPolicy,
   specSchema: HarborReplicationPolicySpec,
   watches: { references: { HarborRegistry: (spec) => spec.registryRef.name } },
-  external: (deps) => replicationExternal({ registries: deps.informer("HarborRegistry") }),
+  external: ({ ctx, informer }) =>
+    replicationExternal({
+      registries: informer("HarborRegistry"),
+      events: ctx.events,
+      statusRefreshMs: ctx.statusRefreshIntervalMs,
+    }),
 });

@@ -145,6 +145,74 @@ export function isRunning(e: { status?: string | undefined }): boolean {
   return e.status === "InProgress";
 }
 
+/** The shortest and longest wait before looking at a running execution again. */
+export const FOLLOW_MIN_MS = 1_000;
+export const FOLLOW_MAX_MS = 15_000;
+
+/**
+ * When to look at a running execution again: a quarter of the time it has run so far, from 1 s
+ * to 15 s. A short run (Harbor ends one with nothing to copy within 0.1 s) shows its end within
+ * about a second; a long one costs a read every 15 s, so the reads per execution stay bounded
+ * (about log2 of its duration plus one per 15 s).
+ */
+export function followDelayMs(e: ReplicationExecution, nowMs: number): number {
+  const start = Date.parse(e.start_time ?? "");
+  const ran = Number.isNaN(start) || ZERO_TIME.test(e.start_time ?? "") ? 0 : Math.max(0, nowMs - start);
+  return Math.min(FOLLOW_MAX_MS, Math.max(FOLLOW_MIN_MS, Math.round(ran / 4)));
+}
+
+/** What an Event says of an execution that ended. */
+export interface Outcome {
+  type: "Normal" | "Warning";
+  reason: "ReplicationSucceeded" | "ReplicationFailed" | "ReplicationStopped";
+  message: string;
+}
+
+/**
+ * The Event for `current` when it has ended and the status did not show that end yet (the one it
+ * recorded was running, or another execution): each end is reported once, also for runs that
+ * started and ended between two looks (a schedule's).
+ */
+export function executionOutcome(
+  shown: { id?: number; status?: string } | undefined,
+  current: ReplicationExecution,
+): Outcome | undefined {
+  const status = current.status ?? "";
+  if (!["Succeed", "Failed", "Stopped"].includes(status)) return undefined;
+  if (shown?.id === current.id && shown?.status === status) return undefined;
+  const total = current.total ?? 0;
+  const counts = [
+    `${current.succeed ?? 0} of ${total} tasks succeeded`,
+    ...(current.failed ? [`${current.failed} failed`] : []),
+    ...(current.stopped ? [`${current.stopped} stopped`] : []),
+  ].join(", ");
+  const start = Date.parse(current.start_time ?? "");
+  const end = Date.parse(current.end_time ?? "");
+  const took =
+    Number.isNaN(start) || Number.isNaN(end) || ZERO_TIME.test(current.end_time ?? "")
+      ? ""
+      : ` in ${Math.max(0, Math.round((end - start) / 1000))} s`;
+  const what = `Replication execution ${current.id}${current.trigger ? ` (${current.trigger})` : ""}`;
+  const said = current.status_text ? `: ${safeText(current.status_text, 512)}` : "";
+  if (status === "Succeed")
+    return {
+      type: "Normal",
+      reason: "ReplicationSucceeded",
+      message: `${what} succeeded${took}: ${counts}${said}`,
+    };
+  if (status === "Stopped")
+    return {
+      type: "Normal",
+      reason: "ReplicationStopped",
+      message: `${what} was stopped${took}: ${counts}${said}`,
+    };
+  return {
+    type: "Warning",
+    reason: "ReplicationFailed",
+    message: `${what} failed${took}: ${counts}${said}. Harbor's task logs (Replications > Executions) say why each task failed`,
+  };
+}
+
 /**
  * The projects of this Harbor a policy reads from (push) or writes into (pull), for a tenancy
  * check: their names, or "all" when it can reach any project (no destination namespace on a pull,

@@ -12,6 +12,8 @@
 //   per policy, so it is not part of the sweep: it is refreshed on every reconcile, and each
 //   reconcile asks for another after `statusRefreshMs` (a few drift intervals), so the status is
 //   never older than that while steady state stays at a few reads per policy per refresh.
+// - Why a delivery failed is only in its task's job log in Harbor: a failure new to the status
+//   costs two reads once (its task, its log); one already shown keeps the text it has.
 // - On deletion the project may already be gone (a namespace deleted at once): the project id
 //   recorded in status still finds the policy, and Secrets are not needed.
 
@@ -26,11 +28,14 @@ import { resolveReference } from "../shared/references.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
+  type DeliveryFailure,
+  deliveryError,
   diff,
   lastTriggers,
   MAX_RECENT_FAILURES,
   policyRequest,
   recentFailures,
+  subscribedEvents,
   type WebhookContext,
 } from "./mapping.ts";
 
@@ -132,9 +137,12 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, extra, observed),
     identifies: ({ harborName }, observed) => observed.name === harborName,
     id: (observed) => observed.id as number,
-    status: ({ extra }) => ({ projectId: extra.projectId }),
+    status: ({ extra }, observed) => ({
+      projectId: extra.projectId,
+      subscribedEvents: subscribedEvents(observed),
+    }),
 
-    async afterSync({ conn, extra, harborName, logger, signal }, observed, created) {
+    async afterSync({ conn, extra, harborName, logger, signal, resource }, observed, created) {
       const requeueAfterMs = Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2));
       // A new policy has neither fired nor failed yet.
       if (created) return { requeueAfterMs, status: { lastTriggers: [], recentFailures: [] } };
@@ -160,11 +168,42 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
           ),
         ),
       ]);
+      const policyId = observed.id as number;
+      // Failures the status shows already keep their text; a new one's is read from its job log.
+      const shown = new Map(
+        ((resource.status?.recentFailures ?? []) as DeliveryFailure[]).map((f) => [f.jobId, f.error]),
+      );
+      const failures = jobs
+        ? await Promise.all(
+            recentFailures(jobs).map(async (f) => {
+              const error = shown.has(f.jobId)
+                ? shown.get(f.jobId)
+                : await informational(async () => {
+                    const [task] = await conn.client.webhooks.listExecutionTasks(
+                      extra.projectId,
+                      policyId,
+                      f.jobId,
+                      { signal },
+                    );
+                    if (task?.id === undefined) return undefined;
+                    const log = await conn.client.webhooks.getTaskLog(
+                      extra.projectId,
+                      policyId,
+                      f.jobId,
+                      task.id,
+                      { signal },
+                    );
+                    return deliveryError(log);
+                  });
+              return error === undefined ? f : { ...f, error };
+            }),
+          )
+        : undefined;
       return {
         requeueAfterMs,
         status: {
           ...(triggers ? { lastTriggers: lastTriggers(observed.name ?? harborName, triggers) } : {}),
-          ...(jobs ? { recentFailures: recentFailures(jobs) } : {}),
+          ...(failures ? { recentFailures: failures } : {}),
         },
       };
     },

@@ -15,6 +15,7 @@ import type {
   WebhookPolicy,
   WebhookPolicyInput,
 } from "../../harbor/webhooks.ts";
+import { safeText } from "../../kube/text.ts";
 
 /** What a policy's status shows of its failed deliveries. */
 export const MAX_RECENT_FAILURES = 5;
@@ -125,6 +126,11 @@ export function diff(
   return out;
 }
 
+/** The policy's event types as one line for a printer column (a list prints as JSON there). */
+export function subscribedEvents(policy: WebhookPolicy): string {
+  return [...new Set(policy.event_types ?? [])].sort().join(", ");
+}
+
 /** Harbor's zero time stands for "never". */
 function harborTime(text: string | undefined): string | undefined {
   if (!text || text.startsWith("0001-01-01")) return undefined;
@@ -147,10 +153,37 @@ export function lastTriggers(
   return [...out].sort(([a], [b]) => a.localeCompare(b)).map(([eventType, time]) => ({ eventType, time }));
 }
 
+/** One failed delivery as status shows it. */
+export interface DeliveryFailure {
+  jobId: number;
+  eventType: string;
+  notifyType: string;
+  time: string;
+  /** Why it failed, from the delivery's job log. */
+  error?: string;
+}
+
+/** How much of a delivery's error the status keeps (the receiver's answer body is part of it). */
+const MAX_ERROR_CHARS = 512;
+
+/**
+ * Why a delivery failed, from its job log: the last ERROR line jobservice wrote, without the
+ * job's own preamble, e.g. "abnormal response code: 500, body: …" or "error to send request: Post
+ * …: connection refused". Undefined when the log holds no error.
+ */
+export function deliveryError(log: string): string | undefined {
+  const lines = log.split("\n").filter((l) => /\[ERROR\]/.test(l));
+  const last = lines.at(-1);
+  if (last === undefined) return undefined;
+  const text = last
+    .replace(/^.*?\[ERROR\]\s*(\[[^\]]*\]:?\s*)?/, "")
+    .replace(/^exit \w+ job, error:\s*/, "")
+    .trim();
+  return text ? safeText(text, MAX_ERROR_CHARS) : undefined;
+}
+
 /** The newest failed deliveries (jobs with status Error), newest first. */
-export function recentFailures(
-  jobs: readonly WebhookJob[],
-): Array<{ jobId: number; eventType: string; notifyType: string; time: string }> {
+export function recentFailures(jobs: readonly WebhookJob[]): DeliveryFailure[] {
   return jobs
     .filter((j) => j.status === "Error" && j.id !== undefined)
     .map((j) => ({

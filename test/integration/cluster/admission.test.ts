@@ -2,7 +2,7 @@
 // info, a name with a control or invisible character, a name Harbor would refuse that a Kubernetes
 // name allows, a quantity or schedule Harbor cannot use. Each is refused by `kubectl apply` (a
 // server-side dry run) with a message that names the field; what Harbor accepts still passes.
-import { describe, expect, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { useNamespace } from "../../env/cluster.ts";
 
 const ns = useNamespace("admission");
@@ -242,7 +242,181 @@ describe("quantities and values", () => {
   });
 });
 
-describe("what Harbor can never change on an existing object is refused, naming the field", () => {
+/** The refusal's text, which must hold `line` (e.g. `spec.type: Invalid value: "harbor": …`). */
+async function expectRefusal(manifest: object, ...lines: string[]): Promise<void> {
+  const text = await refusal(manifest);
+  expect(text, `${JSON.stringify(manifest)} was admitted`).toBeDefined();
+  for (const line of lines) expect(text).toContain(line);
+}
+
+describe("messages point at the field and show the value at fault", () => {
+  test("a robot permission Harbor does not allow names the pair and what its resource allows", async () => {
+    await expectRefusal(
+      robot("ci", { permissions: [{ access: [{ resource: "repository", action: "pul" }] }] }),
+      'spec.permissions[0].access: Invalid value: "repository:pul" is not a resource/action pair Harbor 2.12 allows in a project permission of a robot: repository allows read, update, delete, list, pull, push',
+    );
+    await expectRefusal(
+      robot("ci", {
+        permissions: [
+          {
+            access: [
+              { resource: "repository", action: "pull" },
+              { resource: "repositories", action: "pull" },
+              { resource: "tag", action: "push" },
+            ],
+          },
+        ],
+      }),
+      '"repositories:pull" is not a resource/action pair Harbor 2.12 allows in a project permission of a robot: there is no project resource of that name (there are log, project, metadata, repository,',
+      "1 more pair(s) of this permission are not allowed either",
+    );
+    await expectRefusal(
+      robot("sys", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [{ kind: "system", access: [{ resource: "registry", action: "pull" }] }],
+      }),
+      '"registry:pull" is not a resource/action pair Harbor 2.12 allows in a system permission of a robot: registry allows read, create, delete, list, update',
+    );
+    await expectRefusal(
+      robot("sys", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [
+          { kind: "system", namespace: "team", access: [{ resource: "registry", action: "read" }] },
+        ],
+      }),
+      'spec.permissions[0].namespace: Invalid value: the namespace of a system permission is "/", not "team"',
+    );
+    await expectAdmitted(
+      robot("ci", { permissions: [{ access: [{ resource: "repository", action: "push" }] }] }),
+    );
+  });
+
+  test("rules across fields point at the field to change and show the values", async () => {
+    await expectRefusal(
+      policy("p", { direction: "pull", trigger: { type: "event_based" } }),
+      "spec.trigger.type: Invalid value: an event_based trigger needs direction push (Harbor fires it on pushes and deletions in this Harbor), and direction is pull",
+    );
+    await expectRefusal(
+      policy("p", { trigger: { type: "manual", cron: "0 0 2 * * *" } }),
+      "spec.trigger.cron: Forbidden: cron is only for scheduled triggers, and this trigger is manual",
+    );
+    await expectRefusal(
+      policy("p", { trigger: { type: "scheduled" } }),
+      "spec.trigger.cron: Required value: a scheduled trigger needs a cron",
+    );
+    await expectRefusal(
+      policy("p", { runOnCreate: true, enabled: false }),
+      "spec.runOnCreate: Invalid value: runOnCreate needs enabled: true",
+    );
+    await expectRefusal(
+      robot("ci", { durationDays: 5, rotation: { beforeExpiryDays: 9 } }),
+      "spec.rotation.beforeExpiryDays: Invalid value: rotation.beforeExpiryDays (9) must be smaller than durationDays (5)",
+    );
+    await expectRefusal(
+      robot("ci", {
+        permissions: [
+          { namespace: "team", access: [{ resource: "repository", action: "pull" }] },
+          { access: [{ resource: "repository", action: "push" }] },
+        ],
+      }),
+      'spec.permissions: Invalid value: a project-level robot has exactly one permission, of kind project, without namespace (its own project); this one has 2, the first of kind project with namespace "team"',
+    );
+    await expectRefusal(
+      robot("ci", { projectRef: undefined }),
+      "spec.projectRef: Required value: a project-level robot needs projectRef",
+    );
+    await expectRefusal(
+      project("team", { preventVulnerable: true }),
+      "spec.severity: Required value: preventVulnerable needs a severity",
+    );
+    await expectRefusal(
+      webhook("w", {
+        targets: [{ type: "slack", address: "https://hooks.example.com/x", payloadFormat: "Default" }],
+      }),
+      "spec.targets[0].payloadFormat: Forbidden: slack targets take no payloadFormat",
+    );
+    await expectRefusal(
+      robot("ci", {
+        secret: {
+          copies: {
+            namespaceSelector: { matchExpressions: [{ key: "team", operator: "Exists", values: ["a"] }] },
+          },
+        },
+      }),
+      "spec.secret.copies.namespaceSelector.matchExpressions[0].values: Invalid value: In and NotIn need values; Exists and DoesNotExist take none, and the operator is Exists",
+    );
+  });
+});
+
+describe("what Harbor can never change is refused at admission, showing what it stays", () => {
+  // Transition rules compare with the stored object: these are created for real, then changed.
+  const stored: Array<[string, string]> = [];
+  afterAll(async () => {
+    for (const [kind, name] of stored) await ns.kubectl.delete(kind, name);
+  });
+  async function create(manifest: { kind: string; metadata: { name: string } }): Promise<void> {
+    await ns.kubectl.apply(manifest);
+    stored.push([manifest.kind.toLowerCase(), manifest.metadata.name]);
+  }
+
+  test("a registry's type, once the registry exists in Harbor (its update has no type)", async () => {
+    await create(registry("hub", { type: "quay-io", url: "https://hub.docker.com" }));
+    // Not in Harbor yet (a type Harbor does not know, say): it can still be fixed.
+    await ns.kubectl.apply(registry("hub", { type: "docker-hub", url: "https://hub.docker.com" }));
+    await ns.kubectl.run([
+      "patch",
+      "harborregistry",
+      "hub",
+      "--subresource=status",
+      "--type=merge",
+      "-p",
+      '{"status":{"harborId":7}}',
+    ]);
+    await expectRefusal(
+      registry("hub", { type: "harbor", url: "https://hub.docker.com" }),
+      'spec.type: Invalid value: type is immutable once the registry exists in Harbor (status.harborId 7): Harbor cannot change the type of an existing registry; it stays "docker-hub"',
+    );
+    // Everything Harbor can change still passes.
+    await expectAdmitted(
+      registry("hub", {
+        type: "docker-hub",
+        url: "https://registry-1.docker.io",
+        insecure: true,
+        description: "x",
+      }),
+    );
+  });
+
+  test("names, a webhook policy's project and a robot's level", async () => {
+    await create(webhook("hook", { name: "ci-hook" }));
+    await expectRefusal(
+      webhook("hook", { name: "cd-hook" }),
+      'spec.name: Invalid value: "cd-hook": the webhook policy name is immutable (Harbor keeps objects by name): it stays "ci-hook"',
+    );
+    await expectRefusal(
+      webhook("hook", { name: "ci-hook", projectRef: { name: "other" } }),
+      'spec.projectRef: Invalid value: projectRef is immutable: a webhook policy stays in its project; it stays "team"',
+    );
+    await create(registry("unnamed"));
+    await expectRefusal(
+      registry("unnamed", { name: "mirror" }),
+      "spec.name: Invalid value: name is immutable: it was unset when the object was created, so it stays unset",
+    );
+    await create(robot("bot"));
+    await expectRefusal(
+      robot("bot", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [{ kind: "system", access: [{ resource: "registry", action: "read" }] }],
+      }),
+      "spec.level: Invalid value: level is immutable: it stays project",
+    );
+  });
+});
+
+describe("what Harbor can never change on an existing object is refused, naming the field (more kinds)", () => {
   /** Creates the object, then records a Harbor id the way the operator does (status subresource). */
   async function inHarbor(manifest: { kind: string; metadata: { name: string } }, harborId: number) {
     await ns.kubectl.apply(manifest);
@@ -256,20 +430,6 @@ describe("what Harbor can never change on an existing object is refused, naming 
       JSON.stringify({ status: { harborId } }),
     ]);
   }
-
-  test("a registry's type: free until the registry exists in Harbor, then immutable", async () => {
-    await ns.kubectl.apply(registry("typed", { type: "quay-io" }));
-    // Not in Harbor yet (say the type was one Harbor does not know): it may still be fixed.
-    await expectAdmitted(registry("typed", { type: "quay" }));
-    await inHarbor(registry("typed", { type: "quay" }), 4);
-    await expectRefused(
-      registry("typed", { type: "harbor" }),
-      "spec.type",
-      "type is immutable once the registry exists in Harbor",
-    );
-    // What Harbor can change still passes.
-    await expectAdmitted(registry("typed", { type: "quay", url: "https://other.example.com" }));
-  });
 
   test("a replication policy's runOnCreate cannot be turned on once the policy exists; off it may go", async () => {
     await inHarbor(policy("ran", { runOnCreate: true }), 6);
@@ -306,21 +466,21 @@ describe("what Harbor can never change on an existing object is refused, naming 
   });
 
   test("a robot's level and project, and a webhook policy's project, are immutable", async () => {
-    await ns.kubectl.apply(robot("bot"));
-    expect(await refusal(robot("bot", { projectRef: { name: "elsewhere" } }))).toContain(
+    await ns.kubectl.apply(robot("bot-b"));
+    expect(await refusal(robot("bot-b", { projectRef: { name: "elsewhere" } }))).toContain(
       "projectRef is immutable",
     );
     expect(
       await refusal(
-        robot("bot", {
+        robot("bot-b", {
           level: "system",
           projectRef: undefined,
           permissions: [{ kind: "system", access: [{ resource: "project", action: "list" }] }],
         }),
       ),
     ).toContain("level is immutable");
-    await ns.kubectl.apply(webhook("hook"));
-    expect(await refusal(webhook("hook", { projectRef: { name: "elsewhere" } }))).toContain(
+    await ns.kubectl.apply(webhook("hook-b"));
+    expect(await refusal(webhook("hook-b", { projectRef: { name: "elsewhere" } }))).toContain(
       "projectRef is immutable",
     );
   });

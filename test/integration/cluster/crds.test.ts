@@ -28,6 +28,31 @@ describe("the CRDs in a real apiserver", () => {
     },
   );
 
+  test("kubectl explain describes fields at every depth, as the schemas say", async () => {
+    const explain = async (path: string) => {
+      const r = await admin.tryRun(["explain", path]);
+      expect(r.code, r.stderr).toBe(0);
+      // kubectl wraps long lines: compare words, not line breaks.
+      return r.stdout.replace(/\s+/g, " ");
+    };
+    for (const def of KINDS) {
+      expect(await explain(`${def.plural}.spec`)).toMatch(/DESCRIPTION: \S/);
+      expect(await explain(`${def.plural}.status.conditions.reason`)).toContain(
+        "the README's Troubleshooting table lists every reason",
+      );
+    }
+    expect(await explain("harborrobots.spec.permissions.access.effect")).toContain(
+      "deny withholds it even where another entry allows it",
+    );
+    expect(await explain("harborwebhookpolicies.status.recentFailures.error")).toContain("job log");
+    expect(await explain("harborreplicationpolicies.spec.filters.tag.decoration")).toContain(
+      "excludes: replicate everything else",
+    );
+    expect(await explain("clusterharborconnections.status.jobService.queues.latency")).toContain(
+      "in seconds",
+    );
+  });
+
   test("kubectl get harbor lists every namespaced managed kind", async () => {
     const r = await admin.tryRun(["get", "harbor", "-A"]);
     expect(r.code).toBe(0);

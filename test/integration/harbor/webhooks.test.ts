@@ -29,7 +29,7 @@ interface Received {
   body: Record<string, unknown>;
 }
 
-/** A loopback webhook receiver; paths starting with /fail answer 500. */
+/** A loopback webhook receiver; paths starting with /fail answer 500 "receiver says no". */
 class Receiver {
   readonly requests: Received[] = [];
   readonly #server: Server;
@@ -45,7 +45,8 @@ class Receiver {
           headers: req.headers,
           body: JSON.parse(Buffer.concat(chunks).toString("utf8")) as Record<string, unknown>,
         });
-        res.writeHead(req.url?.startsWith("/fail") ? 500 : 200).end();
+        if (req.url?.startsWith("/fail")) res.writeHead(500).end("receiver says no");
+        else res.writeHead(200).end();
       });
     };
     this.#server = tls ? createHttpsServer(tls, handler) : createHttpServer(handler);
@@ -513,6 +514,83 @@ describe("deliveries", () => {
     const jobs = await h.admin.webhooks.listJobs(project.name, id, { status: ["Error"] });
     expect(jobs).toHaveLength(2);
     await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("why a delivery failed is in its task's job log only, as jobservice writes it", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "logged",
+        targets: [
+          { type: "http", address: receiver.url("/fail/logged") },
+          { type: "http", address: "http://127.0.0.1:1/nothing-listens" },
+          { type: "http", address: receiver.url("/logged") },
+        ],
+      }),
+    );
+    const [failed, unreachable, delivered] = hooks().trigger({
+      project: project.name,
+      eventType: "PUSH_ARTIFACT",
+    }) as [number, number, number];
+    await hooks().flush();
+
+    // The jobs are the policy's executions, with a status but no error text.
+    const executions = await h.api(`/projects/${project.name}/webhook/policies/${id}/executions`);
+    expect(executions.status).toBe(200);
+    const byId = new Map(
+      ((await executions.json()) as Array<Record<string, unknown>>).map((e) => [e.id as number, e]),
+    );
+    expect(byId.get(failed)).toMatchObject({
+      vendor_type: "WEBHOOK",
+      vendor_id: id,
+      status: "Error",
+      trigger: "EVENT",
+      extra_attrs: { event_type: "PUSH_ARTIFACT" },
+    });
+    expect(byId.get(delivered)).toMatchObject({ status: "Success" });
+    expect(byId.get(failed)?.status_message).toBeUndefined();
+
+    const logOf = async (execution: number) => {
+      const tasks = await h.admin.webhooks.listExecutionTasks(project.name, id, execution);
+      expect(tasks).toHaveLength(1);
+      expect(tasks[0]?.execution_id).toBe(execution);
+      expect(tasks[0]?.status_message).toBeUndefined();
+      return {
+        status: tasks[0]?.status,
+        log: await h.admin.webhooks.getTaskLog(project.name, id, execution, tasks[0]?.id as number),
+      };
+    };
+    const refused = await logOf(failed);
+    expect(refused.status).toBe("Error");
+    expect(refused.log).toMatch(
+      /^\S+Z \[INFO\] \[\/jobservice\/job\/impl\/notification\/webhook_job\.go\]: start to run webhook job$/m,
+    );
+    expect(refused.log).toMatch(
+      /\[ERROR\] \[\/jobservice\/job\/impl\/notification\/webhook_job\.go\]: exit webhook job, error: abnormal response code: 500, body: receiver says no$/m,
+    );
+    expect((await logOf(unreachable)).log).toMatch(
+      /exit webhook job, error: error to send request: Post "http:\/\/127\.0\.0\.1:1\/nothing-listens": .*ECONNREFUSED/,
+    );
+    const ok = await logOf(delivered);
+    expect(ok.status).toBe("Success");
+    expect(ok.log).toContain("success to run webhook job");
+    expect(ok.log).not.toContain("[ERROR]");
+
+    // A task is reached only through its own policy and execution.
+    const failedTask = (await h.admin.webhooks.listExecutionTasks(project.name, id, failed))[0]?.id as number;
+    await expect(h.admin.webhooks.getTaskLog(project.name, id, delivered, failedTask)).rejects.toMatchObject({
+      status: 404,
+      harborMessage: `task ${failedTask} not found in execution ${delivered}`,
+    });
+    const otherPolicy = await h.admin.webhooks.createPolicy(project.name, base({ name: "other-logged" }));
+    await expect(
+      h.admin.webhooks.listExecutionTasks(project.name, otherPolicy, failed),
+    ).rejects.toMatchObject({
+      status: 404,
+      harborMessage: `execution ${failed} not found in policy ${otherPolicy}`,
+    });
+    await h.admin.webhooks.deletePolicy(project.name, id);
+    await h.admin.webhooks.deletePolicy(project.name, otherPolicy);
   });
 
   test("skip_cert_verify decides whether a self-signed https target is trusted", async () => {

@@ -2,8 +2,10 @@ import { describe, expect, test } from "vitest";
 import { HarborReplicationPolicySpec } from "../../../src/api/replication.ts";
 import {
   diff,
+  executionOutcome,
   executionStatus,
   filtersRequest,
+  followDelayMs,
   isRunning,
   policyRequest,
 } from "../../../src/controllers/replication/mapping.ts";
@@ -220,5 +222,75 @@ describe("executions", () => {
     });
     expect(isRunning(running)).toBe(true);
     expect(isRunning({ status: "Succeed" })).toBe(false);
+  });
+});
+
+describe("following an execution to its end", () => {
+  const start = "2025-03-01T10:00:00Z";
+  const at = (seconds: number) => Date.parse(start) + seconds * 1000;
+
+  test("looks again after a quarter of the running time, from 1 s to 15 s", () => {
+    const running = { id: 9, status: "InProgress", start_time: start };
+    expect(followDelayMs(running, at(0))).toBe(1_000);
+    expect(followDelayMs(running, at(2))).toBe(1_000);
+    expect(followDelayMs(running, at(20))).toBe(5_000);
+    expect(followDelayMs(running, at(600))).toBe(15_000);
+    // Without a start (just started by the operator), or a clock behind Harbor's: soon.
+    expect(followDelayMs({ id: 9, status: "InProgress" }, at(0))).toBe(1_000);
+    expect(followDelayMs(running, at(-30))).toBe(1_000);
+    // A run of 10 minutes costs about 50 looks (36 of them at 15 s), not one per second.
+    let t = 0;
+    let looks = 0;
+    while (t < 600) {
+      t += followDelayMs(running, at(t)) / 1000;
+      looks++;
+    }
+    expect(looks).toBeLessThan(60);
+  });
+
+  test("an end is reported once, with the counts and Harbor's words", () => {
+    const done = {
+      id: 9,
+      status: "Succeed",
+      trigger: "manual",
+      total: 3,
+      succeed: 3,
+      failed: 0,
+      start_time: start,
+      end_time: "2025-03-01T10:00:41Z",
+    };
+    expect(executionOutcome({ id: 9, status: "InProgress" }, done)).toEqual({
+      type: "Normal",
+      reason: "ReplicationSucceeded",
+      message: "Replication execution 9 (manual) succeeded in 41 s: 3 of 3 tasks succeeded",
+    });
+    // Already shown as ended: nothing new.
+    expect(executionOutcome({ id: 9, status: "Succeed" }, done)).toBeUndefined();
+    // Still running: nothing yet.
+    expect(executionOutcome(undefined, { ...done, status: "InProgress" })).toBeUndefined();
+    // A run that started and ended between two looks (a schedule's) is reported too.
+    const failed = executionOutcome(
+      { id: 8, status: "Succeed" },
+      {
+        ...done,
+        id: 10,
+        trigger: "scheduled",
+        status: "Failed",
+        succeed: 1,
+        failed: 2,
+        status_text: "failed to\u200b copy",
+      },
+    );
+    expect(failed).toMatchObject({ type: "Warning", reason: "ReplicationFailed" });
+    expect(failed?.message).toBe(
+      "Replication execution 10 (scheduled) failed in 41 s: 1 of 3 tasks succeeded, 2 failed: failed to copy. Harbor's task logs (Replications > Executions) say why each task failed",
+    );
+    expect(
+      executionOutcome(undefined, { id: 11, status: "Stopped", total: 2, succeed: 1, stopped: 1 }),
+    ).toEqual({
+      type: "Normal",
+      reason: "ReplicationStopped",
+      message: "Replication execution 11 was stopped: 1 of 2 tasks succeeded, 1 stopped",
+    });
   });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { HarborWebhookPolicySpec } from "../../../src/api/webhook.ts";
 import {
+  deliveryError,
   diff,
   lastTriggers,
   policyRequest,
   recentFailures,
+  subscribedEvents,
 } from "../../../src/controllers/webhook/mapping.ts";
 import type { WebhookPolicy, WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
 
@@ -236,6 +238,38 @@ describe("delivery status", () => {
       notifyType: "http",
       time: "2025-03-01T10:00:06Z",
     });
+  });
+});
+
+describe("presentation", () => {
+  test("a delivery's error is the last ERROR line of its job log, without jobservice's preamble", () => {
+    const log = [
+      "2025-03-01T10:00:00Z [INFO] [/jobservice/job/impl/notification/webhook_job.go:72]: start to run webhook job",
+      '2025-03-01T10:00:00Z [INFO] [/jobservice/job/impl/notification/webhook_job.go:113]: send request to remote endpoint, body: {"type":"PUSH_ARTIFACT"}',
+      "2025-03-01T10:00:01Z [ERROR] [/jobservice/job/impl/notification/webhook_job.go:77]: exit webhook job, error: abnormal response code: 502, body: bad gateway",
+      "2025-03-01T10:00:09Z [ERROR] [/jobservice/job/impl/notification/webhook_job.go:77]: exit webhook job, error: abnormal response code: 500, body: <html>\u001b[31mno</html>",
+      "",
+    ].join("\n");
+    // Retries append to the same log: the last run's error is the one shown; hidden characters go.
+    expect(deliveryError(log)).toBe("abnormal response code: 500, body: <html>[31mno</html>");
+    expect(
+      deliveryError(
+        '2025-03-01T10:00:01Z [ERROR] [/jobservice/job/impl/notification/slack_job.go]: exit slack job, error: error to send request: Post "https://hooks.slack.com/x": dial tcp: lookup hooks.slack.com: no such host',
+      ),
+    ).toBe(
+      'error to send request: Post "https://hooks.slack.com/x": dial tcp: lookup hooks.slack.com: no such host',
+    );
+    expect(deliveryError("2025-03-01T10:00:00Z [INFO] [x.go]: success to run webhook job\n")).toBeUndefined();
+    expect(deliveryError("")).toBeUndefined();
+    const long = deliveryError(`x [ERROR] [y.go]: exit webhook job, error: ${"a".repeat(5000)}`);
+    expect(long?.length).toBeLessThanOrEqual(512);
+  });
+
+  test("event types read as one sorted line for kubectl's EVENTS column", () => {
+    expect(subscribedEvents({ event_types: ["SCANNING_FAILED", "PUSH_ARTIFACT", "PUSH_ARTIFACT"] })).toBe(
+      "PUSH_ARTIFACT, SCANNING_FAILED",
+    );
+    expect(subscribedEvents({})).toBe("");
   });
 });
 

@@ -2,6 +2,13 @@
 // target address. An event (from another area, or triggered through the control API) creates one
 // job per (enabled policy subscribed to its type, target); each job is delivered in the background
 // and ends as Success (2xx) or Error (any other status, or no answer). `flush()` waits for them.
+//
+// As in Harbor 2.8+, a job is an execution of the policy with one task, and what went wrong with a
+// delivery is only in that task's job log (Harbor keeps no error text in the execution or the
+// task: their status_message stays empty): the log's ERROR line reads `exit webhook job, error:
+// abnormal response code: 500, body: …` or `… error to send request: Post "<address>": …`, as
+// jobservice's webhook job writes it. Harbor retries a failed job up to three times (each run
+// appending to the same log); the emulator runs each job once.
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import * as https from "node:https";
@@ -11,7 +18,7 @@ import { projectAccess, requireProject } from "../auth.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply } from "../listing.ts";
-import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec } from "../router.ts";
+import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec, textReply } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { ProjectRecord } from "./projects.ts";
@@ -96,6 +103,12 @@ export interface WebhookJobRecord {
   /** The receiver's HTTP status, or why no status came back. */
   response?: number;
   error?: string;
+  /** The id of the execution's one task (Harbor's task ids are their own sequence). */
+  task_id: number;
+  start_time?: number;
+  end_time?: number;
+  /** The task's job log, line by line, as jobservice writes it. */
+  log: string[];
 }
 
 /** A policy's editable fields, validated and normalised. */
@@ -189,6 +202,8 @@ export class WebhookStore {
           address: target.address,
           creation_time: now,
           update_time: now,
+          task_id: this.#world.ids.next("task"),
+          log: [],
         };
         this.#jobs.set(job.id, job);
         created.push(job);
@@ -209,14 +224,29 @@ export class WebhookStore {
   }
 
   async #deliver(job: WebhookJobRecord, target: WebhookTarget, request: DeliveryRequest): Promise<void> {
+    // jobservice's webhook and slack jobs log the same way.
+    const kind = target.type === "slack" ? "slack" : "webhook";
+    const source = `/jobservice/job/impl/notification/${kind}_job.go`;
+    const log = (level: "INFO" | "ERROR", text: string) =>
+      job.log.push(`${harborTime(this.#world.now()).slice(0, 19)}Z [${level}] [${source}]: ${text}`);
     this.#setStatus(job, "Running");
+    job.start_time = this.#world.now();
+    log("INFO", `start to run ${kind} job`);
+    log("INFO", `send request to remote endpoint, body: ${request.body}`);
+    let failure: string | undefined;
     try {
-      job.response = await post(target.address, request, target.skip_cert_verify);
-      this.#setStatus(job, job.response >= 200 && job.response < 300 ? "Success" : "Error");
+      const answer = await post(target.address, request, target.skip_cert_verify);
+      job.response = answer.status;
+      if (answer.status < 200 || answer.status >= 300)
+        failure = `abnormal response code: ${answer.status}, body: ${answer.body}`;
     } catch (e) {
       job.error = (e as Error).message;
-      this.#setStatus(job, "Error");
+      failure = `error to send request: Post "${target.address}": ${job.error}`;
     }
+    if (failure === undefined) log("INFO", `success to run ${kind} job`);
+    else log("ERROR", `exit ${kind} job, error: ${failure}`);
+    job.end_time = this.#world.now();
+    this.#setStatus(job, failure === undefined ? "Success" : "Error");
   }
 
   #setStatus(job: WebhookJobRecord, status: WebhookJobStatus): void {
@@ -278,8 +308,15 @@ function formatRequest(
   return { headers: { ...headers, "content-type": "application/json" }, body: JSON.stringify(payload) };
 }
 
-/** POSTs the request; resolves with the receiver's status code. */
-function post(address: string, request: DeliveryRequest, skipCertVerify: boolean): Promise<number> {
+/** What jobservice reads of a receiver's answer body for its log. */
+const ANSWER_BODY_LIMIT = 4096;
+
+/** POSTs the request; resolves with the receiver's status code and (the start of) its body. */
+function post(
+  address: string,
+  request: DeliveryRequest,
+  skipCertVerify: boolean,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const url = new URL(address);
     const options = {
@@ -288,8 +325,12 @@ function post(address: string, request: DeliveryRequest, skipCertVerify: boolean
       timeout: DELIVERY_TIMEOUT_MS,
     };
     const onResponse = (res: http.IncomingMessage) => {
-      res.resume();
-      res.on("end", () => resolve(res.statusCode ?? 0));
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => {
+        if (body.length < ANSWER_BODY_LIMIT) body += chunk;
+      });
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: body.slice(0, ANSWER_BODY_LIMIT) }));
       res.on("error", reject);
     };
     const req =
@@ -443,6 +484,61 @@ const jobFields: Fields<WebhookJobRecord> = {
   update_time: (j) => harborTime(j.update_time),
 };
 
+/** A job as Harbor 2.8+ shows it: an execution of the policy (status raw, as the job's). */
+const renderExecution = (j: WebhookJobRecord) => {
+  const done = j.status === "Success" || j.status === "Error";
+  const count = (s: WebhookJobStatus) => (j.status === s ? 1 : 0);
+  return {
+    id: j.id,
+    vendor_type: j.notify_type === "slack" ? "SLACK" : "WEBHOOK",
+    vendor_id: j.policy_id,
+    // An execution whose task has not started yet is Running already; only tasks are Pending.
+    status: j.status === "Pending" ? "Running" : j.status,
+    metrics: {
+      task_count: 1,
+      success_task_count: count("Success"),
+      error_task_count: count("Error"),
+      pending_task_count: count("Pending"),
+      running_task_count: count("Running"),
+    },
+    trigger: "EVENT",
+    extra_attrs: { event_type: j.event_type, payload: j.job_detail },
+    start_time: harborTime(j.creation_time),
+    end_time: done ? harborTime(j.end_time ?? j.update_time) : ZERO_TIME,
+  };
+};
+
+/** The execution's one task. Harbor keeps no error text here (status_message is empty). */
+const renderTask = (j: WebhookJobRecord) => ({
+  id: j.task_id,
+  execution_id: j.id,
+  status: j.status,
+  run_count: j.start_time === undefined ? 0 : 1,
+  extra_attrs: {},
+  creation_time: harborTime(j.creation_time),
+  update_time: harborTime(j.update_time),
+  start_time: j.start_time === undefined ? ZERO_TIME : harborTime(j.start_time),
+  end_time: j.end_time === undefined ? ZERO_TIME : harborTime(j.end_time),
+});
+
+const executionFields: Fields<WebhookJobRecord> = {
+  id: (j) => j.id,
+  status: (j) => (j.status === "Pending" ? "Running" : j.status),
+  vendor_id: (j) => j.policy_id,
+  vendor_type: (j) => (j.notify_type === "slack" ? "SLACK" : "WEBHOOK"),
+  trigger: () => "EVENT",
+  start_time: (j) => harborTime(j.creation_time),
+  end_time: (j) => (j.end_time === undefined ? ZERO_TIME : harborTime(j.end_time)),
+};
+
+const taskFields: Fields<WebhookJobRecord> = {
+  id: (j) => j.task_id,
+  execution_id: (j) => j.id,
+  status: (j) => j.status,
+  creation_time: (j) => harborTime(j.creation_time),
+  update_time: (j) => harborTime(j.update_time),
+};
+
 const newestFirst =
   <T extends { id: number }>(time: (x: T) => string | number) =>
   (a: T, b: T) =>
@@ -462,6 +558,26 @@ function policyIn(ctx: Ctx, project: ProjectRecord, id: number): WebhookPolicyRe
     );
   }
   return policy;
+}
+
+/**
+ * The project of the path, resolved before access is checked (these handlers call getProjectID
+ * first, so an unknown project is 404 for every caller), then read access to its policies.
+ */
+function readableProject(ctx: Ctx): ProjectRecord {
+  const ref = ctx.params.project_name_or_id as string;
+  const project = ctx.world.projects.resolve(ref, ctx.query["X-Is-Resource-Name"] === true);
+  if (!project) throw notFound(`project ${ref} not found`);
+  requireProject(ctx, project, "notification-policy", "read");
+  return project;
+}
+
+/** A job (execution) of the policy in the path, as Harbor's requireExecutionInPolicy checks it. */
+function executionIn(ctx: Ctx, policy: WebhookPolicyRecord, id: number): WebhookJobRecord {
+  const job = ctx.world.webhooks.jobs().find((j) => j.id === id);
+  if (!job) throw notFound(`execution ${id} not found`);
+  if (job.policy_id !== policy.id) throw notFound(`execution ${id} not found in policy ${policy.id}`);
+  return job;
 }
 
 function audit(ctx: Ctx, policy: WebhookPolicyRecord, operation: "create" | "update" | "delete"): void {
@@ -564,6 +680,52 @@ const routes: RouteSpec[] = [
       ctx.world.webhooks.delete(policy.id);
       audit(ctx, policy, "delete");
       return ok();
+    },
+  },
+  {
+    op: "ListExecutionsOfWebhookPolicy",
+    method: "GET",
+    path: `${POLICY}/executions`,
+    params: { webhook_policy_id: "int" },
+    paged: true,
+    headers: PROJECT_HEADER,
+    query: { q: { type: "string" }, sort: { type: "string" } },
+    handle(ctx) {
+      const policy = policyIn(ctx, readableProject(ctx), ctx.params.webhook_policy_id as number);
+      return listReply(ctx, ctx.world.webhooks.jobs(policy.id), executionFields, {
+        render: renderExecution,
+        defaultOrder: newestFirst((j) => j.creation_time),
+      });
+    },
+  },
+  {
+    op: "ListTasksOfWebhookExecution",
+    method: "GET",
+    path: `${POLICY}/executions/{execution_id}/tasks`,
+    params: { webhook_policy_id: "int", execution_id: "int" },
+    paged: true,
+    headers: PROJECT_HEADER,
+    query: { q: { type: "string" }, sort: { type: "string" } },
+    handle(ctx) {
+      const policy = policyIn(ctx, readableProject(ctx), ctx.params.webhook_policy_id as number);
+      const job = executionIn(ctx, policy, ctx.params.execution_id as number);
+      return listReply(ctx, [job], taskFields, { render: renderTask });
+    },
+  },
+  {
+    op: "GetLogsOfWebhookTask",
+    method: "GET",
+    path: `${POLICY}/executions/{execution_id}/tasks/{task_id}/log`,
+    params: { webhook_policy_id: "int", execution_id: "int", task_id: "int" },
+    headers: PROJECT_HEADER,
+    handle(ctx) {
+      const policy = policyIn(ctx, readableProject(ctx), ctx.params.webhook_policy_id as number);
+      const job = executionIn(ctx, policy, ctx.params.execution_id as number);
+      const taskId = ctx.params.task_id as number;
+      const task = ctx.world.webhooks.jobs().find((j) => j.task_id === taskId);
+      if (!task) throw notFound(`task ${taskId} not found`);
+      if (task.id !== job.id) throw notFound(`task ${taskId} not found in execution ${job.id}`);
+      return textReply(job.log.map((line) => `${line}\n`).join(""));
     },
   },
   {
