@@ -151,8 +151,10 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
     delete: (s) => onSecret(s, true),
   });
 
-  // A Namespace appeared, went or changed its labels.
+  // A Namespace appeared, went or changed its labels. (The RBAC grants Namespaces only when a kind
+  // follows them or ServiceAccounts: then the informer runs.)
   const namespaceFollowers = watching((m) => m.watches?.namespaces);
+  const accountFollowers = watching((m) => m.watches?.serviceAccounts);
   const namespaceChanged = () => {
     for (const m of namespaceFollowers)
       byKind.get(m.def.kind)?.enqueueWhere((r) => m.watches?.namespaces?.(r.spec ?? {}) === true);
@@ -165,11 +167,10 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
     },
     delete: namespaceChanged,
   });
-  extra.push(namespaces as Informer<KubeObject>);
+  if (namespaceFollowers.length || accountFollowers.length) extra.push(namespaces as Informer<KubeObject>);
 
   // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see robot/service-accounts.ts
   // for why not a selection), only when a kind follows them.
-  const accountFollowers = watching((m) => m.watches?.serviceAccounts);
   if (accountFollowers.length) {
     const serviceAccounts = new Informer<ServiceAccountObject>({
       client: ctx.kube,

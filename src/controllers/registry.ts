@@ -1,5 +1,7 @@
-// Every managed kind, one line each. The central wiring (index.ts), the RBAC rules and the CRDs
-// (`npm run generate`) are derived from this list.
+// Every kind of the operator: the two connection kinds, then the managed kinds, one line each. The
+// central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are derived from here.
+import type { KindDefinition } from "../api/common.ts";
+import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
@@ -14,4 +16,13 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any>[] = [
   registryKind,
   replicationKind,
   webhookKind,
+];
+
+/** The connection kinds: not managed objects of Harbor, but how the managed kinds reach one. */
+export const CONNECTION_DEFINITIONS: readonly KindDefinition[] = [harborConnection, clusterHarborConnection];
+
+/** Every CRD of the API group. */
+export const ALL_DEFINITIONS: readonly KindDefinition[] = [
+  ...CONNECTION_DEFINITIONS,
+  ...MANAGED_KINDS.map((k) => k.def),
 ];

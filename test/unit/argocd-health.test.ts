@@ -6,7 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
-import { GROUP, KINDS } from "../../src/api/index.ts";
+import { GROUP } from "../../src/api/common.ts";
+import { ALL_DEFINITIONS as KINDS } from "../../src/controllers/registry.ts";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 
 const argocd = join(import.meta.dirname, "..", "..", "deploy", "argocd");

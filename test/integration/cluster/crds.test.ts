@@ -1,7 +1,7 @@
 // Every generated CRD is accepted by a real kube-apiserver (structural schemas, CEL rules) and
 // looks to kubectl users as promised: category "harbor", short names, READY/REASON columns.
 import { describe, expect, test } from "vitest";
-import { KINDS } from "../../../src/api/index.ts";
+import { ALL_DEFINITIONS as KINDS } from "../../../src/controllers/registry.ts";
 import { adminKubectl } from "../../env/cluster.ts";
 
 const admin = adminKubectl();
