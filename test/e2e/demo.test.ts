@@ -65,6 +65,8 @@ describe("npm run demo", () => {
     expect(out).toMatch(/export KUBECONFIG=\S+/);
     expect(out).toMatch(/Harbor emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(user admin, password Harbor12345\)/);
     expect(out).toContain("get secret example-team-pull");
+    // The printed check logs in without a scope, where Harbor refuses a wrong secret.
+    expect(out).toMatch(/curl -fsS -o \/dev\/null -u .*\/service\/token\?service=harbor-registry" && echo/);
     // What it started is gone: the control plane's folder (where the kubeconfig was).
     const kubeconfig = /export KUBECONFIG=(\S+)/.exec(out)?.[1] as string;
     expect(existsSync(dirname(kubeconfig))).toBe(false);

@@ -219,9 +219,13 @@ async function main(): Promise<void> {
     say(`  curl -u ${emulator.adminUsername}:${emulator.adminPassword} ${emulator.url}/api/v2.0/projects`);
   }
   if (firstRobot?.status?.secretName) {
+    const secret = `kubectl -n ${firstRobot.metadata.namespace} get secret ${firstRobot.status.secretName}`;
     say(`  Robot ${firstRobot.status.fullName}'s pull secret:`);
+    say(`    ${secret} -o jsonpath='{.data.password}' | base64 -d`);
+    // No scope: only then does Harbor refuse a wrong secret (401), as on `docker login`.
+    say("  Check that it logs in to the registry (a wrong secret fails with 401):");
     say(
-      `    kubectl -n ${firstRobot.metadata.namespace} get secret ${firstRobot.status.secretName} -o jsonpath='{.data.password}' | base64 -d`,
+      `    curl -fsS -o /dev/null -u "$(${secret} -o jsonpath='{.data.username}' | base64 -d):$(${secret} -o jsonpath='{.data.password}' | base64 -d)" "${harbor.url.replace(/\/+$/, "")}/service/token?service=harbor-registry" && echo "pull secret logs in"`,
     );
   }
   say();
