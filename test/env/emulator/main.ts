@@ -1,4 +1,5 @@
-// `npm run emulator -- [--port 8080] [--host 127.0.0.1] [--admin-password pw] [--latency-ms 10]`
+// `npm run emulator -- [--port 8080] [--host 127.0.0.1] [--admin-password pw] [--latency-ms 10]
+//   [--allow-external-webhooks]`
 // Starts the Harbor emulator standalone. The first line of output carries the URL and credentials;
 // it serves until SIGTERM or SIGINT.
 import { parseArgs } from "node:util";
@@ -10,13 +11,15 @@ const { values } = parseArgs({
     host: { type: "string", default: "127.0.0.1" },
     "admin-password": { type: "string", default: DEFAULT_ADMIN_PASSWORD },
     "latency-ms": { type: "string", default: "0" },
+    // Webhooks go to loopback addresses only unless this is given.
+    "allow-external-webhooks": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    "Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS]\n",
+    "Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS] [--allow-external-webhooks]\n",
   );
   process.exit(0);
 }
@@ -37,6 +40,7 @@ const emulator = await startEmulator({
   host: values.host,
   adminPassword: values["admin-password"],
   latencyMs,
+  allowExternalWebhooks: values["allow-external-webhooks"],
 });
 process.stdout.write(
   `Harbor emulator ready: url=${emulator.url} username=${emulator.adminUsername} password=${emulator.adminPassword} control=${emulator.url}/_emulator\n`,

@@ -26,6 +26,8 @@ export interface EmulatorOptions {
   seed?: number;
   /** How often executions and runs progress on their own; 0 disables the timer. Default 100 ms. */
   tickMs?: number;
+  /** Deliver webhooks to any address; by default only to loopback ones. */
+  allowExternalWebhooks?: boolean;
 }
 
 export interface Emulator {
@@ -43,6 +45,7 @@ export interface Emulator {
 export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> {
   const adminPassword = o.adminPassword ?? DEFAULT_ADMIN_PASSWORD;
   const world = new World({ adminPassword, ...(o.seed === undefined ? {} : { seed: o.seed }) });
+  world.webhooks.allowExternal = o.allowExternalWebhooks ?? false;
   const faults = new Faults(world.random, o.latencyMs ?? 0);
   const counters = new Counters();
   const control = buildControl(world, faults, counters);

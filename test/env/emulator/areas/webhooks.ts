@@ -2,6 +2,8 @@
 // target address. An event (from another area, or triggered through the control API) creates one
 // job per (enabled policy subscribed to its type, target); each job is delivered in the background
 // and ends as Success (2xx) or Error (any other status, or no answer). `flush()` waits for them.
+// Only loopback targets are delivered to unless the emulator was started with
+// allowExternalWebhooks: any other target's job ends Error without a connection or a DNS lookup.
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import * as https from "node:https";
@@ -11,6 +13,7 @@ import { projectAccess, requireProject } from "../auth.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply } from "../listing.ts";
+import { addressHost, isLoopbackHost } from "../loopback.ts";
 import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -109,6 +112,8 @@ export class WebhookStore {
   readonly #policies = new Map<number, WebhookPolicyRecord>();
   readonly #jobs = new Map<number, WebhookJobRecord>();
   readonly #inflight = new Set<Promise<void>>();
+  /** Whether deliveries may leave loopback (EmulatorOptions.allowExternalWebhooks). */
+  allowExternal = false;
 
   constructor(world: World) {
     this.#world = world;
@@ -215,6 +220,12 @@ export class WebhookStore {
 
   async #deliver(job: WebhookJobRecord, target: WebhookTarget, request: DeliveryRequest): Promise<void> {
     this.#setStatus(job, "Running");
+    const host = addressHost(target.address);
+    if (!this.allowExternal && !(host !== undefined && isLoopbackHost(host))) {
+      job.error = `not delivered: ${host ?? target.address} is not a loopback address (the emulator delivers webhooks to loopback only unless started with --allow-external-webhooks)`;
+      this.#setStatus(job, "Error");
+      return;
+    }
     try {
       job.response = await post(target.address, request, target.skip_cert_verify);
       this.#setStatus(job, job.response >= 200 && job.response < 300 ? "Success" : "Error");
