@@ -120,6 +120,18 @@ server.close(); v6.close();
     expect(records.filter((r) => r.event === "refused")).toEqual([]);
   });
 
+  test("npm does not check for its own updates in this project (the check would ask the npm registry)", async () => {
+    const setting = await new Promise<string>((resolve, reject) =>
+      execFile(
+        "npm",
+        ["config", "get", "update-notifier", "--userconfig", "/dev/null"],
+        { cwd: root, env: withoutGuard(process.env as Record<string, string>), timeout: 20_000 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
+      ),
+    );
+    expect(setting).toBe("false");
+  });
+
   test("child processes inherit it through NODE_OPTIONS", async () => {
     const { out, records } = await guarded(
       attempts(`
