@@ -134,6 +134,11 @@ const records = guardRecords(guardLog);
 const refused = records.filter((r) => r.event === "refused");
 const armed = new Set(records.filter((r) => r.event === "armed").map((r) => r.pid)).size;
 process.stdout.write(`\n▶ network guard\n${armed} Node processes guarded\n`);
+if (armed === 0) {
+  // Without it loaded, a clean record would prove nothing.
+  failed++;
+  process.stdout.write("✗ network guard failed: it was not loaded into vitest (NODE_OPTIONS)\n");
+}
 if (refused.length > 0) {
   failed++;
   process.stdout.write(

@@ -106,9 +106,7 @@ const cache = new Map<string, RegExp>();
 export function matchPattern(pattern: string, name: string): boolean {
   let re = cache.get(pattern);
   if (!re) {
-    const [source, end] = translate(pattern, 0, false);
-    if (end !== pattern.length) throw new PatternError();
-    re = new RegExp(`^${source}$`, "s");
+    re = new RegExp(`^${translate(pattern, 0, false)[0]}$`, "s");
     cache.set(pattern, re);
   }
   return re.test(name);
@@ -172,7 +170,6 @@ function translate(pattern: string, from: number, inBraces: boolean): [string, n
       i++;
     }
   }
-  if (inBraces) return [out, pattern.length];
   return [out, i];
 }
 
