@@ -2,10 +2,15 @@
 // every vitest project, and ends with the plain summary line `N passed, M failed` that CI reads.
 // Static checks count as one test each. Extra arguments go to vitest (e.g. a file filter); when any
 // are given the static checks are skipped so that a single file runs quickly.
+//
+// Vitest and every Node process under it run with the network guard (env/net-guard.js): a
+// connection or DNS lookup that would leave loopback is refused and recorded, and any such record
+// fails the run, whatever the tests themselves said.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { describeRefusal, guardRecords, withGuard } from "./env/net-guard-env.ts";
 
 const args = process.argv.slice(2);
 const bin = (name: string) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
@@ -91,6 +96,8 @@ if (args.length === 0) {
 
 const outDir = mkdtempSync(join(tmpdir(), "hco-test-"));
 const report = join(outDir, "report.json");
+const guardLog = join(outDir, "net-guard.jsonl");
+writeFileSync(guardLog, "");
 process.stdout.write("\n▶ vitest\n");
 const run = spawnSync(
   bin("vitest"),
@@ -103,7 +110,10 @@ const run = spawnSync(
     `--outputFile.json=${report}`,
     ...vitestArgs,
   ],
-  { stdio: "inherit" },
+  {
+    stdio: "inherit",
+    env: { ...process.env, NODE_OPTIONS: withGuard(process.env.NODE_OPTIONS), HCO_NET_GUARD_LOG: guardLog },
+  },
 );
 try {
   const r = JSON.parse(readFileSync(report, "utf8")) as {
@@ -119,6 +129,22 @@ try {
   process.stdout.write("✗ vitest produced no report\n");
 }
 if (run.status !== 0 && failed === 0) failed++;
+
+const records = guardRecords(guardLog);
+const refused = records.filter((r) => r.event === "refused");
+const armed = new Set(records.filter((r) => r.event === "armed").map((r) => r.pid)).size;
+process.stdout.write(`\n▶ network guard\n${armed} Node processes guarded\n`);
+if (armed === 0) {
+  // Without it loaded, a clean record would prove nothing.
+  failed++;
+  process.stdout.write("✗ network guard failed: it was not loaded into vitest (NODE_OPTIONS)\n");
+}
+if (refused.length > 0) {
+  failed++;
+  process.stdout.write(
+    `✗ network guard failed: ${refused.length} attempt(s) to leave loopback\n${refused.map(describeRefusal).join("\n")}\n`,
+  );
+}
 rmSync(outDir, { recursive: true, force: true });
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 ? 0 : 1);

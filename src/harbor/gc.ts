@@ -25,10 +25,16 @@ export const GcHistory = z.object({
   job_name: z.string().optional(),
   /** MANUAL or SCHEDULE for runs. */
   job_kind: z.string().optional(),
-  /** The run's parameters as a JSON string, e.g. {"delete_untagged":true,"dry_run":false,…}. */
+  /**
+   * The run's parameters as a JSON string, e.g. {"delete_untagged":true,"dry_run":false,…}; a
+   * successful run gains freed_space, purged_blobs and purged_manifests once it shows Success.
+   */
   job_parameters: z.string().optional(),
   schedule: nullAsAbsent(ScheduleObj),
-  /** The raw status: Running, Success, Error or Stopped. */
+  /**
+   * The raw status: Running, Success, Error or Stopped. Harbor 2.12 keeps a run Running for about
+   * 25 s after its job has ended.
+   */
   job_status: z.string().optional(),
   deleted: z.boolean().optional(),
   creation_time: z.string().optional(),
@@ -76,7 +82,7 @@ export class GcApi {
     );
   }
 
-  /** getGCLog: the run's log as text. */
+  /** getGCLog: the run's log as text; 404 (notFound, "object is not found") until the job has run. */
   getLog(id: number, opts?: CallOptions): Promise<string> {
     return this.#t.text({
       ...opts,

@@ -285,7 +285,11 @@ export class ProjectsApi {
     );
   }
 
-  /** getLogs: the project's audit log, every page (newest first unless sorted). Name only. */
+  /**
+   * getLogs: the project's audit log, every page (newest first unless sorted). Name only. Harbor
+   * 2.12 records project and robot creation and deletion and artifact, tag and repository events
+   * here — not project updates, labels or webhook policies.
+   */
   logs(projectName: string, filter: ListFilter = {}, opts?: CallOptions): Promise<AuditLog[]> {
     return this.#t.listAll(
       {

@@ -114,7 +114,9 @@ export const ReplicationTask = z.object({
   job_id: z.string().optional(),
   /** copy or deletion. */
   operation: z.string().optional(),
+  /** artifact (Harbor's own adapter, incl. the Local registry) or image (the other adapters). */
   resource_type: z.string().optional(),
+  /** One repository per task, e.g. "library/nginx [3 item(s) in total]". */
   src_resource: z.string().optional(),
   dst_resource: z.string().optional(),
   start_time: z.string().optional(),
@@ -258,7 +260,10 @@ export class ReplicationApi {
     );
   }
 
-  /** stopReplication: stops a running execution; a finished one stays as it is. */
+  /**
+   * stopReplication: stops a running execution; a finished one stays as it is. Harbor answers with
+   * a JSON `null`, which carries nothing to read.
+   */
   stop(id: number, opts?: CallOptions): Promise<void> {
     return this.#t.noContent({
       ...opts,

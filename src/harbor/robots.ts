@@ -7,10 +7,12 @@
 // - PUT replaces description, disable, permissions and duration, and must repeat the same full name
 //   and level as GET returned them;
 // - `duration` is in days, -1 for never; expires_at is unix seconds, -1 for never;
-// - v1 robots exist up to Harbor 2.12 and v1 create only works up to 2.10 (later releases give the
-//   robot an immediate expiry); prefer v2 with level "project".
+// - v1 robots exist up to Harbor 2.12 and v1 create only works up to 2.10: 2.11 gives the robot an
+//   immediate expiry, and 2.12 also stores it without its project (name "robot$+<name>", a system
+//   robot without permissions that only DELETE /robots/{id} removes); prefer v2 with level "project".
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
+import { HarborError } from "./errors.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -236,7 +238,11 @@ export class RobotsV1Api {
     this.#t = transport;
   }
 
-  /** CreateRobotV1: resources in the form "/project/<id>/<resource>"; Harbor sets a 30-day expiry. */
+  /**
+   * CreateRobotV1: resources in the form "/project/<id>/<resource>"; Harbor up to 2.10 sets a 30-day
+   * expiry. Harbor 2.12's answer for a robot it stored without its project (no project between the
+   * prefix's "$" and the "+") is refused with invalidResponse, naming the robot left behind.
+   */
   async create(project: ProjectRef, robot: RobotCreateV1, opts?: CallOptions): Promise<CreatedRobot> {
     const body = RobotCreateV1.parse(robot);
     const res = await this.#t.createdJson(
@@ -250,7 +256,14 @@ export class RobotsV1Api {
       },
       RobotCreated,
     );
-    return created(res.id, res.body);
+    const result = created(res.id, res.body);
+    if (result.name.includes("$+")) {
+      throw new HarborError(
+        { operation: "CreateRobotV1", kind: "invalidResponse", status: 201, requestId: res.requestId },
+        `CreateRobotV1: v1 robot creation is broken on this Harbor (2.12 stores the robot without its project, expired, as a system robot): it created ${result.name} (id ${result.id}), which cannot log in; delete it with robots.delete(${result.id}) and create a v2 project robot instead (request ${res.requestId})`,
+      );
+    }
+    return result;
   }
 
   /** ListRobotV1: every page. */

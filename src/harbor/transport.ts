@@ -372,9 +372,13 @@ export class HarborTransport {
   async createdJson<T extends z.ZodType>(
     req: HarborRequest,
     schema: T,
-  ): Promise<{ id: string; body: z.output<T> }> {
+  ): Promise<{ id: string; body: z.output<T>; requestId: string }> {
     const res = await this.send(req);
-    return { id: this.#locationId(req, res), body: this.#parse(req, res, schema, res.body) };
+    return {
+      id: this.#locationId(req, res),
+      body: this.#parse(req, res, schema, res.body),
+      requestId: res.requestId,
+    };
   }
 
   /**

@@ -1,9 +1,11 @@
 // The README's main-job command, `npm run demo`, as a user runs it: every example becomes Ready,
-// and Ctrl-C stops everything it started.
+// Ctrl-C stops everything it started, and nothing it starts leaves loopback.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
+import { describeRefusal, guardRecords } from "../env/net-guard-env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const running: ChildProcess[] = [];
@@ -22,9 +24,16 @@ function demo(args: string[]): {
   proc: ChildProcess;
   output: () => string;
   exited: Promise<number | null>;
+  /** The network guard's log of this demo's processes. */
+  guardLog: string;
 } {
+  const guardLog = join(mkdtempSync(join(tmpdir(), "hco-demo-guard-")), "net-guard.jsonl");
   // Its own process group, as a terminal would start it, so that Ctrl-C reaches npm and node alike.
-  const proc = spawn("npm", ["run", "--silent", "demo", "--", ...args], { cwd: root, detached: true });
+  const proc = spawn("npm", ["run", "--silent", "demo", "--", ...args], {
+    cwd: root,
+    detached: true,
+    env: { ...process.env, HCO_NET_GUARD_LOG: guardLog },
+  });
   running.push(proc);
   let out = "";
   proc.stdout?.setEncoding("utf8").on("data", (c: string) => {
@@ -38,6 +47,7 @@ function demo(args: string[]): {
     proc,
     output: () => out,
     exited: new Promise((resolve) => proc.once("close", (code) => resolve(code))),
+    guardLog,
   };
 }
 
@@ -65,9 +75,19 @@ describe("npm run demo", () => {
     expect(out).toMatch(/export KUBECONFIG=\S+/);
     expect(out).toMatch(/Harbor emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(user admin, password Harbor12345\)/);
     expect(out).toContain("get secret example-team-pull");
+    // The printed check logs in without a scope, where Harbor refuses a wrong secret.
+    expect(out).toMatch(/curl -fsS -o \/dev\/null -u .*\/service\/token\?service=harbor-registry" && echo/);
     // What it started is gone: the control plane's folder (where the kubeconfig was).
     const kubeconfig = /export KUBECONFIG=(\S+)/.exec(out)?.[1] as string;
     expect(existsSync(dirname(kubeconfig))).toBe(false);
+
+    // The demo and the operator it started ran under the network guard, which refused nothing.
+    const records = guardRecords(d.guardLog);
+    const armed = records.filter((r) => r.event === "armed").map((r) => r.argv.join(" "));
+    expect(armed.some((a) => a.includes("test/env/demo.ts"))).toBe(true);
+    expect(armed.some((a) => a.includes("src/main.ts"))).toBe(true);
+    const refused = records.filter((r) => r.event === "refused");
+    expect(refused, refused.map(describeRefusal).join("\n")).toEqual([]);
   });
 
   test("Ctrl-C stops everything cleanly", { timeout: 180_000 }, async () => {

@@ -217,6 +217,13 @@ describe("replication executions", () => {
       timeoutMs,
     );
 
+  // A run copies what the policy's filters select of the emulated repositories.
+  beforeAll(async () => {
+    await op.harbor.projects.create({ project_name: "rep-src", metadata: { public: "false" } });
+    op.emulator.control.projects.pushArtifact("rep-src", "a", { tag: "1" });
+    op.emulator.control.projects.pushArtifact("rep-src", "b", { tag: "1" });
+  });
+
   test("the end of a run shows within seconds, and an Event says how it went", async () => {
     op.emulator.control.replication.setPlan({ durationMs: 3_000 });
     try {
@@ -224,6 +231,7 @@ describe("replication executions", () => {
         object("HarborReplicationPolicy", "once", {
           direction: "push",
           registryRef: { name: "target" },
+          filters: { name: "rep-src/a" },
           runOnCreate: true,
         }),
       );
@@ -255,18 +263,13 @@ describe("replication executions", () => {
   });
 
   test("a run that fails is a Warning Event with the counts", async () => {
-    op.emulator.control.replication.setPlan({
-      durationMs: 500,
-      tasks: [
-        { src_resource: "library/a:[1]", dst_resource: "mirror/a:[1]" },
-        { src_resource: "library/b:[1]", dst_resource: "mirror/b:[1]", status: "Failed" },
-      ],
-    });
+    op.emulator.control.replication.setPlan({ durationMs: 500, failing: ["rep-src/b"] });
     try {
       await op.kubectl.apply(
         object("HarborReplicationPolicy", "flaky", {
           direction: "push",
           registryRef: { name: "target" },
+          filters: { name: "rep-src/**" },
           runOnCreate: true,
         }),
       );

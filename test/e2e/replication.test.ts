@@ -203,6 +203,10 @@ describe("HarborReplicationPolicy", () => {
   });
 
   test("runOnCreate starts one execution and the status follows it to its end", async () => {
+    // What the pull finds on the remote: one image with one tag.
+    op.emulator.control.replication.addRemoteArtifact("https://target.example.com", "library/alpine", {
+      tags: ["3.20"],
+    });
     op.emulator.control.replication.setPlan({ durationMs: 3_000 });
     try {
       await op.kubectl.apply(policy("once", { direction: "pull", runOnCreate: true }));
@@ -229,6 +233,8 @@ describe("HarborReplicationPolicy", () => {
   });
 
   test("deleting a policy while it runs stops the execution, then deletes the policy", async () => {
+    // Something for the push to copy, for ten minutes.
+    op.emulator.control.projects.pushArtifact("library", "busy-app");
     await op.kubectl.apply(policy("busy"));
     const id = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "busy")).status?.harborId as number;
     op.emulator.control.replication.setPolicyPlan(id, { durationMs: 10 * 60_000 });

@@ -3,7 +3,9 @@
 // With no cluster configured it starts everything locally — a real kube-apiserver and etcd (built
 // on the first run), the Harbor emulator, and the operator — applies deploy/examples/ with their
 // HarborConnection pointed at the emulator, waits until every example is Ready, prints
-// `kubectl get harbor` and how to explore, and stops everything cleanly on Ctrl-C.
+// `kubectl get harbor` and how to explore, and stops everything cleanly on Ctrl-C. Locally nothing
+// leaves the machine: the demo and the Node processes it starts run under the network guard
+// (net-guard.js), and the emulator delivers webhooks to loopback addresses only.
 //
 // With --kubeconfig (or $KUBECONFIG) naming a real cluster and --harbor-url naming a real Harbor,
 // the same operator runs there: the CRDs are applied, then the examples (in the namespaces they
@@ -11,11 +13,13 @@
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { freePorts } from "./controlplane/net.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
+import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -142,6 +146,9 @@ async function main(): Promise<void> {
     };
     say(`Using the cluster of ${kubeconfig} and Harbor at ${harbor.url}.`);
   } else {
+    // This process and every Node process it starts (the operator) stay on loopback.
+    process.env.NODE_OPTIONS = withGuard(process.env.NODE_OPTIONS);
+    await import(pathToFileURL(GUARD_PATH).href);
     say(
       "Starting a local Kubernetes control plane (the first run builds it from Go modules: a few minutes)…",
     );
@@ -219,9 +226,13 @@ async function main(): Promise<void> {
     say(`  curl -u ${emulator.adminUsername}:${emulator.adminPassword} ${emulator.url}/api/v2.0/projects`);
   }
   if (firstRobot?.status?.secretName) {
+    const secret = `kubectl -n ${firstRobot.metadata.namespace} get secret ${firstRobot.status.secretName}`;
     say(`  Robot ${firstRobot.status.fullName}'s pull secret:`);
+    say(`    ${secret} -o jsonpath='{.data.password}' | base64 -d`);
+    // No scope: only then does Harbor refuse a wrong secret (401), as on `docker login`.
+    say("  Check that it logs in to the registry (a wrong secret fails with 401):");
     say(
-      `    kubectl -n ${firstRobot.metadata.namespace} get secret ${firstRobot.status.secretName} -o jsonpath='{.data.password}' | base64 -d`,
+      `    curl -fsS -o /dev/null -u "$(${secret} -o jsonpath='{.data.username}' | base64 -d):$(${secret} -o jsonpath='{.data.password}' | base64 -d)" "${harbor.url.replace(/\/+$/, "")}/service/token?service=harbor-registry" && echo "pull secret logs in"`,
     );
   }
   say();

@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { withoutGuard } from "./net-guard-env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
@@ -46,13 +47,15 @@ export function npmRelease(version: string): string {
 
 /**
  * The environment of a fresh shell on this machine: no npm_* variables of the npm that runs the
- * tests, and no node_modules/.bin of this checkout on PATH (so `node` is the machine's own).
+ * tests, no node_modules/.bin of this checkout on PATH (so `node` is the machine's own), and no
+ * network guard: npm here fetches from the npm registry on purpose (the guard's one exemption).
  */
 export function machineEnv(extra: Record<string, string> = {}): Record<string, string> {
-  const env: Record<string, string> = {};
+  let env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) {
     if (v !== undefined && !/^npm_/i.test(k)) env[k] = v;
   }
+  env = withoutGuard(env);
   env.PATH = (process.env.PATH ?? "")
     .split(delimiter)
     .filter((p) => p && !p.endsWith(join("node_modules", ".bin")))

@@ -1,5 +1,7 @@
-// An audit log entry for every write, as Harbor keeps them (readable per project through
-// GET /projects/{name}/logs, and in full through the control API).
+// An audit log entry for every write (in full through the control API, for tests that check who
+// wrote what), and the part of it Harbor 2.12.4's project audit log shows through
+// GET /projects/{name}/logs: project and robot creation and deletion, and artifact, tag and
+// repository events — not project updates, labels, webhook policies or scanner settings.
 import { callerName } from "./auth.ts";
 import type { Ctx } from "./router.ts";
 import type { World } from "./world.ts";
@@ -32,9 +34,18 @@ export class AuditLog {
     return [...this.#entries];
   }
 
+  /** The project's audit log as Harbor shows it. */
   forProject(projectId: number): AuditEntry[] {
-    return this.#entries.filter((e) => e.project_id === projectId);
+    return this.#entries.filter((e) => e.project_id === projectId && inProjectLog(e));
   }
+}
+
+/** Whether Harbor 2.12.4 records the event in a project's audit log. */
+export function inProjectLog(e: Pick<AuditEntry, "resource_type" | "operation">): boolean {
+  if (e.resource_type === "project" || e.resource_type === "robot") {
+    return e.operation === "create" || e.operation === "delete";
+  }
+  return e.resource_type === "artifact" || e.resource_type === "tag" || e.resource_type === "repository";
 }
 
 /** Records a write made by the request's caller. */

@@ -1,5 +1,5 @@
 // `npm run emulator -- [--port 8080] [--host 127.0.0.1] [--admin-password pw] [--latency-ms 10]
-//                     [--harbor-version 2.12.4|2.10.3]`
+//                     [--harbor-version 2.12.4|2.10.3] [--allow-external-webhooks]`
 // Starts the Harbor emulator standalone. The first line of output carries the URL, credentials and
 // the Harbor release modelled; it serves until SIGTERM or SIGINT.
 import { parseArgs } from "node:util";
@@ -13,13 +13,15 @@ const { values } = parseArgs({
     "admin-password": { type: "string", default: DEFAULT_ADMIN_PASSWORD },
     "latency-ms": { type: "string", default: "0" },
     "harbor-version": { type: "string", default: DEFAULT_HARBOR_VERSION },
+    // Webhooks go to loopback addresses only unless this is given.
+    "allow-external-webhooks": { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
   },
 });
 
 if (values.help) {
   process.stdout.write(
-    `Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS] [--harbor-version ${HARBOR_VERSIONS.join("|")}]\n`,
+    `Usage: npm run emulator -- [--port N] [--host H] [--admin-password PW] [--latency-ms MS] [--harbor-version ${HARBOR_VERSIONS.join("|")}] [--allow-external-webhooks]\n`,
   );
   process.exit(0);
 }
@@ -48,6 +50,7 @@ const emulator = await startEmulator({
   adminPassword: values["admin-password"],
   latencyMs,
   harborVersion,
+  allowExternalWebhooks: values["allow-external-webhooks"],
 });
 process.stdout.write(
   `Harbor emulator ready: url=${emulator.url} username=${emulator.adminUsername} password=${emulator.adminPassword} control=${emulator.url}/_emulator harbor=${emulator.harborVersion}\n`,

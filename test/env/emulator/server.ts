@@ -33,6 +33,8 @@ export interface EmulatorOptions {
    * by default; only the emulator's own speed tests and benchmarks should lower it.
    */
   loginFreezeMs?: number;
+  /** Deliver webhooks to any address; by default only to loopback ones. */
+  allowExternalWebhooks?: boolean;
 }
 
 export interface Emulator {
@@ -57,6 +59,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     ...(o.harborVersion === undefined ? {} : { harborVersion: o.harborVersion }),
     ...(o.loginFreezeMs === undefined ? {} : { loginFreezeMs: o.loginFreezeMs }),
   });
+  world.webhooks.allowExternal = o.allowExternalWebhooks ?? false;
   const faults = new Faults(world.random, o.latencyMs ?? 0);
   const counters = new Counters();
   const control = buildControl(world, faults, counters);

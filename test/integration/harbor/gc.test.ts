@@ -1,5 +1,5 @@
-// Garbage collection: manual runs that progress on the world clock to their planned end, stop,
-// logs; the schedule (cron types replace it, None deletes it, an empty body when there is none) and
+// Garbage collection: manual runs that progress on the world clock to their planned end (Running for
+// 25 s more after the job, as Harbor 2.12.4 shows them), stop, logs; the schedule (cron types replace it, None deletes it, an empty body when there is none) and
 // the runs it fires; Harbor's parameter and cron validation; history paging, q and order.
 import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
@@ -8,6 +8,8 @@ import { firstError, useEmulator } from "../../env/harbor.ts";
 const h = useEmulator();
 const gc = () => h.emulator.control.gc;
 const advance = (ms: number) => h.emulator.control.clock.advance(ms);
+/** A run's job plus the 25 s Harbor 2.12.4 still shows it Running afterwards. */
+const LAG = 25_000;
 
 const manual = (parameters: Record<string, unknown> = {}) =>
   h.api("/system/gc/schedule", {
@@ -37,10 +39,45 @@ describe("manual runs", () => {
     );
     expect(running.deleted).toBeUndefined();
 
+    // The job is done after 2 s, but core shows the run as Running for another 25 s.
     advance(2_000);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Running");
+    advance(LAG - 1_000);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Running");
+    advance(1_000);
     const done = await h.admin.gc.get(id);
     expect(done.job_status).toBe("Success");
-    expect(Date.parse(done.update_time as string)).toBeGreaterThan(Date.parse(done.creation_time as string));
+    expect(Date.parse(done.update_time as string) - Date.parse(done.creation_time as string)).toBe(
+      2_000 + LAG,
+    );
+    // Only now do the parameters carry what the job removed.
+    expect(JSON.parse(done.job_parameters as string)).toEqual({
+      delete_untagged: true,
+      dry_run: false,
+      freed_space: 0,
+      purged_blobs: 0,
+      purged_manifests: 0,
+      redis_url_reg: "redis://redis:6379/1?idle_timeout_seconds=30",
+      time_window: 2,
+      workers: 3,
+    });
+    expect(done.job_parameters).toMatch(/^\{"delete_untagged":true,"dry_run":false,"freed_space":0,/);
+  });
+
+  test("what a planned job removed reaches job_parameters with the final status, not before", async () => {
+    gc().plan({ durationMs: 1_000, freedSpace: 5 * 1024 * 1024, purgedBlobs: 7, purgedManifests: 2 });
+    const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    advance(1_000);
+    expect((await h.admin.gc.get(id)).job_parameters).not.toContain("freed_space");
+    expect(await h.admin.gc.getLog(id)).toContain("7 blobs and 2 manifests are actually deleted");
+    advance(LAG);
+    const done = await h.admin.gc.get(id);
+    expect(done.job_status).toBe("Success");
+    expect(JSON.parse(done.job_parameters as string)).toMatchObject({
+      freed_space: 5 * 1024 * 1024,
+      purged_blobs: 7,
+      purged_manifests: 2,
+    });
   });
 
   test("the client returns the run's id", async () => {
@@ -52,25 +89,38 @@ describe("manual runs", () => {
     gc().complete(id);
   });
 
-  test("a planned failure ends as Error after the planned time", async () => {
+  test("a planned failure ends as Error after the planned time and the lag, without results", async () => {
     gc().plan({ status: "Error", durationMs: 10_000 });
     const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
     advance(5_000);
     expect((await h.admin.gc.get(id)).job_status).toBe("Running");
-    advance(5_000);
-    expect((await h.admin.gc.get(id)).job_status).toBe("Error");
-    expect(await h.admin.gc.getLog(id)).toContain("failed to run gc in job.");
+    advance(5_000 + LAG);
+    const failed = await h.admin.gc.get(id);
+    expect(failed.job_status).toBe("Error");
+    expect(failed.job_parameters).not.toContain("freed_space");
+    expect(await h.admin.gc.getLog(id)).toContain(
+      "[ERROR] [/jobservice/job/impl/gc/garbage_collection.go]: failed to start gc as registry controller is unreachable",
+    );
   });
 
-  test("the log is text/plain and follows the run", async () => {
+  test("the log is 404 'object is not found' until the job has run, then text/plain without a charset", async () => {
     const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    const early = await h.api(`/system/gc/${id}/log`);
+    expect(early.status).toBe(404);
+    expect(await firstError(early)).toEqual({ code: "NOT_FOUND", message: "object is not found" });
+    await expect(h.admin.gc.getLog(id)).rejects.toMatchObject({ kind: "notFound" });
+
+    advance(2_000);
+    // The job has run; the run itself is still Running.
+    expect((await h.admin.gc.get(id)).job_status).toBe("Running");
     const res = await h.api(`/system/gc/${id}/log`);
-    expect(res.headers.get("content-type")).toBe("text/plain; charset=utf-8");
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain");
     const text = await res.text();
     expect(text).toContain("start to run gc in job.");
-    expect(text).not.toContain("success");
-    advance(2_000);
-    expect(await h.admin.gc.getLog(id)).toContain("success to run gc in job.");
+    expect(text).toContain("no need to execute GC as there is no non referenced artifacts.");
+    expect(text).toContain("success to run gc in job.");
+    advance(LAG);
   });
 
   test("PUT with Manual starts a run too", async () => {
@@ -90,7 +140,16 @@ describe("stop", () => {
     await h.admin.gc.stop(id);
     advance(60_000);
     expect((await h.admin.gc.get(id)).job_status).toBe("Stopped");
-    expect(await h.admin.gc.getLog(id)).toContain("the job is stopped.");
+    expect(await h.admin.gc.getLog(id)).toContain("received the stop signal, quit GC job.");
+  });
+
+  test("once the job has ended, a stop changes nothing: the run still ends Success", async () => {
+    const id = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    advance(2_000);
+    await h.admin.gc.stop(id);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Running");
+    advance(LAG);
+    expect((await h.admin.gc.get(id)).job_status).toBe("Success");
   });
 
   test("unknown ids: 404 with Harbor's messages for run, log and stop", async () => {
@@ -270,7 +329,7 @@ describe("history", () => {
   test("newest first, with X-Total-Count and Link; q filters by status; sort is honoured", async () => {
     gc().plan({ status: "Error", durationMs: 1 });
     const failed = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
-    advance(2_000);
+    advance(2_000 + LAG);
 
     const res = await h.api("/system/gc?page_size=2");
     const total = Number(res.headers.get("x-total-count"));

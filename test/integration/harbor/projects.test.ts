@@ -509,10 +509,10 @@ describe("projects", () => {
     expect((await projClient.projects.list({ name: "robo-" })).map((p) => p.name)).toEqual(["robo-home"]);
   });
 
-  test("audit logs: the project's writes, filtered by q, newest first, by name only", async () => {
+  test("audit logs: the project's events, filtered by q, newest first, by name only", async () => {
     const id = await h.admin.projects.create({ project_name: "audited" });
     await h.admin.projects.update(id, { metadata: { auto_scan: "true" } });
-    await h.admin.robots.create({
+    const robot = await h.admin.robots.create({
       name: "audit-bot",
       level: "project",
       duration: 30,
@@ -520,16 +520,20 @@ describe("projects", () => {
         { kind: "project", namespace: "audited", access: [{ resource: "repository", action: "pull" }] },
       ],
     });
+    h.emulator.control.projects.pushArtifact("audited", "app", { tag: "v1" });
+    await h.admin.robots.delete(robot.id);
     const logs = await h.admin.projects.logs("audited");
+    // The project update is not recorded, as in Harbor 2.12.4.
     expect(logs.map((l) => [l.operation, l.resource_type, l.resource, l.username])).toEqual([
+      ["delete", "robot", "robot$audited+audit-bot", "admin"],
+      ["push", "artifact", "audited/app:v1", "admin"],
       ["create", "robot", "robot$audited+audit-bot", "admin"],
-      ["update", "project", "audited", "admin"],
       ["create", "project", "audited", "admin"],
     ]);
     expect(logs[0]).not.toHaveProperty("project_id");
     expect(logs[0]?.op_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    const updates = await h.admin.projects.logs("audited", { q: q().exact("operation", "update") });
-    expect(updates.map((l) => l.resource_type)).toEqual(["project"]);
+    const deletes = await h.admin.projects.logs("audited", { q: q().exact("operation", "delete") });
+    expect(deletes.map((l) => l.resource_type)).toEqual(["robot"]);
     const oldestFirst = await h.admin.projects.logs("audited", { sort: "op_time,id" });
     expect(oldestFirst[0]?.resource_type).toBe("project");
 
@@ -537,6 +541,30 @@ describe("projects", () => {
     expect((await fail(outsider.projects.logs("audited"))).status).toBe(403);
     // {project_name} is a name even when it looks like an id.
     expect((await fail(h.admin.projects.logs(String(id)))).harborMessage).toBe(`project ${id} not found`);
+  });
+
+  test("audit logs hold only what Harbor 2.12.4 records: no project updates, labels or webhook policies", async () => {
+    const id = await h.admin.projects.create({ project_name: "quiet" });
+    await h.admin.projects.update(id, { metadata: { public: "true" } });
+    const label = await h.admin.labels.create({ name: "quiet-label", scope: "p", project_id: id });
+    await h.admin.labels.update(label, { name: "quiet-label-2" });
+    const hook = await h.admin.webhooks.createPolicy("quiet", {
+      name: "quiet-hook",
+      enabled: true,
+      event_types: ["PUSH_ARTIFACT"],
+      targets: [{ type: "http", address: "http://127.0.0.1:9/hook" }],
+    });
+    await h.admin.webhooks.deletePolicy("quiet", hook);
+    await h.admin.labels.delete(label);
+    const logs = await h.admin.projects.logs("quiet");
+    expect(logs.map((l) => [l.operation, l.resource_type, l.resource])).toEqual([
+      ["create", "project", "quiet"],
+    ]);
+    // The emulator's own record of writes (control API) still has them all.
+    const written = h.emulator.control.audit.list().filter((e) => e.project_id === id);
+    expect(written.map((e) => e.resource_type)).toEqual(
+      expect.arrayContaining(["project", "label", "notification_policy"]),
+    );
   });
 
   test("control: pushArtifact adds content, audits the push and notifies webhooks", async () => {

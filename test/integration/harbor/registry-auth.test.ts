@@ -1,3 +1,6 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { RobotPermissionInput } from "../../../src/harbor/robots.ts";
 import { useEmulator } from "../../env/harbor.ts";
@@ -32,6 +35,26 @@ async function rejected(p: Promise<unknown>): Promise<RegistryAuthError> {
   );
   expect(e).toBeInstanceOf(RegistryAuthError);
   return e as RegistryAuthError;
+}
+
+/** The README's pull-secret check: the curl line of its block that asks /service/token. */
+function readmeCheck(): string {
+  const readme = readFileSync(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8");
+  const line = readme.split("\n").find((l) => l.startsWith("curl ") && l.includes("/service/token"));
+  if (!line) throw new Error("README.md has no curl check of /service/token");
+  return line;
+}
+
+/**
+ * Runs a check line as a shell would, with $user and $pass set; true when it exits 0. Not
+ * spawnSync: the emulator answering it runs in this process.
+ */
+function passes(line: string, user: string, pass: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    execFile("sh", ["-c", line], { env: { ...process.env, user, pass }, timeout: 20_000 }, (error) =>
+      resolve(error === null),
+    );
+  });
 }
 
 beforeAll(async () => {
@@ -118,6 +141,26 @@ describe("registry auth (token service)", () => {
     expect((await rejected(pullAccess(h.emulator.url, r.name, secret ?? "", "private/app"))).status).toBe(
       401,
     );
+  });
+
+  test("the README's pull-secret check passes for the secret and fails for a wrong one", async () => {
+    const r = await robot("readme", "private", [{ resource: "repository", action: "pull" }]);
+    const check = readmeCheck().replaceAll("https://harbor.example.com", h.emulator.url);
+    expect(check).not.toContain("scope=");
+    expect(await passes(check, r.name, r.secret)).toBe(true);
+    expect(await passes(check, r.name, `${r.secret}x`)).toBe(false);
+    expect(await passes(check, r.name, "")).toBe(false);
+    // The tests' helper logs in the same way first.
+    expect((await rejected(pullAccess(h.emulator.url, r.name, `${r.secret}x`, "private/app"))).status).toBe(
+      401,
+    );
+
+    // Why the check has no scope: with one, Harbor hands any secret an anonymous token.
+    const scoped = check.replace(
+      "service=harbor-registry",
+      "service=harbor-registry&scope=repository:private/app:pull",
+    );
+    expect(await passes(scoped, r.name, `${r.secret}x`)).toBe(true);
   });
 
   test("a deny effect wins over an allow", async () => {

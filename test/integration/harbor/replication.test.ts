@@ -20,6 +20,8 @@ const pushPolicy = (extra: Partial<ReplicationPolicyReq> = {}): ReplicationPolic
 const advance = (ms: number) => h.emulator.control.clock.advance(ms);
 
 beforeAll(async () => {
+  // What a push of library/** copies unless a test adds more: one image with one tag.
+  h.emulator.control.projects.pushArtifact("library", "hello-world", { tag: "latest" });
   remote = await h.admin.registries.create({
     name: "remote",
     type: "harbor",
@@ -292,15 +294,18 @@ describe("replication policies", () => {
 
 describe("replication executions", () => {
   test("a run moves from InProgress to its planned outcome, task by task, on the world clock", async () => {
-    const id = await h.admin.replication.createPolicy(pushPolicy());
-    h.emulator.control.replication.setPolicyPlan(id, {
-      durationMs: 3000,
-      tasks: [
-        { src_resource: "library/a:[1.0]", dst_resource: "library/a:[1.0]" },
-        { src_resource: "library/b:[2.0]", dst_resource: "library/b:[2.0]", status: "Failed" },
-        { src_resource: "library/c:[3.0]", dst_resource: "library/c:[3.0]", resource_type: "artifact" },
-      ],
-    });
+    await h.admin.projects.create({ project_name: "shop" });
+    for (const [repo, tag] of [
+      ["a", "1.0"],
+      ["b", "2.0"],
+      ["c", "3.0"],
+    ] as const) {
+      h.emulator.control.projects.pushArtifact("shop", repo, { tag });
+    }
+    const id = await h.admin.replication.createPolicy(
+      pushPolicy({ filters: [{ type: "name", value: "shop/**" }] }),
+    );
+    h.emulator.control.replication.setPolicyPlan(id, { durationMs: 3000, failing: ["shop/b"] });
     const exec = await h.admin.replication.start(id);
     const running = await h.admin.replication.getExecution(exec);
     expect(running).toMatchObject({
@@ -318,16 +323,16 @@ describe("replication executions", () => {
     });
     expect(
       (await h.admin.replication.listTasks(exec, { status: "InProgress" })).map((t) => t.src_resource),
-    ).toEqual(["library/a:[1.0]"]);
+    ).toEqual(["shop/a [1 item(s) in total]"]);
     expect(await h.admin.replication.listTasks(exec, { status: "Pending" })).toHaveLength(2);
 
     advance(1000);
     const tasks = await h.admin.replication.listTasks(exec);
     // start_time desc, then id desc: the pending ones (no start) come last, newest id first.
     expect(tasks.map((t) => [t.src_resource, t.status])).toEqual([
-      ["library/b:[2.0]", "InProgress"],
-      ["library/a:[1.0]", "Succeed"],
-      ["library/c:[3.0]", "Pending"],
+      ["shop/b [1 item(s) in total]", "InProgress"],
+      ["shop/a [1 item(s) in total]", "Succeed"],
+      ["shop/c [1 item(s) in total]", "Pending"],
     ]);
     expect(await h.admin.replication.getExecution(exec)).toMatchObject({
       status: "InProgress",
@@ -342,12 +347,11 @@ describe("replication executions", () => {
     expect(Date.parse(done.end_time ?? "") - Date.parse(done.start_time ?? "")).toBe(3000);
     expect(
       (await h.admin.replication.listTasks(exec, { status: "Failed" })).map((t) => t.src_resource),
-    ).toEqual(["library/b:[2.0]"]);
-    expect(
-      (await h.admin.replication.listTasks(exec, { resourceType: "artifact" })).map((t) => t.src_resource),
-    ).toEqual(["library/c:[3.0]"]);
+    ).toEqual(["shop/b [1 item(s) in total]"]);
+    // Harbor's own adapter (the Local registry is one) copies artifacts, not images.
+    expect(await h.admin.replication.listTasks(exec, { resourceType: "image" })).toEqual([]);
     const [task] = await h.admin.replication.listTasks(exec, { status: "Succeed", sort: "id" });
-    expect(task).toMatchObject({ execution_id: exec, operation: "copy", resource_type: "image" });
+    expect(task).toMatchObject({ execution_id: exec, operation: "copy", resource_type: "artifact" });
     expect(task?.job_id).toMatch(/^[0-9a-f]{24}$/);
 
     expect(
@@ -357,6 +361,151 @@ describe("replication executions", () => {
     expect(
       (await h.admin.replication.listExecutions({ policyId: id, trigger: "manual" })).map((e) => e.id),
     ).toEqual([exec]);
+  });
+
+  test("the filters select what a push copies: one task per repository, tags and labels per artifact", async () => {
+    await h.admin.projects.create({ project_name: "filt" });
+    const push = (repo: string, tag: string, labels: string[] = []) =>
+      h.emulator.control.projects.pushArtifact("filt", repo, { tag, labels });
+    push("app", "v1", ["prod"]);
+    push("app", "v2"); // untagged once v2 moves to the next push
+    push("app", "latest", ["prod", "qa"]);
+    push("app", "v2");
+    push("tools/cli", "v1");
+    push("docs", "latest");
+
+    const run = async (
+      filters: ReplicationPolicyReq["filters"],
+      extra: Partial<ReplicationPolicyReq> = {},
+    ) => {
+      const id = await h.admin.replication.createPolicy(pushPolicy({ filters, ...extra }));
+      const exec = await h.admin.replication.start(id);
+      advance(1000);
+      const tasks = await h.admin.replication.listTasks(exec, { sort: "id" });
+      return tasks.map((t) => [t.src_resource, t.dst_resource]);
+    };
+    // v* tags of artifacts labelled prod: only app's v1.
+    expect(
+      await run(
+        [
+          { type: "name", value: "filt/**" },
+          { type: "tag", value: "v*", decoration: "matches" },
+          { type: "label", value: ["prod"], decoration: "matches" },
+        ],
+        { dest_namespace: "mirror" },
+      ),
+    ).toEqual([["filt/app [1 item(s) in total]", "mirror/app [1 item(s) in total]"]]);
+    // One segment only, every tag but latest; the untagged artifact counts as one item.
+    expect(
+      await run([
+        { type: "name", value: "filt/*" },
+        { type: "tag", value: "latest", decoration: "excludes" },
+      ]),
+    ).toEqual([["filt/app [3 item(s) in total]", "filt/app [3 item(s) in total]"]]);
+    // Everything not labelled prod, in every repository, nested ones too.
+    expect(
+      await run([
+        { type: "name", value: "filt/**" },
+        { type: "label", value: ["prod"], decoration: "excludes" },
+      ]),
+    ).toEqual([
+      ["filt/app [2 item(s) in total]", "filt/app [2 item(s) in total]"],
+      ["filt/tools/cli [1 item(s) in total]", "filt/tools/cli [1 item(s) in total]"],
+      ["filt/docs [1 item(s) in total]", "filt/docs [1 item(s) in total]"],
+    ]);
+    // A brace alternative, and the resource filter, which Harbor 2.12's flow no longer reads.
+    expect(
+      await run([
+        { type: "name", value: "filt/{docs,nothing}" },
+        { type: "resource", value: "image" },
+      ]),
+    ).toEqual([["filt/docs [1 item(s) in total]", "filt/docs [1 item(s) in total]"]]);
+  });
+
+  test("nothing matches: InProgress with total 0, then Succeed after 0.1 s, no tasks and no task log", async () => {
+    const id = await h.admin.replication.createPolicy(
+      pushPolicy({
+        filters: [
+          { type: "name", value: "library/**" },
+          { type: "tag", value: "no-such-tag" },
+        ],
+      }),
+    );
+    const exec = await h.admin.replication.start(id);
+    expect(await h.admin.replication.getExecution(exec)).toMatchObject({
+      status: "InProgress",
+      total: 0,
+      in_progress: 0,
+      status_text: "",
+      end_time: "0001-01-01T00:00:00.000Z",
+    });
+    advance(50);
+    expect((await h.admin.replication.getExecution(exec)).status).toBe("InProgress");
+    advance(50);
+    const done = await h.admin.replication.getExecution(exec);
+    expect(done).toMatchObject({
+      status: "Succeed",
+      total: 0,
+      succeed: 0,
+      failed: 0,
+      status_text: "no resources need to be replicated",
+    });
+    expect(Date.parse(done.end_time ?? "") - Date.parse(done.start_time ?? "")).toBe(100);
+    expect(await h.admin.replication.listTasks(exec)).toEqual([]);
+    expect(await harborErrorOf(h.admin.replication.getTaskLog(exec, 1))).toMatchObject({ status: 404 });
+  });
+
+  test("a pull copies the remote's registered content under the destination namespace, as images", async () => {
+    const url = "https://hub.example.com";
+    const hub = await h.admin.registries.create({ name: "hub", type: "docker-registry", url });
+    for (const tag of ["3.19", "3.20", "latest"]) {
+      h.emulator.control.replication.addRemoteArtifact(url, "library/alpine", { tags: [tag] });
+    }
+    h.emulator.control.replication.addRemoteArtifact(url, "library/nginx", { tags: ["1.27"] });
+    const pull = (extra: Partial<ReplicationPolicyReq>) =>
+      h.admin.replication.createPolicy({
+        name: `pull-${++seq}`,
+        src_registry: { id: hub },
+        dest_registry: { id: 0 },
+        enabled: true,
+        filters: [
+          { type: "name", value: "library/alpine" },
+          { type: "tag", value: "3.*" },
+        ],
+        ...extra,
+      });
+    const id = await pull({ dest_namespace: "mirror", dest_namespace_replace_count: 1 });
+    const exec = await h.admin.replication.start(id);
+    advance(1000);
+    expect(await h.admin.replication.getExecution(exec)).toMatchObject({ status: "Succeed", total: 1 });
+    expect(await h.admin.replication.listTasks(exec)).toMatchObject([
+      {
+        resource_type: "image",
+        src_resource: "library/alpine [2 item(s) in total]",
+        dst_resource: "mirror/alpine [2 item(s) in total]",
+      },
+    ]);
+
+    // More segments to replace than the source has: the flow fails with Harbor's text.
+    const tooDeep = await h.admin.replication.start(
+      await pull({ dest_namespace: "mirror", dest_namespace_replace_count: 3 }),
+    );
+    advance(100);
+    expect(await h.admin.replication.getExecution(tooDeep)).toMatchObject({
+      status: "Failed",
+      total: 0,
+      status_text:
+        'the source repository "library/alpine" contains only 1 path components [library] excepting the last one, but the destination namespace flattening level is 3',
+    });
+    // A malformed pattern fails the flow too.
+    const bad = await h.admin.replication.start(
+      await pull({ filters: [{ type: "name", value: "library/[" }] }),
+    );
+    advance(100);
+    expect(await h.admin.replication.getExecution(bad)).toMatchObject({
+      status: "Failed",
+      status_text: "failed to fetch artifacts: syntax error in pattern",
+    });
   });
 
   test("201 with a path-only Location; counters are present even when zero", async () => {
@@ -381,8 +530,9 @@ describe("replication executions", () => {
   });
 
   test("nothing to copy ends Succeed with Harbor's status text; a flow error ends Failed with it", async () => {
-    const empty = await h.admin.replication.createPolicy(pushPolicy());
-    h.emulator.control.replication.setPolicyPlan(empty, { durationMs: 100, tasks: [] });
+    const empty = await h.admin.replication.createPolicy(
+      pushPolicy({ filters: [{ type: "name", value: "nowhere/**" }] }),
+    );
     const e1 = await h.admin.replication.start(empty);
     advance(100);
     expect(await h.admin.replication.getExecution(e1)).toMatchObject({
@@ -420,13 +570,11 @@ describe("replication executions", () => {
   });
 
   test("a global plan applies to policies without their own", async () => {
-    h.emulator.control.replication.setPlan({ durationMs: 50, tasks: [] });
+    h.emulator.control.replication.setPlan({ durationMs: 50, failing: ["library/*"] });
     const id = await h.admin.replication.createPolicy(pushPolicy());
     const exec = await h.admin.replication.start(id);
     advance(50);
-    expect((await h.admin.replication.getExecution(exec)).status_text).toBe(
-      "no resources need to be replicated",
-    );
+    expect(await h.admin.replication.getExecution(exec)).toMatchObject({ status: "Failed", failed: 1 });
     h.emulator.control.replication.setPlan(null);
     const exec2 = await h.admin.replication.start(id);
     advance(1000);
@@ -434,19 +582,20 @@ describe("replication executions", () => {
   });
 
   test("PUT stops a running execution and its unfinished tasks; stopping again or a final one is a no-op", async () => {
-    const id = await h.admin.replication.createPolicy(pushPolicy());
-    h.emulator.control.replication.setPolicyPlan(id, {
-      durationMs: 2000,
-      tasks: [
-        { src_resource: "library/x:[1]", dst_resource: "library/x:[1]" },
-        { src_resource: "library/y:[1]", dst_resource: "library/y:[1]" },
-      ],
-    });
+    await h.admin.projects.create({ project_name: "stopper" });
+    h.emulator.control.projects.pushArtifact("stopper", "x", { tag: "1" });
+    h.emulator.control.projects.pushArtifact("stopper", "y", { tag: "1" });
+    const id = await h.admin.replication.createPolicy(
+      pushPolicy({ filters: [{ type: "name", value: "stopper/**" }] }),
+    );
+    h.emulator.control.replication.setPolicyPlan(id, { durationMs: 2000 });
     const exec = await h.admin.replication.start(id);
     advance(1000);
     const res = await h.raw("PUT", `/replication/executions/${exec}`);
+    // Harbor v2.12.4 answers the stop with a JSON null, not an empty body.
     expect(res.status).toBe(200);
-    expect(res.text).toBe("");
+    expect(res.headers.get("content-type")).toBe("application/json");
+    expect(res.text).toBe("null");
     const stopped = await h.admin.replication.getExecution(exec);
     expect(stopped).toMatchObject({ status: "Stopped", succeed: 1, stopped: 1, in_progress: 0 });
     await h.admin.replication.stop(exec);
@@ -506,7 +655,7 @@ describe("replication executions", () => {
     advance(1000);
     const [task] = await h.admin.replication.listTasks(first);
     const log = await h.admin.replication.getTaskLog(first, task?.id ?? 0);
-    expect(log).toContain("library/hello-world:[latest]");
+    expect(log).toContain("library/hello-world [1 item(s) in total]");
     const res = await h.raw("GET", `/replication/executions/${first}/tasks/${task?.id}/log`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toMatch(/^text\/plain/);

@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HarborClient } from "../../../src/harbor/client.ts";
 import { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
@@ -611,7 +611,94 @@ describe("robot accounts (v2)", () => {
   });
 });
 
-describe("robot accounts (v1)", () => {
+describe("robot accounts (v1), as Harbor 2.12.4 has them (the emulator's default)", () => {
+  test("create is broken: 201 with robot$+<name>, stored without a project, already expired", async () => {
+    const res = await fetch(api("/projects/team/robots"), {
+      method: "POST",
+      headers: { ...asAdmin(), "content-type": "application/json", "X-Is-Resource-Name": "true" },
+      body: JSON.stringify({
+        name: "lost",
+        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+      }),
+    });
+    expect(res.status).toBe(201);
+    const body = (await res.json()) as { id: number; name: string; secret: string };
+    expect(res.headers.get("location")).toBe(`/api/v2.0/projects/team/robots/${body.id}`);
+    expect(body.name).toBe("robot$+lost");
+    expect(body).not.toHaveProperty("expires_at");
+
+    // It is a system-level robot without permissions, expired at creation: its secret never works.
+    const got = await h.admin.robots.get(body.id);
+    const created = Math.floor(Date.parse(got.creation_time ?? "") / 1000);
+    expect(got).toMatchObject({ name: "robot$+lost", level: "system", duration: 0, expires_at: created });
+    expect(got.permissions ?? []).toEqual([]);
+    expect((await h.admin.robots.list()).map((r) => r.name)).toContain("robot$+lost");
+    expect((await h.admin.robots.list({ projectId: teamId })).map((r) => r.id)).not.toContain(body.id);
+    expect(h.emulator.control.robots.verify("robot$+lost", body.secret)).toBe(false);
+
+    // The project's v1 routes do not find it; only the v2 delete removes it.
+    const message = `resource not found: cannot find robot with project id: ${teamId} and id: ${body.id}`;
+    expect(await fail(h.admin.robotsV1.get("team", body.id))).toMatchObject({
+      status: 404,
+      harborMessage: message,
+    });
+    expect(await fail(h.admin.robotsV1.update("team", body.id, { disable: true }))).toMatchObject({
+      status: 404,
+    });
+    expect(await fail(h.admin.robotsV1.delete("team", body.id))).toMatchObject({ status: 404 });
+    await h.admin.robots.delete(body.id);
+    expect(await fail(h.admin.robots.get(body.id))).toMatchObject({ status: 404 });
+  });
+
+  test("the client refuses the broken answer, naming it and the robot left behind", async () => {
+    const err = await fail(
+      h.admin.robotsV1.create("team", {
+        name: "refused",
+        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+      }),
+    );
+    expect(err).toMatchObject({ kind: "invalidResponse", operation: "CreateRobotV1", status: 201 });
+    const left = (await h.admin.robots.list()).find((r) => r.name === "robot$+refused");
+    expect(err.message).toContain(`robot$+refused (id ${left?.id})`);
+    expect(err.message).toContain("v1 robot creation is broken on this Harbor");
+    await h.admin.robots.delete(left?.id as number);
+  });
+
+  test("v1 get, update and delete work on robots created through v2", async () => {
+    const robot = await h.admin.robots.create(
+      projectRobot("via-v2", "team", [{ resource: "repository", action: "pull" }]),
+    );
+    expect((await h.admin.robotsV1.get("team", robot.id)).name).toBe("robot$team+via-v2");
+    expect((await h.admin.robotsV1.list("team")).map((r) => r.id)).toContain(robot.id);
+    await h.admin.robotsV1.update("team", robot.id, { disable: true, description: "off" });
+    expect(await h.admin.robots.get(robot.id)).toMatchObject({ disable: true, description: "off" });
+    await h.admin.robotsV1.delete("team", robot.id);
+    expect(await fail(h.admin.robots.get(robot.id))).toMatchObject({ status: 404 });
+  });
+
+  test("the 2.11 model keeps the project but expires the robot at creation", async () => {
+    h.emulator.control.robots.setV1Create("2.11");
+    try {
+      const robot = await h.admin.robotsV1.create("team", {
+        name: "short-lived",
+        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+      });
+      expect(robot.name).toBe("robot$team+short-lived");
+      const got = await h.admin.robotsV1.get("team", robot.id);
+      expect(got).toMatchObject({ level: "project", duration: 0 });
+      expect(got.expires_at).toBe(Math.floor(Date.parse(got.creation_time ?? "") / 1000));
+      expect(h.emulator.control.robots.verify(robot.name, robot.secret)).toBe(false);
+      await h.admin.robotsV1.delete("team", robot.id);
+    } finally {
+      h.emulator.control.robots.setV1Create("2.12");
+    }
+  });
+});
+
+describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set to 2.10)", () => {
+  beforeAll(() => h.emulator.control.robots.setV1Create("2.10"));
+  afterAll(() => h.emulator.control.robots.setV1Create("2.12"));
+
   test("create from the path's project with /project/<id>/<resource>; 30-day expiry; no expires_at in the response", async () => {
     const res = await fetch(api("/projects/team/robots"), {
       method: "POST",

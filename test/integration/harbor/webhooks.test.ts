@@ -14,11 +14,14 @@ import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import type { WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
 import type { ProjectRecord } from "../../env/emulator/areas/projects.ts";
+import { startEmulator } from "../../env/emulator/index.ts";
 import { firstError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { GUARD_PATH, guardRecords } from "../../env/net-guard-env.ts";
 
 const h = useEmulator();
 const hooks = () => h.emulator.control.webhooks;
@@ -644,6 +647,78 @@ describe("deliveries", () => {
       await h.admin.webhooks.deletePolicy(project.name, id);
     } finally {
       await tls.close();
+    }
+  });
+
+  test("only loopback targets are delivered to: other hosts end Error with no connection or DNS lookup", async () => {
+    const id = await h.admin.webhooks.createPolicy(
+      project.name,
+      base({
+        name: "loopback-only",
+        targets: [
+          { type: "http", address: receiver.url("/local") },
+          { type: "http", address: `http://localhost:${receiver.port}/by-name` },
+          // The example policy's placeholder, and a Slack address.
+          { type: "http", address: "https://ci.example.com/hooks/harbor" },
+          { type: "slack", address: "https://hooks.slack.com/services/T0/B0/xyz" },
+        ],
+      }),
+    );
+    const jobIds = hooks().trigger({ project: project.name, eventType: "PUSH_ARTIFACT" });
+    await hooks().flush();
+    const jobs = jobIds.map((j) =>
+      hooks()
+        .deliveries()
+        .find((d) => d.id === j),
+    );
+    expect(jobs.map((j) => j?.status)).toEqual(["Success", "Success", "Error", "Error"]);
+    expect(jobs[2]?.error).toBe(
+      "not delivered: ci.example.com is not a loopback address (the emulator delivers webhooks to loopback only unless started with --allow-external-webhooks)",
+    );
+    expect(jobs[3]?.error).toContain("not delivered: hooks.slack.com is not a loopback address");
+    expect(receiver.take("/local")).toHaveLength(1);
+    expect(receiver.take("/by-name")).toHaveLength(1);
+    // Nothing in this process tried to leave loopback (the test run's network guard records it).
+    expect(guardRecords().filter((r) => r.event === "refused" && r.pid === process.pid)).toEqual([]);
+    await h.admin.webhooks.deletePolicy(project.name, id);
+  });
+
+  test("allowExternalWebhooks lets deliveries leave loopback (in tests the network guard stops them)", async () => {
+    // The guard is loaded here in any case, and records to a log of this test's own.
+    await import(pathToFileURL(GUARD_PATH).href);
+    const dir = mkdtempSync(join(tmpdir(), "hook-guard-"));
+    const saved = process.env.HCO_NET_GUARD_LOG;
+    process.env.HCO_NET_GUARD_LOG = join(dir, "guard.jsonl");
+    const open = await startEmulator({ allowExternalWebhooks: true });
+    try {
+      const p = open.world.projects.insert({ name: "open", ownerId: 1, metadata: {}, storageLimit: -1 });
+      open.world.webhooks.create(p.project_id, {
+        name: "out",
+        description: "",
+        creator: "admin",
+        enabled: true,
+        event_types: ["PUSH_ARTIFACT"],
+        targets: [
+          {
+            type: "http",
+            address: "https://ci.example.com/hooks/harbor",
+            auth_header: "",
+            skip_cert_verify: false,
+            payload_format: "Default",
+          },
+        ],
+      });
+      const [job] = open.control.webhooks.trigger({ project: "open", eventType: "PUSH_ARTIFACT" });
+      await open.control.webhooks.flush();
+      const delivery = open.control.webhooks.deliveries().find((d) => d.id === job);
+      expect(delivery?.status).toBe("Error");
+      expect(delivery?.error).toContain("network guard: refused a connection to ci.example.com:443");
+      expect(guardRecords().map((r) => [r.event, r.target])).toEqual([["refused", "ci.example.com:443"]]);
+    } finally {
+      await open.close();
+      if (saved === undefined) delete process.env.HCO_NET_GUARD_LOG;
+      else process.env.HCO_NET_GUARD_LOG = saved;
+      rmSync(dir, { recursive: true, force: true });
     }
   });
 

@@ -1,13 +1,16 @@
-// Garbage collection: the schedule, and runs that progress on the world clock. A run starts as
-// Running (on a job service worker when one is free), writes a text log, and ends as planned
-// through the control API (Success after 2 s of world time unless told otherwise), or Stopped.
-// A cron schedule starts a run whenever its next time passes on the world clock.
+// Garbage collection: the schedule, and runs that progress on the world clock, as Harbor 2.12.4
+// shows them. A run's execution is Running while its job runs (on a job service worker when one is
+// free; 2 s of world time unless a plan says otherwise) and for another 25 s after the job ended
+// (core refreshes the execution's status asynchronously); only then is it Success or Error, and a
+// successful run's job_parameters gain freed_space, purged_blobs and purged_manifests. The job's log
+// is 404 "object is not found" until the job has run, then text/plain. A stopped job stops the run
+// at once. A cron schedule starts a run whenever its next time passes on the world clock.
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { requireSystem } from "../auth.ts";
 import { badRequest, internal, notFound } from "../errors.ts";
 import { type Fields, listReply } from "../listing.ts";
-import { type Ctx, ok, type Reply, type RouteSpec, textReply } from "../router.ts";
+import { type Ctx, ok, type Reply, type RouteSpec } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
 
@@ -140,11 +143,17 @@ export type GcStatus = "Running" | "Success" | "Error" | "Stopped";
 type Trigger = "MANUAL" | "SCHEDULE";
 
 export interface GcPlan {
-  /** How the run ends. Default Success. */
+  /** How the job ends (Error: as without registryctl). Default Success. */
   status?: "Success" | "Error";
-  /** World time the run takes. Default 2000 ms. */
+  /** World time the job takes. Default 2000 ms. */
   durationMs?: number;
+  /** What a successful job reports it removed (bytes, blobs, manifests). Default nothing. */
+  freedSpace?: number;
+  purgedBlobs?: number;
+  purgedManifests?: number;
 }
+
+type JobStatus = "Running" | "Success" | "Error" | "Stopped";
 
 interface GcPolicy {
   deleteUntagged: boolean;
@@ -155,13 +164,17 @@ interface GcPolicy {
 export interface GcRunRecord {
   id: number;
   trigger: Trigger;
+  /** The execution's status, as the API shows it. */
   status: GcStatus;
   /** Harbor's execution extra attributes, printed as job_parameters. */
   parameters: Record<string, unknown>;
   startTime: number;
   updateTime: number;
-  finishAt: number;
-  outcome: "Success" | "Error";
+  /** The job's own status, ahead of the execution's. */
+  job: JobStatus;
+  /** When the job ends (as planned) or ended. */
+  jobEnd: number;
+  plan: Required<GcPlan>;
   log: string[];
   /** The job service job it occupies, if a worker was free. */
   jobId?: string;
@@ -183,6 +196,8 @@ const REDIS_URL_REG = "redis://redis:6379/1?idle_timeout_seconds=30";
 const TIME_WINDOW_HOURS = 2;
 /** Harbor's execution sweeper keeps this many GC executions. */
 const KEEP_EXECUTIONS = 50;
+/** How long core still shows a finished GC job's execution as Running. */
+export const GC_STATUS_LAG_MS = 25_000;
 
 /** Go's json.Marshal of a map: keys in sorted order. */
 function goJson(map: Record<string, unknown>): string {
@@ -194,7 +209,13 @@ export class GcStore {
   readonly #runs = new Map<number, GcRunRecord>();
   #schedule: GcScheduleRecord | undefined;
   readonly #plans: GcPlan[] = [];
-  #defaultPlan: Required<GcPlan> = { status: "Success", durationMs: 2000 };
+  #defaultPlan: Required<GcPlan> = {
+    status: "Success",
+    durationMs: 2000,
+    freedSpace: 0,
+    purgedBlobs: 0,
+    purgedManifests: 0,
+  };
 
   constructor(world: World) {
     this.#world = world;
@@ -228,7 +249,7 @@ export class GcStore {
 
   start(policy: GcPolicy, trigger: Trigger): GcRunRecord {
     const now = this.#world.now();
-    const plan = { ...this.#defaultPlan, ...this.#plans.shift() };
+    const plan: Required<GcPlan> = { ...this.#defaultPlan, ...this.#plans.shift() };
     const run: GcRunRecord = {
       id: this.#world.ids.next("execution"),
       trigger,
@@ -242,33 +263,48 @@ export class GcStore {
       },
       startTime: now,
       updateTime: now,
-      finishAt: now + plan.durationMs,
-      outcome: plan.status,
+      job: "Running",
+      jobEnd: now + plan.durationMs,
+      plan,
       log: [],
     };
     this.#runs.set(run.id, run);
-    run.jobId = this.#world.jobservice.startJob("GARBAGE_COLLECTION", () => this.#finish(run, "Stopped"));
-    this.#log(run, "start to run gc in job.");
-    this.#log(
-      run,
-      `delete untagged: ${policy.deleteUntagged}, dry run: ${policy.dryRun}, workers: ${policy.workers || 1}`,
-    );
+    run.jobId = this.#world.jobservice.startJob("GARBAGE_COLLECTION", () => this.stop(run));
+    if (plan.status === "Error") {
+      this.#log(
+        run,
+        'failed to start gc as registry controller is unreachable: Get "http://registryctl:8080/api/health": dial tcp: lookup registryctl: no such host',
+        "ERROR",
+      );
+    } else {
+      this.#log(
+        run,
+        `Garbage Collection parameters: [delete_untagged: ${policy.deleteUntagged}, dry_run: ${policy.dryRun}, time_window: ${TIME_WINDOW_HOURS}, workers: ${policy.workers || 1}]`,
+      );
+      this.#log(run, "start to run gc in job.");
+    }
     this.#sweep();
     return run;
   }
 
-  /** Stops a running GC; a finished one stays as it is. */
+  /** Stops a running job, and with it the run; once the job has ended, nothing changes. */
   stop(run: GcRunRecord): void {
-    if (run.status !== "Running") return;
+    if (run.job !== "Running") return;
     if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
-    this.#finish(run, "Stopped");
+    const now = this.#world.now();
+    Object.assign(run, { job: "Stopped", jobEnd: now, status: "Stopped", updateTime: now });
+    this.#log(run, "received the stop signal, quit GC job.");
   }
 
-  /** Ends a running GC now with the given status (or its planned one). */
+  /** Ends a running job now with the given status (or its planned one); the run follows later. */
   complete(run: GcRunRecord, status?: "Success" | "Error"): void {
-    if (run.status !== "Running") return;
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
-    this.#finish(run, status ?? run.outcome);
+    if (run.job !== "Running") return;
+    this.#endJob(run, status ?? run.plan.status, this.#world.now());
+  }
+
+  /** Whether the job has run, so that its log can be read. */
+  hasLog(run: GcRunRecord): boolean {
+    return run.job !== "Running";
   }
 
   /** Replaces the schedule (Harbor deletes the old one, then creates the new one). */
@@ -296,25 +332,54 @@ export class GcStore {
     return this.start(this.#schedule.policy, "SCHEDULE");
   }
 
-  #finish(run: GcRunRecord, status: GcStatus): void {
-    if (run.status !== "Running") return;
-    run.status = status;
-    run.updateTime = this.#world.now();
-    if (status === "Success") this.#log(run, "success to run gc in job.");
-    else if (status === "Error") this.#log(run, "failed to run gc in job.");
-    else this.#log(run, "the job is stopped.");
+  /** The job ends: its log is complete; the execution shows it GC_STATUS_LAG_MS later. */
+  #endJob(run: GcRunRecord, status: "Success" | "Error", at: number): void {
+    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
+    Object.assign(run, { job: status, jobEnd: at });
+    if (status === "Error") return;
+    const { freedSpace, purgedBlobs, purgedManifests } = run.plan;
+    if (purgedBlobs + purgedManifests === 0) {
+      this.#log(run, "no removed artifacts.", "WARNING");
+      this.#log(run, "no need to execute GC as there is no non referenced artifacts.");
+    } else {
+      this.#log(run, `${purgedBlobs} blobs and ${purgedManifests} manifests eligible for deletion`);
+      this.#log(
+        run,
+        `The GC could free up ${Math.floor(freedSpace / 1024 / 1024)} MB space, the size is a rough estimation.`,
+      );
+      if (run.parameters.dry_run !== true) {
+        this.#log(run, `${purgedBlobs} blobs and ${purgedManifests} manifests are actually deleted`);
+        this.#log(run, `The GC job actual frees up ${Math.floor(freedSpace / 1024 / 1024)} MB space.`);
+      }
+    }
+    this.#log(run, "success to run gc in job.");
   }
 
-  #log(run: GcRunRecord, line: string): void {
+  /** The execution takes the job's status; a successful one gains what the job reported. */
+  #settle(run: GcRunRecord, at: number): void {
+    run.status = run.job;
+    run.updateTime = at;
+    if (run.job !== "Success") return;
+    Object.assign(run.parameters, {
+      freed_space: run.plan.freedSpace,
+      purged_blobs: run.plan.purgedBlobs,
+      purged_manifests: run.plan.purgedManifests,
+    });
+  }
+
+  #log(run: GcRunRecord, line: string, level = "INFO"): void {
     run.log.push(
-      `${new Date(this.#world.now()).toISOString().slice(0, 19)}Z [INFO] [/jobservice/job/impl/gc/garbage_collection.go]: ${line}`,
+      `${new Date(this.#world.now()).toISOString().slice(0, 19)}Z [${level}] [/jobservice/job/impl/gc/garbage_collection.go]: ${line}`,
     );
   }
 
   #tick(): void {
     const now = this.#world.now();
     for (const run of this.#runs.values()) {
-      if (run.status === "Running" && now >= run.finishAt) this.complete(run);
+      if (run.job === "Running" && now >= run.jobEnd) this.#endJob(run, run.plan.status, run.jobEnd);
+      if (run.status === "Running" && run.job !== "Running" && now >= run.jobEnd + GC_STATUS_LAG_MS) {
+        this.#settle(run, run.jobEnd + GC_STATUS_LAG_MS);
+      }
     }
     const s = this.#schedule;
     if (s?.nextRun !== undefined && now >= s.nextRun) {
@@ -551,7 +616,10 @@ const routes: RouteSpec[] = [
       const id = ctx.params.gc_id as number;
       const run = ctx.world.gc.get(id);
       if (!run) throw notFound(`garbage collection ${id} log is not found`);
-      return textReply(`${run.log.join("\n")}\n`);
+      // The job service has no log until the job has run.
+      if (!ctx.world.gc.hasLog(run)) throw notFound("object is not found");
+      // Harbor relays the job service's text without a charset.
+      return { status: 200, text: `${run.log.join("\n")}\n`, headers: { "content-type": "text/plain" } };
     },
   },
 ];
@@ -566,17 +634,21 @@ export const area = defineArea({
   routes,
   control: (world: World) => ({
     /**
-     * Plans the outcome of the next GC run to start: its final status (Success or Error) and how
-     * much world time it takes. Plans queue up, one per run; runs without a plan use the default.
+     * Plans the next GC run to start: how its job ends (Success or Error), how much world time the
+     * job takes, and what a successful one reports removed (freedSpace bytes, purgedBlobs,
+     * purgedManifests). Plans queue up, one per run; runs without a plan use the default.
      */
     plan(p: GcPlan): void {
       world.gc.plan(p);
     },
-    /** The outcome of runs without a plan. Initially Success after 2000 ms. */
+    /** The outcome of runs without a plan. Initially Success after 2000 ms, nothing removed. */
     setDefaultPlan(p: GcPlan): void {
       world.gc.setDefaultPlan(p);
     },
-    /** Ends a running GC now, with the given status or its planned one. */
+    /**
+     * Ends a running GC's job now, with the given status or its planned one; the run shows it
+     * GC_STATUS_LAG_MS later, as in Harbor.
+     */
     complete(id: number, status?: "Success" | "Error"): void {
       world.gc.complete(existingRun(world, id), status);
     },
@@ -590,6 +662,7 @@ export const area = defineArea({
         id: r.id,
         trigger: r.trigger,
         status: r.status,
+        jobStatus: r.job,
         parameters: r.parameters,
         startTime: r.startTime,
         updateTime: r.updateTime,

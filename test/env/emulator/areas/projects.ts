@@ -30,9 +30,18 @@ import { type Ctx, inInt4, int4Overflow, ok, parseInt64, type RouteSpec } from "
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 
+/** An artifact as replication sees it: its digest, tags and the names of its labels. */
+export interface ArtifactRecord {
+  digest: string;
+  tags: string[];
+  labels: string[];
+}
+
 export interface RepositoryRecord {
   name: string;
   artifact_count: number;
+  /** What replication copies; a repository added without details holds untagged artifacts. */
+  artifacts?: ArtifactRecord[];
   pull_count: number;
   /** Bytes the repository's artifacts take; counts towards the project's quota. */
   size?: number;
@@ -886,6 +895,8 @@ const rootRoutes: RouteSpec[] = [
   },
 ];
 
+const newDigest = () => `sha256:${randomBytes(32).toString("hex")}`;
+
 function textReply400(message: string) {
   return { status: 400, text: message, headers: { "content-type": "text/plain; charset=utf-8" } };
 }
@@ -903,12 +914,16 @@ export const area = defineArea({
       /** Every project as an admin's GET shows it. */
       list: () =>
         world.projects.all().map((p) => renderProject(p, { kind: "user", user: world.identities.admin })),
-      /** Adds a repository (with artifacts and a size in bytes) to a project, making it non-deletable. */
+      /**
+       * Adds a repository (with untagged artifacts and a size in bytes) to a project, making it
+       * non-deletable.
+       */
       addRepository(projectName: string, repository: string, artifacts = 1, sizeBytes = 0): void {
         const now = world.nowText();
         project(projectName).repositories.set(repository, {
           name: `${projectName}/${repository}`,
           artifact_count: artifacts,
+          artifacts: Array.from({ length: artifacts }, () => ({ digest: newDigest(), tags: [], labels: [] })),
           pull_count: 0,
           size: sizeBytes,
           creation_time: now,
@@ -926,17 +941,18 @@ export const area = defineArea({
         repo.update_time = world.nowText();
       },
       /**
-       * Simulates `docker push`: adds the artifact (creating the repository if needed), records a push
-       * in the audit log and notifies the project's webhooks with a PUSH_ARTIFACT event.
+       * Simulates `docker push`: adds the artifact (creating the repository if needed; the tag moves
+       * to it from an older artifact), with the labels named, records a push in the audit log and
+       * notifies the project's webhooks with a PUSH_ARTIFACT event.
        */
       pushArtifact(
         projectName: string,
         repository: string,
-        options: { tag?: string; sizeBytes?: number; username?: string } = {},
+        options: { tag?: string; sizeBytes?: number; username?: string; labels?: string[] } = {},
       ): { digest: string } {
         const p = project(projectName);
         const tag = options.tag ?? "latest";
-        const digest = `sha256:${randomBytes(32).toString("hex")}`;
+        const digest = newDigest();
         const nowMs = world.now();
         const now = world.nowText();
         const repo = p.repositories.get(repository) ?? {
@@ -948,6 +964,9 @@ export const area = defineArea({
           update_time: now,
         };
         repo.artifact_count += 1;
+        const artifacts = repo.artifacts ?? [];
+        for (const a of artifacts) a.tags = a.tags.filter((t) => t !== tag);
+        repo.artifacts = [...artifacts, { digest, tags: [tag], labels: [...(options.labels ?? [])] }];
         repo.size = (repo.size ?? 0) + (options.sizeBytes ?? 0);
         repo.update_time = now;
         p.repositories.set(repository, repo);

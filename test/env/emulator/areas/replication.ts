@@ -1,11 +1,15 @@
 // Replication policies, executions that progress on the world clock, their tasks and task logs.
 //
-// A run follows a plan: how long it takes, which tasks it creates (each with its final status), or
-// a flow error. Tasks run one after another, each taking an equal share of the duration, so a test
-// can advance the clock and watch Pending → InProgress → Succeed/Failed. Without a plan set through
-// the control API a run takes 1 s and copies one image. A run against a remote registry the world
-// marked unhealthy fails at once. Schedules are not fired by the clock: the control API's `trigger`
-// fires a scheduled or event-based run of a policy that has that trigger.
+// A run copies what the policy's filters select from its source (replication-filters.ts): the
+// local projects' repositories for a push, the remote content registered through the control API
+// (`addRemoteArtifact`) for a pull. Each selected repository becomes one task; tasks run one after
+// another, each taking an equal share of the run's duration (1 s unless a plan says otherwise), so a
+// test can advance the clock and watch Pending → InProgress → Succeed/Failed. A plan can also make
+// the copies of some repositories fail, or the whole flow fail with a text. When nothing matches,
+// the execution is InProgress with total 0 and ends Succeed 0.1 s later with "no resources need to
+// be replicated" and no tasks, as in Harbor 2.12.4. A run against a remote registry the world marked
+// unhealthy fails at once. Schedules are not fired by the clock: the control API's `trigger` fires a
+// scheduled or event-based run of a policy that has that trigger.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
@@ -16,7 +20,16 @@ import { applySort, type Fields, listReply, page } from "../listing.ts";
 import { type Ctx, createdAt, ok, type RouteSpec, textReply } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
-import { type RegistryRecord, renderRegistry } from "./registries.ts";
+import { normalizeUrl, type RegistryRecord, renderRegistry } from "./registries.ts";
+import {
+  destinationName,
+  matchPattern,
+  PatternError,
+  resourceName,
+  type SourceArtifact,
+  type SourceRepository,
+  selectResources,
+} from "./replication-filters.ts";
 
 export interface ReplicationTrigger {
   type: string;
@@ -53,27 +66,22 @@ export interface PolicyRecord {
 
 export type PolicyInput = Omit<PolicyRecord, "id" | "creator" | "creation_time" | "update_time">;
 
-/** One task a planned run creates. */
-export interface PlannedTask {
-  /** Default "image". */
-  resource_type?: string;
-  /** Harbor's form: "<repository>:[<tags>]", e.g. "library/nginx:[1.27]". */
-  src_resource: string;
-  dst_resource: string;
-  /** Default "copy". */
-  operation?: "copy" | "deletion";
-  /** The task's final status. Default "Succeed". */
-  status?: "Succeed" | "Failed";
-}
-
-/** How a replication run goes. */
+/** How a replication run goes; what it copies always comes from the policy's filters. */
 export interface RunPlan {
-  /** From start to the final status. Default 1000 ms. */
+  /** From start to the final status when something is copied. Default 1000 ms. */
   durationMs?: number;
-  /** Default: one image copy that succeeds. An empty list ends with "no resources need to be replicated". */
-  tasks?: PlannedTask[];
+  /** Source repositories (doublestar patterns) whose copy task fails. */
+  failing?: string[];
   /** The flow fails with this text (no tasks are created): status Failed, status_text = error. */
   error?: string;
+}
+
+/** One task of a run: a source repository with the artifacts it copies. */
+interface PlannedCopy {
+  resource_type: string;
+  src_resource: string;
+  dst_resource: string;
+  fails: boolean;
 }
 
 type ExecStatus = "Running" | "Success" | "Error" | "Stopped";
@@ -108,6 +116,8 @@ interface ExecutionRecord {
 }
 
 const DEFAULT_DURATION_MS = 1000;
+/** How long Harbor takes to find there is nothing to copy. */
+const EMPTY_RUN_MS = 100;
 const REPOSITORY_PATH = /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?:\/[a-z0-9]+(?:[._-][a-z0-9]+)*)*$/;
 
 // The API's words for the internal statuses and triggers, both ways.
@@ -152,6 +162,8 @@ export class ReplicationStore {
   readonly #executions = new Map<number, ExecutionRecord>();
   readonly #plans = new Map<number, RunPlan>();
   #defaultPlan: RunPlan = {};
+  /** Remote registries' content, by normalised URL, then repository name. */
+  readonly #remote = new Map<string, Map<string, SourceArtifact[]>>();
 
   constructor(world: World) {
     this.#world = world;
@@ -236,6 +248,33 @@ export class ReplicationStore {
     else this.#plans.set(policyId, plan);
   }
 
+  /** Adds an artifact to a remote registry's content (what a pull from it copies). */
+  addRemoteArtifact(
+    registryUrl: string,
+    repository: string,
+    artifact: { digest?: string; tags?: string[]; labels?: string[] } = {},
+  ): void {
+    const url = normalizeUrl(registryUrl);
+    const repos = this.#remote.get(url) ?? new Map<string, SourceArtifact[]>();
+    this.#remote.set(url, repos);
+    const tags = artifact.tags ?? [];
+    const artifacts = (repos.get(repository) ?? []).map((a) => ({
+      ...a,
+      tags: a.tags.filter((t) => !tags.includes(t)),
+    }));
+    artifacts.push({
+      digest: artifact.digest ?? `sha256:${randomBytes(32).toString("hex")}`,
+      tags,
+      labels: artifact.labels ?? [],
+    });
+    repos.set(repository, artifacts);
+  }
+
+  /** Forgets a remote registry's content. */
+  clearRemote(registryUrl: string): void {
+    this.#remote.delete(normalizeUrl(registryUrl));
+  }
+
   start(policyId: number, trigger: Trigger): ExecutionRecord {
     const p = this.policy(policyId);
     if (!p.enabled) throw precondition(`the policy ${p.id} is disabled`);
@@ -243,10 +282,20 @@ export class ReplicationStore {
     const plan = this.#plans.get(p.id) ?? this.#defaultPlan;
     const id = this.#world.ids.next("replication_execution");
     const healthy = this.#world.registries.isHealthy(remote.url);
-    const error = healthy
+    let error = healthy
       ? plan.error
       : `failed to ping the registry ${remote.name} (${remote.url}): the registry is unhealthy`;
-    const tasks = error ? [] : (plan.tasks ?? defaultTasks(p));
+    let copies: PlannedCopy[] = [];
+    if (!error) {
+      try {
+        copies = this.#copies(p, plan);
+      } catch (e) {
+        error = (e as Error).message;
+      }
+    }
+    // A flow that cannot reach the remote fails straight away; one with nothing to copy is done soon.
+    const planned = Math.max(0, plan.durationMs ?? DEFAULT_DURATION_MS);
+    const durationMs = !healthy ? 0 : plan.error ? planned : copies.length === 0 ? EMPTY_RUN_MS : planned;
     const exec: ExecutionRecord = {
       id,
       policy_id: p.id,
@@ -254,24 +303,56 @@ export class ReplicationStore {
       status: "Running",
       status_text: "",
       start: this.#world.now(),
-      // A flow that cannot reach the remote fails straight away.
-      durationMs: healthy ? Math.max(0, plan.durationMs ?? DEFAULT_DURATION_MS) : 0,
+      durationMs,
       ...(error ? { error } : {}),
-      tasks: tasks.map((t) => ({
+      tasks: copies.map((t) => ({
         id: this.#world.ids.next("replication_task"),
         execution_id: id,
         job_id: randomBytes(12).toString("hex"),
-        operation: t.operation ?? "copy",
-        resource_type: t.resource_type ?? "image",
+        operation: "copy",
+        resource_type: t.resource_type,
         src_resource: t.src_resource,
         dst_resource: t.dst_resource,
-        final: t.status === "Failed" ? "Error" : "Success",
+        final: t.fails ? "Error" : "Success",
         status: "Pending",
       })),
     };
     this.#executions.set(id, exec);
     this.#step(exec, exec.start);
     return exec;
+  }
+
+  /** One task per source repository the filters keep, named as Harbor names resources. */
+  #copies(p: PolicyRecord, plan: RunPlan): PlannedCopy[] {
+    const source = this.#world.registries.resolve(p.src_registry_id);
+    const repositories: SourceRepository[] =
+      p.src_registry_id === 0
+        ? this.#world.projects
+            .all()
+            .flatMap((project) =>
+              [...project.repositories.values()].map((r) => ({ name: r.name, artifacts: r.artifacts ?? [] })),
+            )
+        : [...(this.#remote.get(normalizeUrl(source.url)) ?? new Map<string, SourceArtifact[]>())].map(
+            ([name, artifacts]) => ({ name, artifacts }),
+          );
+    let selected: SourceRepository[];
+    try {
+      selected = selectResources(repositories, p.filters);
+    } catch (e) {
+      if (e instanceof PatternError) throw new Error(`failed to fetch artifacts: ${e.message}`);
+      throw e;
+    }
+    // Harbor's own adapter lists artifacts; the others (docker-registry, …) list images.
+    const resourceType = source.type === "harbor" ? "artifact" : "image";
+    return selected.map((r) => ({
+      resource_type: resourceType,
+      src_resource: resourceName(r.name, r.artifacts),
+      dst_resource: resourceName(
+        destinationName(r.name, p.dest_namespace, p.dest_namespace_replace_count),
+        r.artifacts,
+      ),
+      fails: (plan.failing ?? []).some((pattern) => matchPattern(pattern, r.name)),
+    }));
   }
 
   execution(id: number): ExecutionRecord {
@@ -390,12 +471,6 @@ export class ReplicationStore {
       if (p.name === name && p.id !== exceptId) throw conflict(`replication policy ${name} already exists`);
     }
   }
-}
-
-function defaultTasks(p: PolicyRecord): PlannedTask[] {
-  const repo = "library/hello-world";
-  const dst = p.dest_namespace ? `${p.dest_namespace}/hello-world` : repo;
-  return [{ src_resource: `${repo}:[latest]`, dst_resource: `${dst}:[latest]` }];
 }
 
 function validateFilter(f: ReplicationFilter): void {
@@ -811,7 +886,8 @@ const routes: RouteSpec[] = [
         resource_type: "replication",
         operation: "update",
       });
-      return ok();
+      // Harbor answers the stop with a JSON null.
+      return ok(null);
     },
   },
   {
@@ -865,6 +941,17 @@ export const area = defineArea({
     /** Sets how runs of one policy go (null removes its plan). */
     setPolicyPlan: (policyId: number, plan: RunPlan | null): void =>
       world.replication.setPlan(policyId, plan),
+    /**
+     * Adds an artifact (tags, label names, a digest) to the repository of a remote registry, given
+     * by its URL: what a pull replication from that registry finds. A tag moves to the new artifact.
+     */
+    addRemoteArtifact: (
+      registryUrl: string,
+      repository: string,
+      artifact?: { digest?: string; tags?: string[]; labels?: string[] },
+    ): void => world.replication.addRemoteArtifact(registryUrl, repository, artifact),
+    /** Forgets what a remote registry holds. */
+    clearRemote: (registryUrl: string): void => world.replication.clearRemote(registryUrl),
     /** The policies that hold a schedule (enabled, scheduled trigger) and their cron strings. */
     schedules: () => world.replication.schedules(),
     /**

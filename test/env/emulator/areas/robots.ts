@@ -1,6 +1,6 @@
 // Robot accounts (v2 /robots and v1 /projects/{p}/robots), their names, secrets and permissions.
 //
-// Harbor v2.12 behaviour, with one deliberate exception:
+// Harbor v2.12 behaviour:
 // - names: v2 create checks the name pattern; stored as "<name>" (system) or "<project>+<name>"
 //   (project) and exposed with the prefix "robot$"; (stored name, project) is unique;
 // - secrets: 32 random [A-Za-z0-9] characters with an upper, a lower and a digit, shown only in the
@@ -11,10 +11,12 @@
 // - permissions must come from Harbor's robot permission lists for their scope (the 2.12 lists,
 //   including the robot/member/user/user-group extras); a robot creating or updating a robot may
 //   only hand out permissions it holds itself;
-// - v1 create (the exception): it behaves as in Harbor 2.8-2.10, the last releases where it works:
-//   the project comes from the path, resources are "/project/<id>/<resource>", and expires_at in the
-//   body is ignored in favour of the system default of 30 days. From 2.11 on, real Harbor gives such
-//   robots an expiry at creation time, which no client can use.
+// - v1 create is broken as in Harbor 2.12.4: after validating "/project/<id>/<resource>" against
+//   the path's project it answers 201 with the name "robot$+<name>", but stores the robot without a
+//   project (a system-level robot with no permissions) that expired at creation; the v1 routes of
+//   the project do not find it, only DELETE /robots/{id} removes it. The release it models is a
+//   switch (`RobotStore.v1Create`, control `robots.setV1Create`): "2.11" keeps the project but
+//   expires the robot at creation; "2.10" (2.8-2.10) works, with the system default of 30 days.
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
@@ -68,6 +70,16 @@ export interface RobotRecord {
   creator_ref: number;
   creation_time: string;
   update_time: string;
+}
+
+/** Which release's v1 create to model (see the header); the default is 2.12.4's. */
+export type V1CreateModel = "2.10" | "2.11" | "2.12";
+
+/** The v1 create model of a Harbor version such as "v2.10.3" or "2.12.4". */
+export function v1CreateModelFor(version: string): V1CreateModel {
+  const minor = Number(/^v?2\.(\d+)/.exec(version)?.[1] ?? Number.NaN);
+  if (minor <= 10) return "2.10";
+  return minor === 11 ? "2.11" : "2.12";
 }
 
 /** Days a robot lives when Harbor picks the duration (robot_token_duration). */
@@ -176,6 +188,8 @@ export class RobotStore {
   readonly #world: World;
   readonly #robots = new Map<number, RobotRecord>();
   readonly #secrets = new Map<number, StoredSecret>();
+  /** How POST /projects/{p}/robots behaves. */
+  v1Create: V1CreateModel = "2.12";
 
   constructor(world: World) {
     this.#world = world;
@@ -202,9 +216,12 @@ export class RobotStore {
     duration: number;
     permissions: RobotPermission[];
     creator: Caller;
+    /** Set by Harbor 2.12's v1 create, which loses the project: stored as "+<name>". */
+    projectless?: boolean;
   }): { robot: RobotRecord; secret: string } {
-    const projectId = r.project?.project_id ?? 0;
-    const stored = r.level === "project" ? `${r.project?.name ?? ""}+${r.name}` : r.name;
+    const projectId = r.projectless ? 0 : (r.project?.project_id ?? 0);
+    const stored =
+      r.level === "project" ? `${r.projectless ? "" : (r.project?.name ?? "")}+${r.name}` : r.name;
     for (const other of this.#robots.values()) {
       if (other.name === stored && other.project_id === projectId) {
         throw conflict(`robot account ${projectId}:${stored} already exists`);
@@ -216,9 +233,10 @@ export class RobotStore {
       id: this.#world.ids.next("robot"),
       name: stored,
       fullName: ROBOT_PREFIX + stored,
-      level: r.level,
+      // Harbor derives the level from the project id.
+      level: projectId === 0 ? "system" : "project",
       project_id: projectId,
-      permissions: structuredClone(r.permissions),
+      permissions: r.projectless ? [] : structuredClone(r.permissions),
       description: r.description,
       duration: r.duration,
       expires_at: expiresAt(nowMs, r.duration),
@@ -751,14 +769,18 @@ const routes: RouteSpec[] = [
       const access = toPermissions([{ access: b.access ?? [] }])[0]?.access ?? [];
       if (access.length === 0) throw badRequest("bad request no access");
       const permission = v1Permission(ctx, project, access);
+      const model = ctx.world.robots.v1Create;
+      // From 2.11 the v1 handler leaves the duration at 0, so the robot expires at creation; in
+      // 2.12 it also no longer resolves the project.
       const { robot, secret } = ctx.world.robots.insert({
         name: b.name ?? "",
         description: b.description ?? "",
         level: "project",
         project,
-        duration: DEFAULT_ROBOT_DAYS,
+        duration: model === "2.10" ? DEFAULT_ROBOT_DAYS : 0,
         permissions: [permission],
         creator: ctx.caller,
+        projectless: model === "2.12",
       });
       audit(ctx, robot, "create");
       return {
@@ -829,6 +851,11 @@ const routes: RouteSpec[] = [
 export const area = defineArea({
   routes,
   control: (world: World) => ({
+    /** Which release's v1 robot create to model: "2.12" (the default, broken), "2.11" or "2.10". */
+    setV1Create(model: V1CreateModel): void {
+      if (!["2.10", "2.11", "2.12"].includes(model)) throw new Error(`unknown v1 create model ${model}`);
+      world.robots.v1Create = model;
+    },
     /** Every robot as GET shows it (never a secret). */
     list: () => world.robots.all().map(render),
     /** Makes the robot expire now: its secret stops working, as Harbor's expiry check does. */

@@ -9,6 +9,9 @@
 // abnormal response code: 500, body: …` or `… error to send request: Post "<address>": …`, as
 // jobservice's webhook job writes it. Harbor retries a failed job up to three times (each run
 // appending to the same log); the emulator runs each job once.
+//
+// Only loopback targets are delivered to unless the emulator was started with
+// allowExternalWebhooks: any other target's job ends Error without a connection or a DNS lookup.
 import { randomUUID } from "node:crypto";
 import * as http from "node:http";
 import * as https from "node:https";
@@ -18,6 +21,7 @@ import { projectAccess, requireProject } from "../auth.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply } from "../listing.ts";
+import { addressHost, isLoopbackHost } from "../loopback.ts";
 import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec, textReply } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -122,6 +126,8 @@ export class WebhookStore {
   readonly #policies = new Map<number, WebhookPolicyRecord>();
   readonly #jobs = new Map<number, WebhookJobRecord>();
   readonly #inflight = new Set<Promise<void>>();
+  /** Whether deliveries may leave loopback (EmulatorOptions.allowExternalWebhooks). */
+  allowExternal = false;
 
   constructor(world: World) {
     this.#world = world;
@@ -232,6 +238,15 @@ export class WebhookStore {
     this.#setStatus(job, "Running");
     job.start_time = this.#world.now();
     log("INFO", `start to run ${kind} job`);
+    const host = addressHost(target.address);
+    if (!this.allowExternal && !(host !== undefined && isLoopbackHost(host))) {
+      // Not Harbor's behaviour: the emulator keeps tests and the demo on loopback.
+      job.error = `not delivered: ${host ?? target.address} is not a loopback address (the emulator delivers webhooks to loopback only unless started with --allow-external-webhooks)`;
+      log("ERROR", `exit ${kind} job, error: ${job.error}`);
+      job.end_time = this.#world.now();
+      this.#setStatus(job, "Error");
+      return;
+    }
     log("INFO", `send request to remote endpoint, body: ${request.body}`);
     let failure: string | undefined;
     try {
