@@ -378,14 +378,15 @@ export function defaultNameValidation(rule: HarborNameRule) {
 }
 
 /** How a kind looks to kubectl: names, printer columns, categories. */
-export interface KindDefinition {
+export interface KindDefinition<Spec = unknown, Status = unknown> {
   kind: string;
   plural: string;
   singular: string;
   shortNames: string[];
   scope: "Namespaced" | "Cluster";
-  spec: z.ZodType;
-  status: z.ZodType;
+  /** The spec's schema, with its defaults: the CRD is generated from it, and the operator parses with it. */
+  spec: z.ZodType<Spec>;
+  status: z.ZodType<Status>;
   /**
    * Harbor's rule for the object's name when a Kubernetes name may break it: checked on a
    * defaulted metadata.name at admission, and by the operator on the name it uses.

@@ -96,7 +96,7 @@ export const HarborProjectStatus = z.object({
 });
 export type HarborProjectStatus = z.output<typeof HarborProjectStatus>;
 
-export const harborProject: KindDefinition = {
+export const harborProject: KindDefinition<HarborProjectSpec, HarborProjectStatus> = {
   kind: "HarborProject",
   plural: "harborprojects",
   singular: "harborproject",

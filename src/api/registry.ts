@@ -96,7 +96,7 @@ export const HarborRegistryStatus = z.object({
 });
 export type HarborRegistryStatus = z.output<typeof HarborRegistryStatus>;
 
-export const harborRegistry: KindDefinition = {
+export const harborRegistry: KindDefinition<HarborRegistrySpec, HarborRegistryStatus> = {
   kind: "HarborRegistry",
   plural: "harborregistries",
   singular: "harborregistry",

@@ -209,7 +209,10 @@ export const HarborReplicationPolicyStatus = z.object({
 });
 export type HarborReplicationPolicyStatus = z.output<typeof HarborReplicationPolicyStatus>;
 
-export const harborReplicationPolicy: KindDefinition = {
+export const harborReplicationPolicy: KindDefinition<
+  HarborReplicationPolicySpec,
+  HarborReplicationPolicyStatus
+> = {
   kind: "HarborReplicationPolicy",
   plural: "harborreplicationpolicies",
   singular: "harborreplicationpolicy",

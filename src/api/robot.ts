@@ -372,7 +372,7 @@ export const HarborRobotStatus = z.object({
 });
 export type HarborRobotStatus = z.output<typeof HarborRobotStatus>;
 
-export const harborRobot: KindDefinition = {
+export const harborRobot: KindDefinition<HarborRobotSpec, HarborRobotStatus> = {
   kind: "HarborRobot",
   plural: "harborrobots",
   singular: "harborrobot",

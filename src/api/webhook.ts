@@ -142,7 +142,7 @@ export const HarborWebhookPolicyStatus = z.object({
 });
 export type HarborWebhookPolicyStatus = z.output<typeof HarborWebhookPolicyStatus>;
 
-export const harborWebhookPolicy: KindDefinition = {
+export const harborWebhookPolicy: KindDefinition<HarborWebhookPolicySpec, HarborWebhookPolicyStatus> = {
   kind: "HarborWebhookPolicy",
   plural: "harborwebhookpolicies",
   singular: "harborwebhookpolicy",

@@ -1,13 +1,12 @@
 // HarborProject: a Harbor project with its settings, CVE allowlist, quota and proxy cache. A proxy-
 // cache project references a HarborRegistry (and queues it when it goes, since Harbor keeps a
 // registry while a proxy project uses it).
-import { HarborProjectSpec, harborProject } from "../../api/project.ts";
+import { harborProject } from "../../api/project.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { projectExternal } from "./external.ts";
 
 export const projectKind = defineKind({
   def: harborProject,
-  specSchema: HarborProjectSpec,
   watches: { references: { HarborRegistry: (spec) => spec.proxyCache?.registryRef.name } },
   external: (deps) => projectExternal({ registries: deps.informer("HarborRegistry") }),
 });

@@ -1,7 +1,7 @@
 // HarborRegistry: a remote registry endpoint. Its credential Secret (when labelled
 // harborconfig.io/watch: "true") queues it at once; the drift sweep, which reads the Secret through
 // prepare, finds other changes within the drift interval.
-import { HarborRegistrySpec, harborRegistry } from "../../api/registry.ts";
+import { harborRegistry } from "../../api/registry.ts";
 import type { ErrorClassifier } from "../../runtime/managed.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
@@ -17,7 +17,6 @@ const registryErrors: ErrorClassifier = {
 
 export const registryKind = defineKind({
   def: harborRegistry,
-  specSchema: HarborRegistrySpec,
   watches: { secrets: (spec) => [spec.credential?.secretRef.name] },
   external: ({ ctx }) => registryExternal({ secrets: ctx.secretUses }),
   errors: registryErrors,

@@ -2,13 +2,12 @@
 // policy when it changes (e.g. turns Ready), so a waiting policy proceeds without its own retry.
 // Ends of executions are Events; policies Harbor runs by itself are looked at every
 // --status-refresh-interval.
-import { HarborReplicationPolicySpec, harborReplicationPolicy } from "../../api/replication.ts";
+import { harborReplicationPolicy } from "../../api/replication.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { replicationExternal } from "./external.ts";
 
 export const replicationKind = defineKind({
   def: harborReplicationPolicy,
-  specSchema: HarborReplicationPolicySpec,
   watches: { references: { HarborRegistry: (spec) => spec.registryRef.name } },
   external: ({ ctx, informer }) =>
     replicationExternal({

@@ -2,7 +2,7 @@
 // project, its own Secrets (label harborconfig.io/watch, owner annotation: handled for every kind
 // that owns Secrets), Namespaces (copies go to namespaces chosen by labels, cluster-wide) and the
 // ServiceAccounts it names (see service-accounts.ts).
-import { HarborRobotSpec, harborRobot } from "../../api/robot.ts";
+import { harborRobot } from "../../api/robot.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { RobotDelivery } from "./delivery.ts";
 import { robotExternal } from "./external.ts";
@@ -10,7 +10,6 @@ import { linksServiceAccount } from "./service-accounts.ts";
 
 export const robotKind = defineKind({
   def: harborRobot,
-  specSchema: HarborRobotSpec,
   ownsSecrets: true,
   watches: {
     references: { HarborProject: (spec) => spec.projectRef?.name },

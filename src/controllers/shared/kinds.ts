@@ -1,6 +1,6 @@
-// What every kind's wiring gets from the composition root.
+// What every kind is made of: the context the composition root gives, the self-description each
+// kind exports (KindModule), and the one way a kind is wired (managedKind).
 import type { Logger } from "pino";
-import type { z } from "zod";
 import type { KindDefinition } from "../../api/common.ts";
 import { GROUP, harborNameProblem, VERSION } from "../../api/common.ts";
 import type { KubeClient } from "../../kube/client.ts";
@@ -97,9 +97,8 @@ export interface KindWatches<S> {
  * Adding a kind is its folder, its API definition, and one line in controllers/registry.ts.
  */
 export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X = unknown> {
-  def: KindDefinition;
-  /** Parses the spec with defaults, as the CRD schema would. */
-  specSchema: z.ZodType<S>;
+  /** The API definition: names, columns, and the spec's schema (the CRD's and the parser's). */
+  def: KindDefinition<S>;
   watches?: KindWatches<S>;
   /** The kind's Harbor side. */
   external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X>;
@@ -126,7 +125,7 @@ export function managedKind<S extends ManagedSpec, O, X>(
   const nameRule = m.def.harborName;
   return new ManagedKind(ctx.kube, {
     type: resourceType(m.def),
-    specSchema: m.specSchema,
+    specSchema: m.def.spec,
     informer: deps.informer(m.def.kind),
     external: m.external(deps),
     connections: ctx.connections,

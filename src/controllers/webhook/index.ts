@@ -3,13 +3,12 @@
 // triggers, the policy's newest failed jobs): more than the drift sweep's budget of one list per
 // project. It is refreshed by every reconcile that happens anyway, and otherwise every
 // --status-refresh-interval (default 1 h).
-import { HarborWebhookPolicySpec, harborWebhookPolicy } from "../../api/webhook.ts";
+import { harborWebhookPolicy } from "../../api/webhook.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { webhookExternal } from "./external.ts";
 
 export const webhookKind = defineKind({
   def: harborWebhookPolicy,
-  specSchema: HarborWebhookPolicySpec,
   watches: {
     references: { HarborProject: (spec) => spec.projectRef.name },
     secrets: (spec) => spec.targets.map((t) => t.authHeaderSecretRef?.name),
