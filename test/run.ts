@@ -1,7 +1,8 @@
 // The project's one test command (`npm test`). It runs the static checks (typecheck, lint) and then
 // every vitest project, and ends with the plain summary line `N passed, M failed` that CI reads.
 // Static checks count as one test each. Extra arguments go to vitest (e.g. a file filter); when any
-// are given the static checks are skipped so that a single file runs quickly.
+// are given the static checks are skipped so that a single file runs quickly. `--with-argocd` adds
+// the real-Argo CD test at the end (also `npm run test:argocd`).
 //
 // Vitest and every Node process under it run with the network guard (env/net-guard.js): a
 // connection or DNS lookup that would leave loopback is refused and recorded, and any such record
@@ -12,7 +13,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describeRefusal, guardRecords, withGuard } from "./env/net-guard-env.ts";
 
-const args = process.argv.slice(2);
+// --with-argocd is this script's own; every other argument goes to vitest.
+const withArgoCd = process.argv.includes("--with-argocd");
+const args = process.argv.slice(2).filter((a) => a !== "--with-argocd");
 const bin = (name: string) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
 let passed = 0;
 let failed = 0;
@@ -81,54 +84,23 @@ function installScriptsCovered(): void {
 // (minutes) and found in a cache afterwards. A step of its own, so that a build's progress and
 // failures show before any test starts; like the static checks it counts, but only when it fails,
 // and then the cluster project is left out rather than failing file by file.
-const vitestArgs = [...args];
-if (args.length === 0) {
-  process.stdout.write("\n▶ control plane binaries\n");
-  const build = spawnSync(process.execPath, [join(import.meta.dirname, "env", "controlplane", "build.ts")], {
-    stdio: "inherit",
-  });
-  if (build.status !== 0) {
-    failed++;
-    process.stdout.write("✗ control plane binaries failed: the cluster tests are skipped\n");
-    vitestArgs.push("--project=!cluster");
-  }
+const vitestArgs = [...args, "--project=!argocd"];
+if (args.length === 0 && !buildStep("control plane binaries", join("controlplane", "build.ts"))) {
+  process.stdout.write("✗ control plane binaries failed: the cluster tests are skipped\n");
+  vitestArgs.push("--project=!cluster");
 }
-
-const outDir = mkdtempSync(join(tmpdir(), "hco-test-"));
-const report = join(outDir, "report.json");
-const guardLog = join(outDir, "net-guard.jsonl");
+// One record of the network guard for every vitest run of this command.
+const guardDir = mkdtempSync(join(tmpdir(), "hco-guard-"));
+const guardLog = join(guardDir, "net-guard.jsonl");
 writeFileSync(guardLog, "");
-process.stdout.write("\n▶ vitest\n");
-const run = spawnSync(
-  bin("vitest"),
-  [
-    "run",
-    "--config",
-    "test/vitest.config.ts",
-    "--reporter=default",
-    "--reporter=json",
-    `--outputFile.json=${report}`,
-    ...vitestArgs,
-  ],
-  {
-    stdio: "inherit",
-    env: { ...process.env, NODE_OPTIONS: withGuard(process.env.NODE_OPTIONS), HCO_NET_GUARD_LOG: guardLog },
-  },
-);
-try {
-  const r = JSON.parse(readFileSync(report, "utf8")) as {
-    numPassedTests: number;
-    numFailedTests: number;
-    numFailedTestSuites: number;
-  };
-  passed += r.numPassedTests;
-  // A file that fails to load has no tests to count; count it as one failure so it cannot hide.
-  failed += r.numFailedTests + (r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
-} catch {
-  failed++;
-  process.stdout.write("✗ vitest produced no report\n");
+vitest(args.length === 0 ? vitestArgs : args);
+
+// The real-Argo CD test (test/argocd/) has a first build of its own, and runs after everything
+// else, alone on the machine: with --with-argocd, or `npm run test:argocd`.
+if (withArgoCd) {
+  if (buildStep("Argo CD binaries", join("argocd", "build.ts"))) vitest(["--project=argocd"]);
+  else process.stdout.write("✗ Argo CD binaries failed: the Argo CD test is skipped\n");
 }
-if (run.status !== 0 && failed === 0) failed++;
 
 const records = guardRecords(guardLog);
 const refused = records.filter((r) => r.event === "refused");
@@ -145,6 +117,55 @@ if (refused.length > 0) {
     `✗ network guard failed: ${refused.length} attempt(s) to leave loopback\n${refused.map(describeRefusal).join("\n")}\n`,
   );
 }
-rmSync(outDir, { recursive: true, force: true });
+rmSync(guardDir, { recursive: true, force: true });
 process.stdout.write(`${passed} passed, ${failed} failed\n`);
 process.exit(failed === 0 ? 0 : 1);
+
+/** Runs a build script of test/env as its own step; a failure counts as one. */
+function buildStep(name: string, script: string): boolean {
+  process.stdout.write(`\n▶ ${name}\n`);
+  const build = spawnSync(process.execPath, [join(import.meta.dirname, "env", script)], { stdio: "inherit" });
+  if (build.status === 0) return true;
+  failed++;
+  return false;
+}
+
+/** One vitest run; its passed and failed tests are added to the counts. */
+function vitest(vitestArgs: string[]): void {
+  const outDir = mkdtempSync(join(tmpdir(), "hco-test-"));
+  const report = join(outDir, "report.json");
+  process.stdout.write(`\n▶ vitest ${vitestArgs.join(" ")}\n`);
+  const run = spawnSync(
+    bin("vitest"),
+    [
+      "run",
+      "--config",
+      "test/vitest.config.ts",
+      "--reporter=default",
+      "--reporter=json",
+      `--outputFile.json=${report}`,
+      ...vitestArgs,
+    ],
+    {
+      stdio: "inherit",
+      env: { ...process.env, NODE_OPTIONS: withGuard(process.env.NODE_OPTIONS), HCO_NET_GUARD_LOG: guardLog },
+    },
+  );
+  let counted = 0;
+  try {
+    const r = JSON.parse(readFileSync(report, "utf8")) as {
+      numPassedTests: number;
+      numFailedTests: number;
+      numFailedTestSuites: number;
+    };
+    passed += r.numPassedTests;
+    // A file that fails to load has no tests to count; count it as one failure so it cannot hide.
+    counted = r.numFailedTests + (r.numFailedTests === 0 ? r.numFailedTestSuites : 0);
+  } catch {
+    counted = 1;
+    process.stdout.write("✗ vitest produced no report\n");
+  }
+  if (run.status !== 0 && counted === 0) counted = 1;
+  failed += counted;
+  rmSync(outDir, { recursive: true, force: true });
+}

@@ -3,12 +3,15 @@ import { defineConfig } from "vitest/config";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-// Four projects, split by what a test needs around it:
+// Five projects, split by what a test needs around it:
 // - unit:    pure logic, nothing started.
 // - harbor:  the Harbor client and the emulator; each file starts its own in-process emulator.
 // - install: the set-up itself (npm ci on a copy of the project), with other npm releases.
 // - cluster: a real kube-apiserver + etcd (+ controller-manager) and a shared emulator, started once
 //            per run by the global setup; each file gets its own namespace.
+// - argocd:  a real Argo CD with a control plane, operator and emulator of its own (a cluster-wide
+//            operator and Argo CD would see the cluster project's namespaces); its binaries take a
+//            first build of their own, so `npm test` leaves it out: `npm run test:argocd` runs it.
 export default defineConfig({
   test: {
     root,
@@ -38,6 +41,17 @@ export default defineConfig({
           include: ["test/integration/cluster/**/*.test.ts", "test/e2e/**/*.test.ts"],
           globalSetup: ["test/env/global-setup.ts"],
           testTimeout: 90_000,
+          maxWorkers: 1,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "argocd",
+          include: ["test/argocd/**/*.test.ts"],
+          testTimeout: 300_000,
+          // A first run may build the control plane in beforeAll when it was not built before.
+          hookTimeout: 30 * 60_000,
           maxWorkers: 1,
         },
       },

@@ -10,21 +10,19 @@
 // With --kubeconfig (or $KUBECONFIG) naming a real cluster and --harbor-url naming a real Harbor,
 // the same operator runs there: the CRDs are applied, then the examples (in the namespaces they
 // name), with the connections using --harbor-username / --harbor-password.
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { parseAllDocuments } from "yaml";
 import { freePorts } from "./controlplane/net.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
+import { exampleManifests, examplesDir } from "./examples.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
 
-const root = join(import.meta.dirname, "..", "..");
-const examplesDir = join(root, "deploy", "examples");
-const crdsDir = join(root, "crds");
+const crdsDir = join(import.meta.dirname, "..", "..", "crds");
 
 const { values } = parseArgs({
   options: {
@@ -66,38 +64,6 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
     say("\nStopping the demo…");
     void stopAll(0);
   });
-}
-
-/** The example manifests, with the connection and its credentials pointed at `harbor`. */
-function examples(harbor: { url: string; username: string; password: string }): object[] {
-  const docs: Array<Record<string, unknown>> = [];
-  for (const file of readdirSync(examplesDir)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .sort()) {
-    for (const doc of parseAllDocuments(readFileSync(join(examplesDir, file), "utf8"))) {
-      const obj = doc.toJSON() as Record<string, unknown> | null;
-      if (obj && typeof obj === "object" && obj.kind && obj.kind !== "Kustomization") docs.push(obj);
-    }
-  }
-  const credentialSecrets = new Set<string>();
-  for (const d of docs) {
-    if (d.kind === "HarborConnection" || d.kind === "ClusterHarborConnection") {
-      const spec = d.spec as { url: string; credentialsSecretRef?: { name: string } };
-      spec.url = harbor.url;
-      if (spec.credentialsSecretRef) credentialSecrets.add(spec.credentialsSecretRef.name);
-    }
-  }
-  for (const d of docs) {
-    const meta = d.metadata as { name: string };
-    if (d.kind === "Secret" && credentialSecrets.has(meta.name)) {
-      d.stringData = { username: harbor.username, password: harbor.password };
-      delete d.data;
-    }
-  }
-  // Connections and Secrets first, then what uses them; Namespaces before everything.
-  const order = (k: unknown) =>
-    k === "Namespace" ? 0 : k === "Secret" ? 1 : String(k).endsWith("HarborConnection") ? 2 : 3;
-  return docs.sort((a, b) => order(a.kind) - order(b.kind));
 }
 
 async function waitAllReady(k: Kubectl, timeoutMs: number): Promise<void> {
@@ -198,7 +164,7 @@ async function main(): Promise<void> {
   });
 
   say("Applying deploy/examples/…");
-  await admin.apply(examples(harbor));
+  await admin.apply(exampleManifests(harbor));
   say("Waiting until every example is Ready…");
   await waitAllReady(admin, 180_000);
 

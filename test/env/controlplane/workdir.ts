@@ -1,4 +1,5 @@
-// A control plane's temporary folder and the processes that run in it.
+// A control plane's (or another set of test services') temporary folder and the processes that
+// run in it.
 //
 // The folder holds the components' data, certificates and logs, and a state file naming the owner
 // process and every pid started for it. A run that dies before it can stop its components (SIGKILL,
@@ -8,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isAlive, killLeftover, type ManagedProcess, onExit, startProcess } from "./processes.ts";
 
-const prefix = "hco-controlplane-";
+const controlPlanePrefix = "hco-controlplane-";
 
 interface State {
   owner: number;
@@ -17,8 +18,11 @@ interface State {
 
 export interface Workdir {
   readonly path: string;
-  /** Starts a component, logging to `<name>.log`; a later start of the same name replaces it. */
-  start(name: string, command: string, args: string[]): ManagedProcess;
+  /**
+   * Starts a component, logging to `<name>.log`; a later start of the same name replaces it.
+   * `env` replaces this process's environment for it.
+   */
+  start(name: string, command: string, args: string[], env?: NodeJS.ProcessEnv): ManagedProcess;
   get(name: string): ManagedProcess | undefined;
   running(): ManagedProcess[];
   /** The end of a component's log, for error messages. */
@@ -27,7 +31,8 @@ export interface Workdir {
   close(): Promise<void>;
 }
 
-export function createWorkdir(): Workdir {
+/** @param prefix names the folder under the system's temporary folder (`<prefix>XXXXXX`). */
+export function createWorkdir(prefix = controlPlanePrefix): Workdir {
   const path = mkdtempSync(join(tmpdir(), prefix));
   const state: State = { owner: process.pid, pids: [] };
   const save = () => writeFileSync(join(path, "state.json"), JSON.stringify(state));
@@ -39,8 +44,9 @@ export function createWorkdir(): Workdir {
   let closed = false;
   return {
     path,
-    start(name, command, args) {
-      const proc = startProcess({ name, command, args, logFile: join(path, `${name}.log`) });
+    start(name, command, args, env) {
+      const logFile = join(path, `${name}.log`);
+      const proc = startProcess({ name, command, args, logFile, ...(env ? { env } : {}) });
       processes.delete(name);
       processes.set(name, proc);
       state.pids.push(proc.pid);
@@ -64,8 +70,8 @@ export function createWorkdir(): Workdir {
   };
 }
 
-/** Stops the processes of control planes whose owner has died, and removes their folders. */
-export function removeLeftovers(log: (line: string) => void): void {
+/** Stops the processes of control planes (or of `prefix`'s folders) whose owner has died. */
+export function removeLeftovers(log: (line: string) => void, prefix = controlPlanePrefix): void {
   for (const entry of readdirSync(tmpdir())) {
     if (!entry.startsWith(prefix)) continue;
     const dir = join(tmpdir(), entry);
@@ -78,7 +84,7 @@ export function removeLeftovers(log: (line: string) => void): void {
     if (isAlive(state.owner)) continue;
     // Every component's command line names its folder: that is how a recycled pid is told apart.
     const killed = state.pids.filter((pid) => killLeftover(pid, dir));
-    if (killed.length > 0) log(`stopped ${killed.length} leftover control plane processes in ${dir}`);
+    if (killed.length > 0) log(`stopped ${killed.length} leftover processes in ${dir}`);
     rmSync(dir, { recursive: true, force: true });
   }
 }

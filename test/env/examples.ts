@@ -1,0 +1,61 @@
+// deploy/examples/ as the demo and the real-Argo CD test use them: every example manifest, with the
+// connections' URL and credentials (the placeholders a user replaces) pointed at a given Harbor.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+
+export const examplesDir = join(import.meta.dirname, "..", "..", "deploy", "examples");
+
+export interface HarborLogin {
+  url: string;
+  username: string;
+  password: string;
+}
+
+export type Manifest = Record<string, unknown> & {
+  kind: string;
+  metadata: {
+    name: string;
+    namespace?: string;
+    labels?: Record<string, string>;
+    annotations?: Record<string, string>;
+  };
+};
+
+/** The examples file by file (kustomization.yaml left out), in file-name order. */
+export function exampleFiles(harbor: HarborLogin): Map<string, Manifest[]> {
+  const files = new Map<string, Manifest[]>();
+  for (const file of readdirSync(examplesDir)
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()) {
+    const docs: Manifest[] = [];
+    for (const doc of parseAllDocuments(readFileSync(join(examplesDir, file), "utf8"))) {
+      const obj = doc.toJSON() as Manifest | null;
+      if (obj && typeof obj === "object" && obj.kind && obj.kind !== "Kustomization") docs.push(obj);
+    }
+    if (docs.length > 0) files.set(file, docs);
+  }
+  const all = [...files.values()].flat();
+  const credentialSecrets = new Set<string>();
+  for (const d of all) {
+    if (d.kind === "HarborConnection" || d.kind === "ClusterHarborConnection") {
+      const spec = d.spec as { url: string; credentialsSecretRef?: { name: string } };
+      spec.url = harbor.url;
+      if (spec.credentialsSecretRef) credentialSecrets.add(spec.credentialsSecretRef.name);
+    }
+  }
+  for (const d of all) {
+    if (d.kind === "Secret" && credentialSecrets.has(d.metadata.name)) {
+      d.stringData = { username: harbor.username, password: harbor.password };
+      delete d.data;
+    }
+  }
+  return files;
+}
+
+/** Every example in one list, Namespaces first, then Secrets and connections, then what uses them. */
+export function exampleManifests(harbor: HarborLogin): Manifest[] {
+  const order = (k: string) =>
+    k === "Namespace" ? 0 : k === "Secret" ? 1 : k.endsWith("HarborConnection") ? 2 : 3;
+  return [...exampleFiles(harbor).values()].flat().sort((a, b) => order(a.kind) - order(b.kind));
+}
