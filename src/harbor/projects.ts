@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
 import { isHarborError } from "./errors.ts";
+import { Severity } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -21,7 +22,7 @@ export const ProjectMetadataInput = z.object({
   enable_content_trust: Flag.optional(),
   enable_content_trust_cosign: Flag.optional(),
   prevent_vul: Flag.optional(),
-  severity: z.enum(["none", "low", "medium", "high", "critical"]).optional(),
+  severity: Severity.optional(),
   auto_scan: Flag.optional(),
   /** Harbor 2.11+. */
   auto_sbom_generation: Flag.optional(),

@@ -3,11 +3,10 @@
 // pull when the destination is.
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
+import { ReplicationFilterDecoration, ReplicationTriggerType } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { Registry } from "./registries.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
-
-export const ReplicationTriggerType = z.enum(["manual", "scheduled", "event_based"]);
 
 export const ReplicationTrigger = z.object({
   type: z.string().optional(),
@@ -73,7 +72,7 @@ export const ReplicationPolicyReq = z
         z.object({
           type: z.enum(["name", "tag", "label", "resource"]),
           value: z.union([z.string(), z.array(z.string())]),
-          decoration: z.enum(["matches", "excludes"]).optional(),
+          decoration: ReplicationFilterDecoration.optional(),
         }),
       )
       .optional(),
@@ -133,7 +132,7 @@ export interface ReplicationPolicyListParams extends ListFilter {
 export interface ReplicationExecutionListParams {
   policyId?: number;
   status?: "InProgress" | "Succeed" | "Failed" | "Stopped";
-  trigger?: z.infer<typeof ReplicationTriggerType>;
+  trigger?: ReplicationTriggerType;
   sort?: string;
   /** Only the first this many executions in sort order: one small page instead of every page. */
   limit?: number;

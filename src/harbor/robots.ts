@@ -13,17 +13,15 @@
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
 import { HarborError } from "./errors.ts";
+import { AccessEffect, RobotLevel } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
-
-export const RobotLevel = z.enum(["system", "project"]);
-export type RobotLevel = z.infer<typeof RobotLevel>;
 
 export const AccessInput = z.object({
   /** v2: a bare resource name such as "repository"; v1: "/project/<id>/<resource>". */
   resource: z.string(),
   action: z.string(),
-  effect: z.enum(["allow", "deny"]).optional(),
+  effect: AccessEffect.optional(),
 });
 export type AccessInput = z.input<typeof AccessInput>;
 

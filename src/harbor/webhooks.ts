@@ -6,22 +6,9 @@
 // is in that task's job log only: the job, execution and task carry a status but no error text.
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
+import { WebhookEventType, WebhookNotifyType, WebhookPayloadFormat } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
-
-export const WebhookEventType = z.enum([
-  "PUSH_ARTIFACT",
-  "PULL_ARTIFACT",
-  "DELETE_ARTIFACT",
-  "QUOTA_EXCEED",
-  "QUOTA_WARNING",
-  "SCANNING_FAILED",
-  "SCANNING_STOPPED",
-  "SCANNING_COMPLETED",
-  "REPLICATION",
-  "TAG_RETENTION",
-]);
-export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 export const WebhookTarget = z.object({
   /** http or slack. */
@@ -51,15 +38,15 @@ export type WebhookPolicy = z.output<typeof WebhookPolicy>;
 
 const TargetInput = z.discriminatedUnion("type", [
   z.object({
-    type: z.literal("http"),
+    type: z.literal(WebhookNotifyType.enum.http),
     address: z.string().min(1),
     auth_header: z.string().optional(),
     skip_cert_verify: z.boolean().optional(),
-    payload_format: z.enum(["Default", "CloudEvents"]).optional(),
+    payload_format: WebhookPayloadFormat.optional(),
   }),
   // Harbor refuses a payload format on slack targets.
   z.object({
-    type: z.literal("slack"),
+    type: z.literal(WebhookNotifyType.enum.slack),
     address: z.string().min(1),
     skip_cert_verify: z.boolean().optional(),
   }),
