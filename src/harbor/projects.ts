@@ -109,6 +109,10 @@ export const Project = z.object({
 });
 export type Project = z.output<typeof Project>;
 
+/** A project Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedProject = Project.extend({ project_id: z.number().int() });
+export type PersistedProject = z.output<typeof PersistedProject>;
+
 /** The upstream registry of a proxy-cache project, as the summary shows it (no credential). */
 export const ProjectRegistry = z.object({
   id: z.number().int().optional(),
@@ -201,7 +205,7 @@ export class ProjectsApi {
   }
 
   /** listProjects: every page. */
-  list(params: ProjectListParams = {}, opts?: CallOptions): Promise<Project[]> {
+  list(params: ProjectListParams = {}, opts?: CallOptions): Promise<PersistedProject[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -216,12 +220,12 @@ export class ProjectsApi {
           ...listQuery(params),
         },
       },
-      Project,
+      PersistedProject,
     );
   }
 
   /** getProject */
-  get(project: ProjectRef, opts?: CallOptions): Promise<Project> {
+  get(project: ProjectRef, opts?: CallOptions): Promise<PersistedProject> {
     return this.#t.json(
       {
         ...opts,
@@ -230,7 +234,7 @@ export class ProjectsApi {
         path: path`/projects/${project}`,
         headers: projectHeaders(project),
       },
-      Project,
+      PersistedProject,
     );
   }
 

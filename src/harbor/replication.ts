@@ -46,6 +46,10 @@ export const ReplicationPolicy = z.object({
 });
 export type ReplicationPolicy = z.output<typeof ReplicationPolicy>;
 
+/** A policy Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedReplicationPolicy = ReplicationPolicy.extend({ id: z.number().int() });
+export type PersistedReplicationPolicy = z.output<typeof PersistedReplicationPolicy>;
+
 /**
  * A policy to create or to replace one with. Harbor reads replicate-deletion from the deprecated
  * `deletion` field, so the client sends the value in both.
@@ -105,6 +109,10 @@ export const ReplicationExecution = z.object({
 });
 export type ReplicationExecution = z.output<typeof ReplicationExecution>;
 
+/** An execution Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedReplicationExecution = ReplicationExecution.extend({ id: z.number().int() });
+export type PersistedReplicationExecution = z.output<typeof PersistedReplicationExecution>;
+
 export const ReplicationTask = z.object({
   id: z.number().int().optional(),
   execution_id: z.number().int().optional(),
@@ -122,6 +130,10 @@ export const ReplicationTask = z.object({
   end_time: z.string().optional(),
 });
 export type ReplicationTask = z.output<typeof ReplicationTask>;
+
+/** A task Harbor has stored, as the task list returns it: its id is always there. */
+export const PersistedReplicationTask = ReplicationTask.extend({ id: z.number().int() });
+export type PersistedReplicationTask = z.output<typeof PersistedReplicationTask>;
 
 export interface ReplicationPolicyListParams extends ListFilter {
   /** Fuzzy match on the name. */
@@ -153,7 +165,10 @@ export class ReplicationApi {
   }
 
   /** listReplicationPolicies: every page, newest first unless sorted otherwise. */
-  listPolicies(params: ReplicationPolicyListParams = {}, opts?: CallOptions): Promise<ReplicationPolicy[]> {
+  listPolicies(
+    params: ReplicationPolicyListParams = {},
+    opts?: CallOptions,
+  ): Promise<PersistedReplicationPolicy[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -162,7 +177,7 @@ export class ReplicationApi {
         path: "/replication/policies",
         query: { name: params.name, ...listQuery(params) },
       },
-      ReplicationPolicy,
+      PersistedReplicationPolicy,
     );
   }
 
@@ -181,10 +196,10 @@ export class ReplicationApi {
   }
 
   /** getReplicationPolicy */
-  getPolicy(id: number, opts?: CallOptions): Promise<ReplicationPolicy> {
+  getPolicy(id: number, opts?: CallOptions): Promise<PersistedReplicationPolicy> {
     return this.#t.json(
       { ...opts, operation: "getReplicationPolicy", method: "GET", path: path`/replication/policies/${id}` },
-      ReplicationPolicy,
+      PersistedReplicationPolicy,
     );
   }
 
@@ -214,7 +229,7 @@ export class ReplicationApi {
   listExecutions(
     params: ReplicationExecutionListParams = {},
     opts?: CallOptions,
-  ): Promise<ReplicationExecution[]> {
+  ): Promise<PersistedReplicationExecution[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -228,7 +243,7 @@ export class ReplicationApi {
           sort: params.sort,
         },
       },
-      ReplicationExecution,
+      PersistedReplicationExecution,
       params.limit,
     );
   }
@@ -247,7 +262,7 @@ export class ReplicationApi {
   }
 
   /** getReplicationExecution */
-  getExecution(id: number, opts?: CallOptions): Promise<ReplicationExecution> {
+  getExecution(id: number, opts?: CallOptions): Promise<PersistedReplicationExecution> {
     return this.#t.json(
       {
         ...opts,
@@ -255,7 +270,7 @@ export class ReplicationApi {
         method: "GET",
         path: path`/replication/executions/${id}`,
       },
-      ReplicationExecution,
+      PersistedReplicationExecution,
     );
   }
 
@@ -277,7 +292,7 @@ export class ReplicationApi {
     executionId: number,
     params: ReplicationTaskListParams = {},
     opts?: CallOptions,
-  ): Promise<ReplicationTask[]> {
+  ): Promise<PersistedReplicationTask[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -286,7 +301,7 @@ export class ReplicationApi {
         path: path`/replication/executions/${executionId}/tasks`,
         query: { status: params.status, resource_type: params.resourceType, sort: params.sort },
       },
-      ReplicationTask,
+      PersistedReplicationTask,
     );
   }
 

@@ -106,6 +106,10 @@ export const Robot = z.object({
 });
 export type Robot = z.output<typeof Robot>;
 
+/** A robot Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedRobot = Robot.extend({ id: z.number().int() });
+export type PersistedRobot = z.output<typeof PersistedRobot>;
+
 /** The create response: the only time Harbor hands out the generated secret. */
 export const RobotCreated = z.object({
   id: z.number().int().optional(),
@@ -164,7 +168,7 @@ export class RobotsApi {
   }
 
   /** ListRobot: every page; system robots, or one project's robots with `projectId`. */
-  list(params: RobotListParams = {}, opts?: CallOptions): Promise<Robot[]> {
+  list(params: RobotListParams = {}, opts?: CallOptions): Promise<PersistedRobot[]> {
     const { q, sort } = listQuery(params);
     // Harbor reads the level and project from q; the caller's own terms follow them.
     const scope = params.projectId === undefined ? "" : `Level=project,ProjectID=${params.projectId}`;
@@ -177,15 +181,15 @@ export class RobotsApi {
         path: "/robots",
         query: { q: fullQ || undefined, sort },
       },
-      Robot,
+      PersistedRobot,
     );
   }
 
   /** GetRobotByID */
-  get(id: number, opts?: CallOptions): Promise<Robot> {
+  get(id: number, opts?: CallOptions): Promise<PersistedRobot> {
     return this.#t.json(
       { ...opts, operation: "GetRobotByID", method: "GET", path: path`/robots/${id}` },
-      Robot,
+      PersistedRobot,
     );
   }
 
@@ -265,7 +269,7 @@ export class RobotsV1Api {
   }
 
   /** ListRobotV1: every page. */
-  list(project: ProjectRef, filter: ListFilter = {}, opts?: CallOptions): Promise<Robot[]> {
+  list(project: ProjectRef, filter: ListFilter = {}, opts?: CallOptions): Promise<PersistedRobot[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -275,12 +279,12 @@ export class RobotsV1Api {
         headers: projectHeaders(project),
         query: listQuery(filter),
       },
-      Robot,
+      PersistedRobot,
     );
   }
 
   /** GetRobotByIDV1 */
-  get(project: ProjectRef, id: number, opts?: CallOptions): Promise<Robot> {
+  get(project: ProjectRef, id: number, opts?: CallOptions): Promise<PersistedRobot> {
     return this.#t.json(
       {
         ...opts,
@@ -289,7 +293,7 @@ export class RobotsV1Api {
         path: path`/projects/${project}/robots/${id}`,
         headers: projectHeaders(project),
       },
-      Robot,
+      PersistedRobot,
     );
   }
 

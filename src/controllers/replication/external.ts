@@ -19,7 +19,7 @@
 import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { ReplicationExecution, ReplicationPolicy } from "../../harbor/replication.ts";
+import type { PersistedReplicationExecution, PersistedReplicationPolicy } from "../../harbor/replication.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
@@ -51,7 +51,7 @@ export interface ReplicationExternalDeps {
 
 type Client = ExternalClient<
   HarborReplicationPolicySpec,
-  ReplicationPolicy,
+  PersistedReplicationPolicy,
   HarborConnectionHandle,
   ReplicationExtra
 >;
@@ -73,15 +73,13 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     return extra.registryId;
   };
 
-  const policyId = (p: ReplicationPolicy) => p.id as number;
-
   /** Stops the policy's running executions; true when there were any. */
   const stopRunning = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
     const running = await conn.client.replication.listExecutions(
       { policyId: id, status: "InProgress" },
       { signal },
     );
-    for (const e of running) if (e.id !== undefined) await conn.client.replication.stop(e.id, { signal });
+    for (const e of running) await conn.client.replication.stop(e.id, { signal });
     return running.length > 0;
   };
 
@@ -118,7 +116,7 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     },
 
     async update({ conn, spec, harborName, extra, signal }, current) {
-      const id = policyId(current);
+      const id = current.id;
       await conn.client.replication.updatePolicy(
         id,
         policyRequest(spec, harborName, registryIdOf(extra), current),
@@ -128,7 +126,7 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     },
 
     async delete({ conn, signal }, current) {
-      const id = policyId(current);
+      const id = current.id;
       const attempt = async () => {
         try {
           await conn.client.replication.deletePolicy(id, { signal });
@@ -150,7 +148,7 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     },
 
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, registryIdOf(extra), observed),
-    id: policyId,
+    id: (observed) => observed.id,
     identifies: ({ harborName }, observed) => observed.name === harborName,
     status: () => ({}),
 
@@ -160,16 +158,16 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
         spec.trigger.type === "manual"
           ? {}
           : { requeueAfterMs: Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2)) };
-      let last: ReplicationExecution | undefined;
+      let last: PersistedReplicationExecution | undefined;
       if (created) {
         // A new policy has no executions; only the one runOnCreate starts, which begins InProgress.
         if (!spec.runOnCreate) return refresh;
-        const id = await conn.client.replication.start(policyId(observed), { signal });
-        last = { id, policy_id: policyId(observed), status: "InProgress", trigger: "manual" };
+        const id = await conn.client.replication.start(observed.id, { signal });
+        last = { id, policy_id: observed.id, status: "InProgress", trigger: "manual" };
       } else {
         // The newest execution only: one page of one, however long the history.
         const runs = await conn.client.replication.listExecutions(
-          { policyId: policyId(observed), sort: "-start_time,-id", limit: 1 },
+          { policyId: observed.id, sort: "-start_time,-id", limit: 1 },
           { signal },
         );
         last = runs[0];
@@ -188,11 +186,11 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
 
     async observeMany(conn, inputs) {
       const ids = inputs.map((i) => i.knownId).filter((id): id is number => id !== undefined);
-      const found = new Map<number, ReplicationPolicy>();
+      const found = new Map<number, PersistedReplicationPolicy>();
       for (let i = 0; i < ids.length; i += 100) {
         const chunk = ids.slice(i, i + 100);
         for (const p of await conn.client.replication.listPolicies({ q: q().union("id", chunk) })) {
-          if (p.id !== undefined) found.set(p.id, p);
+          found.set(p.id, p);
         }
       }
       return found;

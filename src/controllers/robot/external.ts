@@ -22,7 +22,7 @@ import { API_VERSION } from "../../api/common.ts";
 import { type HarborRobotSpec, harborRobot } from "../../api/robot.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { Robot } from "../../harbor/robots.ts";
+import type { PersistedRobot } from "../../harbor/robots.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
@@ -69,7 +69,7 @@ export interface RobotExtra {
   project?: RobotProject;
 }
 
-type Client = ExternalClient<HarborRobotSpec, Robot, HarborConnectionHandle, RobotExtra>;
+type Client = ExternalClient<HarborRobotSpec, PersistedRobot, HarborConnectionHandle, RobotExtra>;
 type RobotInput = Input<HarborRobotSpec, HarborConnectionHandle, RobotExtra>;
 
 /** Longest wait between two looks at a robot's credentials. */
@@ -148,8 +148,8 @@ export function robotExternal(deps: {
   };
 
   /** Issues a new secret in place and delivers it at once. */
-  const reissue = async (input: RobotInput, robot: Robot, target: Target): Promise<Credentials> => {
-    const { secret } = await input.conn.client.robots.refreshSecret(robot.id as number, undefined, {
+  const reissue = async (input: RobotInput, robot: PersistedRobot, target: Target): Promise<Credentials> => {
+    const { secret } = await input.conn.client.robots.refreshSecret(robot.id, undefined, {
       signal: input.signal,
     });
     if (!secret) throw new Error(`Harbor returned no secret when refreshing robot ${robot.id}`);
@@ -226,7 +226,7 @@ export function robotExternal(deps: {
     },
 
     async update({ conn, spec, extra, signal }, current, drift) {
-      const id = current.id as number;
+      const id = current.id;
       const duration = drift.includes("durationDays")
         ? renewedDuration(spec.durationDays, current.creation_time, now())
         : undefined;
@@ -238,7 +238,7 @@ export function robotExternal(deps: {
 
     async delete({ conn, signal }, current) {
       try {
-        await conn.client.robots.delete(current.id as number, { signal });
+        await conn.client.robots.delete(current.id, { signal });
       } catch (e) {
         if (!isHarborError(e, "notFound")) throw e;
       }
@@ -246,7 +246,7 @@ export function robotExternal(deps: {
 
     diff: ({ spec, extra, resource }, observed) =>
       diff(spec, observed, extra.project, now(), appliedDurationDays(resource)),
-    id: (observed) => observed.id as number,
+    id: (observed) => observed.id,
     identifies: ({ spec, harborName, extra }, observed) =>
       isRobotNamed(observed.name, storedName(harborName, extra.project)) ||
       // Deleting without its project at hand: the project part of the name cannot be checked.
@@ -281,14 +281,10 @@ export function robotExternal(deps: {
         if (due) {
           const duration = renewedDuration(spec.durationDays, robot.creation_time, at);
           if (duration !== -1 && duration !== robot.duration) {
-            await conn.client.robots.update(
-              robot.id as number,
-              updateRequest(spec, robot, extra.project, duration),
-              {
-                signal,
-              },
-            );
-            robot = await reread(conn, robot.id as number, signal);
+            await conn.client.robots.update(robot.id, updateRequest(spec, robot, extra.project, duration), {
+              signal,
+            });
+            robot = await reread(conn, robot.id, signal);
           }
           events.record(
             resource,
@@ -367,10 +363,10 @@ export function robotExternal(deps: {
       // One list per project, plus one for the system robots.
       const scopes = new Map<string, number | undefined>();
       for (const i of inputs) scopes.set(String(i.extra.project?.id ?? "system"), i.extra.project?.id);
-      const found = new Map<number, Robot>();
+      const found = new Map<number, PersistedRobot>();
       for (const projectId of scopes.values()) {
         const robots = await conn.client.robots.list(projectId === undefined ? {} : { projectId });
-        for (const r of robots) if (r.id !== undefined && wanted.has(r.id)) found.set(r.id, r);
+        for (const r of robots) if (wanted.has(r.id)) found.set(r.id, r);
       }
       return found;
     },

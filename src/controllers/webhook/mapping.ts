@@ -10,7 +10,7 @@
 // sent, is set once on create and carried over on update, since PUT replaces the whole policy.
 import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
 import type {
-  WebhookJob,
+  PersistedWebhookJob,
   WebhookLastTrigger,
   WebhookPolicy,
   WebhookPolicyInput,
@@ -183,11 +183,11 @@ export function deliveryError(log: string): string | undefined {
 }
 
 /** The newest failed deliveries (jobs with status Error), newest first. */
-export function recentFailures(jobs: readonly WebhookJob[]): DeliveryFailure[] {
+export function recentFailures(jobs: readonly PersistedWebhookJob[]): DeliveryFailure[] {
   return jobs
-    .filter((j) => j.status === "Error" && j.id !== undefined)
+    .filter((j) => j.status === "Error")
     .map((j) => ({
-      jobId: j.id as number,
+      jobId: j.id,
       eventType: j.event_type ?? "",
       notifyType: j.notify_type ?? "",
       time: harborTime(j.creation_time) ?? "",
