@@ -11,7 +11,7 @@
 // a new project converges in three with the lookup before it; the drift sweep lists the projects by
 // id and the project quotas page by page (or, when fewer, one lookup per project). Without system
 // access each quota read is a refused one plus the summary.
-import type { HarborProjectSpec } from "../../api/project.ts";
+import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
 import { storageBytes } from "../../api/quantity.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
@@ -45,7 +45,13 @@ export interface ProjectExtra {
   registryId?: number;
 }
 
-type Client = ExternalClient<HarborProjectSpec, ObservedProject, HarborConnectionHandle, ProjectExtra>;
+type Client = ExternalClient<
+  HarborProjectSpec,
+  ObservedProject,
+  HarborConnectionHandle,
+  ProjectExtra,
+  HarborProjectStatus
+>;
 
 /** What a refused quota change needs, for the condition message. */
 const QUOTA_ACCESS =

@@ -6,7 +6,7 @@
 // project's quota (/quotas), which is observed beside the project and compared like any field.
 // Whether a project is a proxy cache, and of which registry, Harbor fixes at creation; so does it
 // drop content trust on proxy-cache projects: such differences are reported, never "corrected".
-import type { HarborProjectSpec } from "../../api/project.ts";
+import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
 import { STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
 import type {
   PersistedProject,
@@ -237,7 +237,7 @@ export function unchangeable(
 }
 
 /** Status fields from the project and its quota (when read). */
-export function status(project: ProjectState): Record<string, unknown> {
+export function status(project: ProjectState): Partial<HarborProjectStatus> {
   const repos = project.repo_count ?? 0;
   const hard = project.quota?.hard;
   const used = project.quota?.used;

@@ -16,13 +16,18 @@
 // - Harbor refuses to delete a policy while an execution runs (412). Users expect delete to work,
 //   so the running executions are stopped first and the delete is tried again; if Harbor still
 //   refuses (stopping takes effect asynchronously), the deletion waits with Harbor's message.
-import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
+import type { HarborReplicationPolicySpec, HarborReplicationPolicyStatus } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import type { PersistedReplicationExecution, PersistedReplicationPolicy } from "../../harbor/replication.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
+import {
+  type AfterSync,
+  DeletionBlocked,
+  type ExternalClient,
+  type ManagedObject,
+} from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
@@ -53,7 +58,8 @@ type Client = ExternalClient<
   HarborReplicationPolicySpec,
   PersistedReplicationPolicy,
   HarborConnectionHandle,
-  ReplicationExtra
+  ReplicationExtra,
+  HarborReplicationPolicyStatus
 >;
 
 export function replicationExternal(deps: ReplicationExternalDeps): Client {
@@ -152,7 +158,12 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     identifies: ({ harborName }, observed) => observed.name === harborName,
     status: () => ({}),
 
-    async afterSync({ conn, spec, signal, resource }, observed, created) {
+    // The return type is declared so that the status literal below is checked field by field.
+    async afterSync(
+      { conn, spec, signal, resource },
+      observed,
+      created,
+    ): Promise<AfterSync<HarborReplicationPolicyStatus>> {
       // Runs Harbor starts by itself are found by looking again now and then.
       const refresh =
         spec.trigger.type === "manual"

@@ -18,11 +18,11 @@
 //   recorded in status still finds the policy, and Secrets are not needed.
 
 import { MANAGED_BY, SECRET_USES } from "../../api/common.ts";
-import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
+import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedWebhookPolicy } from "../../harbor/webhooks.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
+import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
@@ -35,7 +35,7 @@ import {
   MAX_RECENT_FAILURES,
   policyRequest,
   recentFailures,
-  subscribedEvents,
+  status,
   type WebhookContext,
 } from "./mapping.ts";
 
@@ -48,7 +48,8 @@ type Client = ExternalClient<
   HarborWebhookPolicySpec,
   PersistedWebhookPolicy,
   HarborConnectionHandle,
-  WebhookExtra
+  WebhookExtra,
+  HarborWebhookPolicyStatus
 >;
 
 export interface WebhookExternalDeps {
@@ -142,12 +143,14 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, extra, observed),
     identifies: ({ harborName }, observed) => observed.name === harborName,
     id: (observed) => observed.id,
-    status: ({ extra }, observed) => ({
-      projectId: extra.projectId,
-      subscribedEvents: subscribedEvents(observed),
-    }),
+    status: ({ extra }, observed) => status(extra.projectId, observed),
 
-    async afterSync({ conn, extra, harborName, logger, signal, resource }, observed, created) {
+    // The return type is declared so that the status literals below are checked field by field.
+    async afterSync(
+      { conn, extra, harborName, logger, signal, resource },
+      observed,
+      created,
+    ): Promise<AfterSync<HarborWebhookPolicyStatus>> {
       const requeueAfterMs = Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2));
       // A new policy has neither fired nor failed yet.
       if (created) return { requeueAfterMs, status: { lastTriggers: [], recentFailures: [] } };

@@ -8,7 +8,7 @@
 // - the auth header comes back in clear and is compared, but only its field name is ever reported.
 // An unset description is not managed (kept as Harbor has it); `creator`, which Harbor stores as
 // sent, is set once on create and carried over on update, since PUT replaces the whole policy.
-import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
+import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
 import type {
   PersistedWebhookJob,
   WebhookLastTrigger,
@@ -129,6 +129,11 @@ export function diff(
 /** The policy's event types as one line for a printer column (a list prints as JSON there). */
 export function subscribedEvents(policy: WebhookPolicy): string {
   return [...new Set(policy.event_types ?? [])].sort().join(", ");
+}
+
+/** Status fields from the policy (delivery status is read apart, see external.ts). */
+export function status(projectId: number, policy: WebhookPolicy): Partial<HarborWebhookPolicyStatus> {
+  return { projectId, subscribedEvents: subscribedEvents(policy) };
 }
 
 /** Harbor's zero time stands for "never". */
