@@ -1,5 +1,6 @@
 // HarborProject: a Harbor project and its settings.
 import { z } from "zod";
+import { Severity } from "../harbor/model/enums.ts";
 import {
   HARBOR_NAME_DESCRIPTION,
   HARBOR_NAME_PATTERN,
@@ -21,8 +22,6 @@ export const PROJECT_NAME: HarborNameRule = {
   maxLength: 255,
   description: HARBOR_NAME_DESCRIPTION,
 };
-
-export const Severity = z.enum(["none", "low", "medium", "high", "critical"]);
 
 export const HarborProjectSpec = z.object({
   ...managedSpec,

@@ -1,5 +1,6 @@
 // HarborRegistry: a remote registry endpoint that replication policies and proxy-cache projects use.
 import { z } from "zod";
+import { RegistryCredentialType } from "../harbor/model/enums.ts";
 import {
   celFormat,
   freeText,
@@ -53,12 +54,9 @@ export const HarborRegistrySpec = z.object({
   insecure: z.boolean().default(false).describe("Skip TLS verification of the remote registry."),
   credential: z
     .object({
-      type: z
-        .enum(["basic", "oauth"])
-        .default("basic")
-        .describe(
-          "basic: Harbor logs in with the access key as user name and the access secret as password. oauth: the access secret is a bearer token. Default basic.",
-        ),
+      type: RegistryCredentialType.default("basic").describe(
+        "basic: Harbor logs in with the access key as user name and the access secret as password. oauth: the access secret is a bearer token. Default basic.",
+      ),
       secretRef: z
         .object({
           name: k8sName.describe("The Secret's name, in this namespace."),

@@ -1,5 +1,6 @@
 // HarborReplicationPolicy: pushes local repositories to, or pulls them from, a HarborRegistry.
 import { z } from "zod";
+import { ReplicationFilterDecoration, ReplicationTriggerType } from "../harbor/model/enums.ts";
 import {
   celFormat,
   freeText,
@@ -24,10 +25,9 @@ export const REPLICATION_POLICY_NAME: HarborNameRule = {
   description: "at most 255 characters, no surrounding whitespace",
 };
 
-const Decoration = z
-  .enum(["matches", "excludes"])
-  .default("matches")
-  .describe("matches: replicate what matches. excludes: replicate everything else. Default matches.");
+const Decoration = ReplicationFilterDecoration.default("matches").describe(
+  "matches: replicate what matches. excludes: replicate everything else. Default matches.",
+);
 
 /**
  * Whether Harbor's pattern matcher (doublestar) can use the pattern: every "[" and "{" closed, no
@@ -119,10 +119,9 @@ export const HarborReplicationPolicySpec = z.object({
     .describe("Which artifacts to replicate; no filter replicates everything."),
   trigger: z
     .object({
-      type: z
-        .enum(["manual", "scheduled", "event_based"])
-        .default("manual")
-        .describe("manual (default), scheduled (needs cron) or event_based (push policies only)."),
+      type: ReplicationTriggerType.default("manual").describe(
+        "manual (default), scheduled (needs cron) or event_based (push policies only).",
+      ),
       cron: withRules(z.string().max(128), HARBOR_CRON)
         .optional()
         .describe('6-field cron with seconds 0 and a fixed minute, e.g. "0 0 2 * * *".'),

@@ -1,5 +1,6 @@
 // HarborRobot: a robot account and the Kubernetes Secret(s) that deliver its credentials.
 import { z } from "zod";
+import { AccessEffect, RobotLevel } from "../harbor/model/enums.ts";
 import {
   celFormat,
   celString,
@@ -134,20 +135,16 @@ const Access = z.object({
     .max(32)
     .regex(/^[a-z-]+$/)
     .describe("e.g. pull, push, read, list, create."),
-  effect: z
-    .enum(["allow", "deny"])
-    .default("allow")
-    .describe("allow (the default) grants the action; deny withholds it even where another entry allows it."),
+  effect: AccessEffect.default("allow").describe(
+    "allow (the default) grants the action; deny withholds it even where another entry allows it.",
+  ),
 });
 
 const Permission = z
   .object({
-    kind: z
-      .enum(["project", "system"])
-      .default("project")
-      .describe(
-        "project: the access applies in the project(s) named by namespace. system: system-wide access (system-level robots only).",
-      ),
+    kind: RobotLevel.default("project").describe(
+      "project: the access applies in the project(s) named by namespace. system: system-wide access (system-level robots only).",
+    ),
     namespace: z
       .string()
       .min(1)
@@ -225,10 +222,7 @@ export type LabelSelector = z.output<typeof LabelSelector>;
 export const HarborRobotSpec = z.object({
   ...managedSpec,
   name: immutableName(ROBOT_NAME).optional(),
-  level: z
-    .enum(["project", "system"])
-    .default("project")
-    .describe("A project robot or a system robot. Immutable."),
+  level: RobotLevel.default("project").describe("A project robot or a system robot. Immutable."),
   projectRef: LocalObjectReference.optional().describe(
     "The HarborProject of a project-level robot. Immutable.",
   ),

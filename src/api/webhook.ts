@@ -1,6 +1,6 @@
 // HarborWebhookPolicy: a project's webhook, notifying HTTP or Slack targets of Harbor events.
 import { z } from "zod";
-import { WebhookEventType } from "../harbor/webhooks.ts";
+import { WebhookEventType, WebhookNotifyType, WebhookPayloadFormat } from "../harbor/model/enums.ts";
 import {
   celFormat,
   freeText,
@@ -28,10 +28,7 @@ export const WEBHOOK_POLICY_NAME: HarborNameRule = {
 
 const Target = z
   .object({
-    type: z
-      .enum(["http", "slack"])
-      .default("http")
-      .describe("http (a plain POST) or slack (a Slack message)."),
+    type: WebhookNotifyType.default("http").describe("http (a plain POST) or slack (a Slack message)."),
     address: withRules(
       z
         .string()
@@ -58,10 +55,9 @@ const Target = z
         'For http targets: a Secret in this namespace whose value Harbor sends as the Authorization header (surrounding whitespace trimmed). It must opt in with the annotation `harborconfig.io/usable-as` naming `webhook-auth-header` (a connection\'s credentials Secret never can); otherwise Ready=False, reason SecretNotAllowed. Label the Secret `harborconfig.io/watch: "true"` to have a change pushed to Harbor at once; otherwise it reaches Harbor with the next drift check.',
       ),
     skipCertVerify: z.boolean().default(false).describe("Do not verify the target's TLS certificate."),
-    payloadFormat: z
-      .enum(["Default", "CloudEvents"])
-      .optional()
-      .describe("For http targets; Harbor stores Default when unset. Not allowed for slack."),
+    payloadFormat: WebhookPayloadFormat.optional().describe(
+      "For http targets; Harbor stores Default when unset. Not allowed for slack.",
+    ),
   })
   .meta({
     "x-kubernetes-validations": [

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
 import { isHarborError } from "./errors.ts";
+import { Severity } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -21,7 +22,7 @@ export const ProjectMetadataInput = z.object({
   enable_content_trust: Flag.optional(),
   enable_content_trust_cosign: Flag.optional(),
   prevent_vul: Flag.optional(),
-  severity: z.enum(["none", "low", "medium", "high", "critical"]).optional(),
+  severity: Severity.optional(),
   auto_scan: Flag.optional(),
   /** Harbor 2.11+. */
   auto_sbom_generation: Flag.optional(),
@@ -107,6 +108,10 @@ export const Project = z.object({
   cve_allowlist: nullAsAbsent(CveAllowlist),
 });
 export type Project = z.output<typeof Project>;
+
+/** A project Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedProject = Project.extend({ project_id: z.number().int() });
+export type PersistedProject = z.output<typeof PersistedProject>;
 
 /** The upstream registry of a proxy-cache project, as the summary shows it (no credential). */
 export const ProjectRegistry = z.object({
@@ -200,7 +205,7 @@ export class ProjectsApi {
   }
 
   /** listProjects: every page. */
-  list(params: ProjectListParams = {}, opts?: CallOptions): Promise<Project[]> {
+  list(params: ProjectListParams = {}, opts?: CallOptions): Promise<PersistedProject[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -215,12 +220,12 @@ export class ProjectsApi {
           ...listQuery(params),
         },
       },
-      Project,
+      PersistedProject,
     );
   }
 
   /** getProject */
-  get(project: ProjectRef, opts?: CallOptions): Promise<Project> {
+  get(project: ProjectRef, opts?: CallOptions): Promise<PersistedProject> {
     return this.#t.json(
       {
         ...opts,
@@ -229,7 +234,7 @@ export class ProjectsApi {
         path: path`/projects/${project}`,
         headers: projectHeaders(project),
       },
-      Project,
+      PersistedProject,
     );
   }
 

@@ -3,6 +3,7 @@
 // update and ping, and answers every read with the secret masked as "*****".
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
+import { RegistryCredentialType } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -39,7 +40,7 @@ export const RegistryCreate = z.object({
   insecure: z.boolean().optional(),
   credential: z
     .object({
-      type: z.enum(["basic", "oauth"]).optional(),
+      type: RegistryCredentialType.optional(),
       access_key: z.string().optional(),
       access_secret: z.string().optional(),
     })
@@ -52,7 +53,7 @@ export const RegistryUpdate = z.object({
   name: z.string().optional(),
   description: z.string().optional(),
   url: z.string().optional(),
-  credential_type: z.enum(["basic", "oauth"]).optional(),
+  credential_type: RegistryCredentialType.optional(),
   access_key: z.string().optional(),
   access_secret: z.string().optional(),
   insecure: z.boolean().optional(),

@@ -3,11 +3,10 @@
 // pull when the destination is.
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
+import { ReplicationFilterDecoration, ReplicationTriggerType } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { Registry } from "./registries.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
-
-export const ReplicationTriggerType = z.enum(["manual", "scheduled", "event_based"]);
 
 export const ReplicationTrigger = z.object({
   type: z.string().optional(),
@@ -47,6 +46,10 @@ export const ReplicationPolicy = z.object({
 });
 export type ReplicationPolicy = z.output<typeof ReplicationPolicy>;
 
+/** A policy Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedReplicationPolicy = ReplicationPolicy.extend({ id: z.number().int() });
+export type PersistedReplicationPolicy = z.output<typeof PersistedReplicationPolicy>;
+
 /**
  * A policy to create or to replace one with. Harbor reads replicate-deletion from the deprecated
  * `deletion` field, so the client sends the value in both.
@@ -73,7 +76,7 @@ export const ReplicationPolicyReq = z
         z.object({
           type: z.enum(["name", "tag", "label", "resource"]),
           value: z.union([z.string(), z.array(z.string())]),
-          decoration: z.enum(["matches", "excludes"]).optional(),
+          decoration: ReplicationFilterDecoration.optional(),
         }),
       )
       .optional(),
@@ -106,6 +109,10 @@ export const ReplicationExecution = z.object({
 });
 export type ReplicationExecution = z.output<typeof ReplicationExecution>;
 
+/** An execution Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedReplicationExecution = ReplicationExecution.extend({ id: z.number().int() });
+export type PersistedReplicationExecution = z.output<typeof PersistedReplicationExecution>;
+
 export const ReplicationTask = z.object({
   id: z.number().int().optional(),
   execution_id: z.number().int().optional(),
@@ -124,6 +131,10 @@ export const ReplicationTask = z.object({
 });
 export type ReplicationTask = z.output<typeof ReplicationTask>;
 
+/** A task Harbor has stored, as the task list returns it: its id is always there. */
+export const PersistedReplicationTask = ReplicationTask.extend({ id: z.number().int() });
+export type PersistedReplicationTask = z.output<typeof PersistedReplicationTask>;
+
 export interface ReplicationPolicyListParams extends ListFilter {
   /** Fuzzy match on the name. */
   name?: string;
@@ -133,7 +144,7 @@ export interface ReplicationPolicyListParams extends ListFilter {
 export interface ReplicationExecutionListParams {
   policyId?: number;
   status?: "InProgress" | "Succeed" | "Failed" | "Stopped";
-  trigger?: z.infer<typeof ReplicationTriggerType>;
+  trigger?: ReplicationTriggerType;
   sort?: string;
   /** Only the first this many executions in sort order: one small page instead of every page. */
   limit?: number;
@@ -154,7 +165,10 @@ export class ReplicationApi {
   }
 
   /** listReplicationPolicies: every page, newest first unless sorted otherwise. */
-  listPolicies(params: ReplicationPolicyListParams = {}, opts?: CallOptions): Promise<ReplicationPolicy[]> {
+  listPolicies(
+    params: ReplicationPolicyListParams = {},
+    opts?: CallOptions,
+  ): Promise<PersistedReplicationPolicy[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -163,7 +177,7 @@ export class ReplicationApi {
         path: "/replication/policies",
         query: { name: params.name, ...listQuery(params) },
       },
-      ReplicationPolicy,
+      PersistedReplicationPolicy,
     );
   }
 
@@ -182,10 +196,10 @@ export class ReplicationApi {
   }
 
   /** getReplicationPolicy */
-  getPolicy(id: number, opts?: CallOptions): Promise<ReplicationPolicy> {
+  getPolicy(id: number, opts?: CallOptions): Promise<PersistedReplicationPolicy> {
     return this.#t.json(
       { ...opts, operation: "getReplicationPolicy", method: "GET", path: path`/replication/policies/${id}` },
-      ReplicationPolicy,
+      PersistedReplicationPolicy,
     );
   }
 
@@ -215,7 +229,7 @@ export class ReplicationApi {
   listExecutions(
     params: ReplicationExecutionListParams = {},
     opts?: CallOptions,
-  ): Promise<ReplicationExecution[]> {
+  ): Promise<PersistedReplicationExecution[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -229,7 +243,7 @@ export class ReplicationApi {
           sort: params.sort,
         },
       },
-      ReplicationExecution,
+      PersistedReplicationExecution,
       params.limit,
     );
   }
@@ -248,7 +262,7 @@ export class ReplicationApi {
   }
 
   /** getReplicationExecution */
-  getExecution(id: number, opts?: CallOptions): Promise<ReplicationExecution> {
+  getExecution(id: number, opts?: CallOptions): Promise<PersistedReplicationExecution> {
     return this.#t.json(
       {
         ...opts,
@@ -256,7 +270,7 @@ export class ReplicationApi {
         method: "GET",
         path: path`/replication/executions/${id}`,
       },
-      ReplicationExecution,
+      PersistedReplicationExecution,
     );
   }
 
@@ -278,7 +292,7 @@ export class ReplicationApi {
     executionId: number,
     params: ReplicationTaskListParams = {},
     opts?: CallOptions,
-  ): Promise<ReplicationTask[]> {
+  ): Promise<PersistedReplicationTask[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -287,7 +301,7 @@ export class ReplicationApi {
         path: path`/replication/executions/${executionId}/tasks`,
         query: { status: params.status, resource_type: params.resourceType, sort: params.sort },
       },
-      ReplicationTask,
+      PersistedReplicationTask,
     );
   }
 

@@ -13,17 +13,15 @@
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./common.ts";
 import { HarborError } from "./errors.ts";
+import { AccessEffect, RobotLevel } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
-
-export const RobotLevel = z.enum(["system", "project"]);
-export type RobotLevel = z.infer<typeof RobotLevel>;
 
 export const AccessInput = z.object({
   /** v2: a bare resource name such as "repository"; v1: "/project/<id>/<resource>". */
   resource: z.string(),
   action: z.string(),
-  effect: z.enum(["allow", "deny"]).optional(),
+  effect: AccessEffect.optional(),
 });
 export type AccessInput = z.input<typeof AccessInput>;
 
@@ -108,6 +106,10 @@ export const Robot = z.object({
 });
 export type Robot = z.output<typeof Robot>;
 
+/** A robot Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedRobot = Robot.extend({ id: z.number().int() });
+export type PersistedRobot = z.output<typeof PersistedRobot>;
+
 /** The create response: the only time Harbor hands out the generated secret. */
 export const RobotCreated = z.object({
   id: z.number().int().optional(),
@@ -166,7 +168,7 @@ export class RobotsApi {
   }
 
   /** ListRobot: every page; system robots, or one project's robots with `projectId`. */
-  list(params: RobotListParams = {}, opts?: CallOptions): Promise<Robot[]> {
+  list(params: RobotListParams = {}, opts?: CallOptions): Promise<PersistedRobot[]> {
     const { q, sort } = listQuery(params);
     // Harbor reads the level and project from q; the caller's own terms follow them.
     const scope = params.projectId === undefined ? "" : `Level=project,ProjectID=${params.projectId}`;
@@ -179,15 +181,15 @@ export class RobotsApi {
         path: "/robots",
         query: { q: fullQ || undefined, sort },
       },
-      Robot,
+      PersistedRobot,
     );
   }
 
   /** GetRobotByID */
-  get(id: number, opts?: CallOptions): Promise<Robot> {
+  get(id: number, opts?: CallOptions): Promise<PersistedRobot> {
     return this.#t.json(
       { ...opts, operation: "GetRobotByID", method: "GET", path: path`/robots/${id}` },
-      Robot,
+      PersistedRobot,
     );
   }
 
@@ -267,7 +269,7 @@ export class RobotsV1Api {
   }
 
   /** ListRobotV1: every page. */
-  list(project: ProjectRef, filter: ListFilter = {}, opts?: CallOptions): Promise<Robot[]> {
+  list(project: ProjectRef, filter: ListFilter = {}, opts?: CallOptions): Promise<PersistedRobot[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -277,12 +279,12 @@ export class RobotsV1Api {
         headers: projectHeaders(project),
         query: listQuery(filter),
       },
-      Robot,
+      PersistedRobot,
     );
   }
 
   /** GetRobotByIDV1 */
-  get(project: ProjectRef, id: number, opts?: CallOptions): Promise<Robot> {
+  get(project: ProjectRef, id: number, opts?: CallOptions): Promise<PersistedRobot> {
     return this.#t.json(
       {
         ...opts,
@@ -291,7 +293,7 @@ export class RobotsV1Api {
         path: path`/projects/${project}/robots/${id}`,
         headers: projectHeaders(project),
       },
-      Robot,
+      PersistedRobot,
     );
   }
 

@@ -6,22 +6,9 @@
 // is in that task's job log only: the job, execution and task carry a status but no error text.
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
+import { WebhookEventType, WebhookNotifyType, WebhookPayloadFormat } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
-
-export const WebhookEventType = z.enum([
-  "PUSH_ARTIFACT",
-  "PULL_ARTIFACT",
-  "DELETE_ARTIFACT",
-  "QUOTA_EXCEED",
-  "QUOTA_WARNING",
-  "SCANNING_FAILED",
-  "SCANNING_STOPPED",
-  "SCANNING_COMPLETED",
-  "REPLICATION",
-  "TAG_RETENTION",
-]);
-export type WebhookEventType = z.infer<typeof WebhookEventType>;
 
 export const WebhookTarget = z.object({
   /** http or slack. */
@@ -49,17 +36,21 @@ export const WebhookPolicy = z.object({
 });
 export type WebhookPolicy = z.output<typeof WebhookPolicy>;
 
+/** A policy Harbor has stored, as get and list return it: its id is always there. */
+export const PersistedWebhookPolicy = WebhookPolicy.extend({ id: z.number().int() });
+export type PersistedWebhookPolicy = z.output<typeof PersistedWebhookPolicy>;
+
 const TargetInput = z.discriminatedUnion("type", [
   z.object({
-    type: z.literal("http"),
+    type: z.literal(WebhookNotifyType.enum.http),
     address: z.string().min(1),
     auth_header: z.string().optional(),
     skip_cert_verify: z.boolean().optional(),
-    payload_format: z.enum(["Default", "CloudEvents"]).optional(),
+    payload_format: WebhookPayloadFormat.optional(),
   }),
   // Harbor refuses a payload format on slack targets.
   z.object({
-    type: z.literal("slack"),
+    type: z.literal(WebhookNotifyType.enum.slack),
     address: z.string().min(1),
     skip_cert_verify: z.boolean().optional(),
   }),
@@ -111,6 +102,10 @@ export const WebhookJob = z.object({
 });
 export type WebhookJob = z.output<typeof WebhookJob>;
 
+/** A job Harbor has stored, as the job list returns it: its id (its execution's) is always there. */
+export const PersistedWebhookJob = WebhookJob.extend({ id: z.number().int() });
+export type PersistedWebhookJob = z.output<typeof PersistedWebhookJob>;
+
 /** A task of a policy's execution (a delivery has one). status_message stays empty for deliveries. */
 export const WebhookTask = z.object({
   id: z.number().int().optional(),
@@ -125,6 +120,10 @@ export const WebhookTask = z.object({
   end_time: z.string().optional(),
 });
 export type WebhookTask = z.output<typeof WebhookTask>;
+
+/** A task Harbor has stored, as the task list returns it: its id is always there. */
+export const PersistedWebhookTask = WebhookTask.extend({ id: z.number().int() });
+export type PersistedWebhookTask = z.output<typeof PersistedWebhookTask>;
 
 /** The most of a delivery's job log the operator reads: a few lines, one of them the payload. */
 export const WEBHOOK_LOG_LIMIT = 1024 * 1024;
@@ -144,7 +143,11 @@ export class WebhooksApi {
   }
 
   /** ListWebhookPoliciesOfProject: every page, newest first unless sorted otherwise. */
-  listPolicies(project: ProjectRef, filter?: ListFilter, opts?: CallOptions): Promise<WebhookPolicy[]> {
+  listPolicies(
+    project: ProjectRef,
+    filter?: ListFilter,
+    opts?: CallOptions,
+  ): Promise<PersistedWebhookPolicy[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -154,7 +157,7 @@ export class WebhooksApi {
         headers: projectHeaders(project),
         query: listQuery(filter),
       },
-      WebhookPolicy,
+      PersistedWebhookPolicy,
     );
   }
 
@@ -174,7 +177,7 @@ export class WebhooksApi {
   }
 
   /** GetWebhookPolicyOfProject: notFound when the policy belongs to another project. */
-  getPolicy(project: ProjectRef, id: number, opts?: CallOptions): Promise<WebhookPolicy> {
+  getPolicy(project: ProjectRef, id: number, opts?: CallOptions): Promise<PersistedWebhookPolicy> {
     return this.#t.json(
       {
         ...opts,
@@ -183,7 +186,7 @@ export class WebhooksApi {
         path: path`/projects/${project}/webhook/policies/${id}`,
         headers: projectHeaders(project),
       },
-      WebhookPolicy,
+      PersistedWebhookPolicy,
     );
   }
 
@@ -250,7 +253,7 @@ export class WebhooksApi {
     policyId: number,
     executionId: number,
     opts?: CallOptions,
-  ): Promise<WebhookTask[]> {
+  ): Promise<PersistedWebhookTask[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -259,7 +262,7 @@ export class WebhooksApi {
         path: path`/projects/${project}/webhook/policies/${policyId}/executions/${executionId}/tasks`,
         headers: projectHeaders(project),
       },
-      WebhookTask,
+      PersistedWebhookTask,
     );
   }
 
@@ -287,7 +290,7 @@ export class WebhooksApi {
     policyId: number,
     params: WebhookJobListParams = {},
     opts?: CallOptions,
-  ): Promise<WebhookJob[]> {
+  ): Promise<PersistedWebhookJob[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -297,7 +300,7 @@ export class WebhooksApi {
         headers: projectHeaders(project),
         query: { policy_id: policyId, status: params.status, ...listQuery(params) },
       },
-      WebhookJob,
+      PersistedWebhookJob,
       params.limit,
     );
   }

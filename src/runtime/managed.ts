@@ -100,10 +100,13 @@ export class DeletionBlocked extends Error {
   override readonly name = "DeletionBlocked";
 }
 
-export interface AfterSync {
+export interface AfterSync<St = Record<string, unknown>> {
   requeueAfterMs?: number;
-  /** Kind-specific status fields that come from outside Harbor's object (e.g. Secrets). */
-  status?: Record<string, unknown>;
+  /**
+   * Kind-specific status fields that come from outside Harbor's object (e.g. Secrets); a field set
+   * to undefined is removed from status.
+   */
+  status?: Partial<St>;
   /**
    * Harbor matches the spec but what the kind delivers outside Harbor does not yet (a robot's
    * Secret copy refused in some namespace): Ready=False with this reason and message, Synced=True.
@@ -112,7 +115,11 @@ export interface AfterSync {
   notReady?: { reason: string; message: string };
 }
 
-export interface ExternalClient<S, O, C, X> {
+/**
+ * A kind's Harbor side. `St` is the kind's status type (its API schema's output): what `status` and
+ * `afterSync` report is checked against it, so a misspelt field does not compile.
+ */
+export interface ExternalClient<S, O, C, X, St = Record<string, unknown>> {
   /**
    * Resolves references and credentials; throw NotReady to wait or Stalled for a spec error.
    * While the resource is being deleted (metadata.deletionTimestamp), a reference that is already
@@ -134,9 +141,9 @@ export interface ExternalClient<S, O, C, X> {
    */
   identifies(input: Input<S, C, X>, observed: O): boolean;
   /** Pure: the kind's own status fields for what Harbor has. */
-  status(input: Input<S, C, X>, observed: O): Record<string, unknown>;
+  status(input: Input<S, C, X>, observed: O): Partial<St>;
   /** Runs after Harbor matches the spec (robots deliver and rotate secrets here). */
-  afterSync?(input: Input<S, C, X>, observed: O, created: boolean): Promise<AfterSync>;
+  afterSync?(input: Input<S, C, X>, observed: O, created: boolean): Promise<AfterSync<St>>;
   /** Runs when the resource goes away, after Harbor was handled (removes Secret copies). */
   finalize?(input: Omit<Input<S, C, X>, "extra" | "conn"> & { conn?: C }): Promise<void>;
   /**

@@ -11,7 +11,7 @@
 // a new project converges in three with the lookup before it; the drift sweep lists the projects by
 // id and the project quotas page by page (or, when fewer, one lookup per project). Without system
 // access each quota read is a refused one plus the summary.
-import type { HarborProjectSpec } from "../../api/project.ts";
+import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
 import { storageBytes } from "../../api/quantity.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
@@ -45,7 +45,13 @@ export interface ProjectExtra {
   registryId?: number;
 }
 
-type Client = ExternalClient<HarborProjectSpec, ObservedProject, HarborConnectionHandle, ProjectExtra>;
+type Client = ExternalClient<
+  HarborProjectSpec,
+  ObservedProject,
+  HarborConnectionHandle,
+  ProjectExtra,
+  HarborProjectStatus
+>;
 
 /** What a refused quota change needs, for the condition message. */
 const QUOTA_ACCESS =
@@ -85,7 +91,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
     signal: AbortSignal,
   ): Promise<ObservedProject | undefined> => {
     const project = await getProject(conn, ref, signal);
-    if (!project?.project_id) return project;
+    if (!project) return undefined;
     const quota = await readQuota(conn, project.project_id, signal);
     return quota ? { ...project, quota } : project;
   };
@@ -125,7 +131,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
     bytes: number,
     signal: AbortSignal,
   ): Promise<ObservedQuota> => {
-    const projectId = project.project_id as number;
+    const projectId = project.project_id;
     try {
       const id = project.quota?.id ?? (await conn.client.quotas.ofProject(projectId, { signal }))?.id;
       if (id === undefined)
@@ -185,7 +191,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       if (problem) {
         throw new Stalled(drift.includes("proxyCache") ? "ProxyCacheMismatch" : INVALID_SPEC, problem);
       }
-      const id = current.project_id as number;
+      const id = current.project_id;
       let observed = current;
       if (drift.some((f) => f !== "storageLimit")) {
         await conn.client.projects.update(id, updateRequest(spec, id), { signal });
@@ -201,7 +207,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
 
     async delete({ conn, signal }, current) {
       try {
-        await conn.client.projects.delete(current.project_id as number, { signal });
+        await conn.client.projects.delete(current.project_id, { signal });
       } catch (e) {
         if (isHarborError(e, "notFound")) return;
         if (isHarborError(e, "precondition")) {
@@ -214,7 +220,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
     },
 
     diff: ({ spec, extra }, observed) => diff(spec, observed, extra.registryId),
-    id: (observed) => observed.project_id as number,
+    id: (observed) => observed.project_id,
     identifies: ({ harborName }, observed) => observed.name === harborName,
     status: (_input, observed) => status(observed),
 
@@ -224,7 +230,7 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       for (let i = 0; i < ids.length; i += 100) {
         const chunk = ids.slice(i, i + 100);
         for (const p of await conn.client.projects.list({ q: q().union("project_id", chunk) })) {
-          if (p.project_id !== undefined) found.set(p.project_id, p);
+          found.set(p.project_id, p);
         }
       }
       let quotas = await quotasOf(conn, [...found.keys()]);
@@ -232,8 +238,8 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
         // Without system access: the summaries of the projects whose limit the spec sets.
         quotas = new Map();
         for (const i of inputs) {
-          const id = i.knownId as number;
-          if (i.spec.storageLimit === undefined || !found.has(id)) continue;
+          const id = i.knownId;
+          if (id === undefined || i.spec.storageLimit === undefined || !found.has(id)) continue;
           const quota = await readSummaryQuota(conn, id);
           if (quota) quotas.set(id, quota);
         }
@@ -245,8 +251,9 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       // A project whose limit the spec sets is not reported without its quota (it would count as
       // drift): left out, its reconcile reads it afresh, and says why if it still cannot.
       for (const i of inputs) {
-        const id = i.knownId as number;
-        if (i.spec.storageLimit !== undefined && found.get(id)?.quota === undefined) found.delete(id);
+        const id = i.knownId;
+        if (id !== undefined && i.spec.storageLimit !== undefined && found.get(id)?.quota === undefined)
+          found.delete(id);
       }
       return found;
     },

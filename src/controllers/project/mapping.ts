@@ -6,9 +6,15 @@
 // project's quota (/quotas), which is observed beside the project and compared like any field.
 // Whether a project is a proxy cache, and of which registry, Harbor fixes at creation; so does it
 // drop content trust on proxy-cache projects: such differences are reported, never "corrected".
-import type { HarborProjectSpec } from "../../api/project.ts";
+import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
 import { STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
-import type { Project, ProjectCreate, ProjectSummary, ProjectUpdate } from "../../harbor/projects.ts";
+import type {
+  PersistedProject,
+  Project,
+  ProjectCreate,
+  ProjectSummary,
+  ProjectUpdate,
+} from "../../harbor/projects.ts";
 import type { Quota } from "../../harbor/quotas.ts";
 import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
 import { Stalled } from "../../runtime/managed.ts";
@@ -20,8 +26,11 @@ export interface ObservedQuota {
   used?: number;
 }
 
-/** The Harbor project and, when it could be read, its quota. */
-export type ObservedProject = Project & { quota?: ObservedQuota };
+/** A Harbor project and, when it could be read, its quota: what is compared and shown. */
+export type ProjectState = Project & { quota?: ObservedQuota };
+
+/** What observe finds: a project Harbor has stored (so with its id), and its quota. */
+export type ObservedProject = PersistedProject & { quota?: ObservedQuota };
 
 /** Harbor's quota object → what is compared and shown. */
 export function quotaFromList(quota: Quota): ObservedQuota {
@@ -173,7 +182,7 @@ function observedMeta(project: Project, key: string): string {
  * registry, when it has one. A limit the spec sets differs from a quota that could not be read: it
  * cannot be shown to hold, and setting it says why.
  */
-export function diff(spec: HarborProjectSpec, project: ObservedProject, registryId?: number): string[] {
+export function diff(spec: HarborProjectSpec, project: ProjectState, registryId?: number): string[] {
   const out: string[] = [];
   if (spec.proxyCache && registryId !== undefined && (project.registry_id ?? 0) !== registryId)
     out.push("proxyCache");
@@ -212,7 +221,7 @@ export function diff(spec: HarborProjectSpec, project: ObservedProject, registry
  */
 export function unchangeable(
   spec: HarborProjectSpec,
-  project: ObservedProject,
+  project: ProjectState,
   drift: readonly string[],
 ): string | undefined {
   if (drift.includes("proxyCache")) {
@@ -228,7 +237,7 @@ export function unchangeable(
 }
 
 /** Status fields from the project and its quota (when read). */
-export function status(project: ObservedProject): Record<string, unknown> {
+export function status(project: ProjectState): Partial<HarborProjectStatus> {
   const repos = project.repo_count ?? 0;
   const hard = project.quota?.hard;
   const used = project.quota?.used;

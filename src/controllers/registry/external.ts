@@ -13,7 +13,7 @@
 // - Harbor refuses to delete a registry that a replication policy or a proxy-cache project uses
 //   (412): the deletion waits, with Harbor's message, until they are gone.
 import { SECRET_USES } from "../../api/common.ts";
-import type { HarborRegistrySpec } from "../../api/registry.ts";
+import type { HarborRegistrySpec, HarborRegistryStatus } from "../../api/registry.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
@@ -33,7 +33,13 @@ export class RegistryUnhealthy extends Error {
   override readonly name = "RegistryUnhealthy";
 }
 
-type Client = ExternalClient<HarborRegistrySpec, Registry, HarborConnectionHandle, RegistryExtra>;
+type Client = ExternalClient<
+  HarborRegistrySpec,
+  Registry,
+  HarborConnectionHandle,
+  RegistryExtra,
+  HarborRegistryStatus
+>;
 
 export function registryExternal(deps: { secrets: SecretUses }): Client {
   /** Provider types per connection client (a new client may talk to another Harbor). */

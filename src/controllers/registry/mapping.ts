@@ -3,7 +3,7 @@
 // the scheme, unescapes the path), keeps a credential only when it has an access key, and masks the
 // secret as "*****". The secret's drift is invisible, so the credentials Secret's resourceVersion
 // last pushed (status.credentialsVersion) stands in for it: another version is drift.
-import type { HarborRegistrySpec } from "../../api/registry.ts";
+import type { HarborRegistrySpec, HarborRegistryStatus } from "../../api/registry.ts";
 import type { Registry, RegistryCreate, RegistryUpdate } from "../../harbor/registries.ts";
 
 /** What prepare reads from the credentials Secret. Values never leave the Harbor request. */
@@ -134,7 +134,7 @@ function credentialDrifted(
 export function status(
   registry: Registry,
   credentials: RegistryCredentials | undefined,
-): Record<string, unknown> {
+): Partial<HarborRegistryStatus> {
   return {
     ...(registry.status ? { health: registry.status } : {}),
     ...(credentials ? { credentialsVersion: credentials.version } : {}),

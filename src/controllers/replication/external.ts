@@ -16,13 +16,18 @@
 // - Harbor refuses to delete a policy while an execution runs (412). Users expect delete to work,
 //   so the running executions are stopped first and the delete is tried again; if Harbor still
 //   refuses (stopping takes effect asynchronously), the deletion waits with Harbor's message.
-import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
+import type { HarborReplicationPolicySpec, HarborReplicationPolicyStatus } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { ReplicationExecution, ReplicationPolicy } from "../../harbor/replication.ts";
+import type { PersistedReplicationExecution, PersistedReplicationPolicy } from "../../harbor/replication.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DeletionBlocked, type ExternalClient, type ManagedObject } from "../../runtime/managed.ts";
+import {
+  type AfterSync,
+  DeletionBlocked,
+  type ExternalClient,
+  type ManagedObject,
+} from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
@@ -51,9 +56,10 @@ export interface ReplicationExternalDeps {
 
 type Client = ExternalClient<
   HarborReplicationPolicySpec,
-  ReplicationPolicy,
+  PersistedReplicationPolicy,
   HarborConnectionHandle,
-  ReplicationExtra
+  ReplicationExtra,
+  HarborReplicationPolicyStatus
 >;
 
 export function replicationExternal(deps: ReplicationExternalDeps): Client {
@@ -73,15 +79,13 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     return extra.registryId;
   };
 
-  const policyId = (p: ReplicationPolicy) => p.id as number;
-
   /** Stops the policy's running executions; true when there were any. */
   const stopRunning = async (conn: HarborConnectionHandle, id: number, signal: AbortSignal) => {
     const running = await conn.client.replication.listExecutions(
       { policyId: id, status: "InProgress" },
       { signal },
     );
-    for (const e of running) if (e.id !== undefined) await conn.client.replication.stop(e.id, { signal });
+    for (const e of running) await conn.client.replication.stop(e.id, { signal });
     return running.length > 0;
   };
 
@@ -118,7 +122,7 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     },
 
     async update({ conn, spec, harborName, extra, signal }, current) {
-      const id = policyId(current);
+      const id = current.id;
       await conn.client.replication.updatePolicy(
         id,
         policyRequest(spec, harborName, registryIdOf(extra), current),
@@ -128,7 +132,7 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     },
 
     async delete({ conn, signal }, current) {
-      const id = policyId(current);
+      const id = current.id;
       const attempt = async () => {
         try {
           await conn.client.replication.deletePolicy(id, { signal });
@@ -150,26 +154,31 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     },
 
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, registryIdOf(extra), observed),
-    id: policyId,
+    id: (observed) => observed.id,
     identifies: ({ harborName }, observed) => observed.name === harborName,
     status: () => ({}),
 
-    async afterSync({ conn, spec, signal, resource }, observed, created) {
+    // The return type is declared so that the status literal below is checked field by field.
+    async afterSync(
+      { conn, spec, signal, resource },
+      observed,
+      created,
+    ): Promise<AfterSync<HarborReplicationPolicyStatus>> {
       // Runs Harbor starts by itself are found by looking again now and then.
       const refresh =
         spec.trigger.type === "manual"
           ? {}
           : { requeueAfterMs: Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2)) };
-      let last: ReplicationExecution | undefined;
+      let last: PersistedReplicationExecution | undefined;
       if (created) {
         // A new policy has no executions; only the one runOnCreate starts, which begins InProgress.
         if (!spec.runOnCreate) return refresh;
-        const id = await conn.client.replication.start(policyId(observed), { signal });
-        last = { id, policy_id: policyId(observed), status: "InProgress", trigger: "manual" };
+        const id = await conn.client.replication.start(observed.id, { signal });
+        last = { id, policy_id: observed.id, status: "InProgress", trigger: "manual" };
       } else {
         // The newest execution only: one page of one, however long the history.
         const runs = await conn.client.replication.listExecutions(
-          { policyId: policyId(observed), sort: "-start_time,-id", limit: 1 },
+          { policyId: observed.id, sort: "-start_time,-id", limit: 1 },
           { signal },
         );
         last = runs[0];
@@ -188,11 +197,11 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
 
     async observeMany(conn, inputs) {
       const ids = inputs.map((i) => i.knownId).filter((id): id is number => id !== undefined);
-      const found = new Map<number, ReplicationPolicy>();
+      const found = new Map<number, PersistedReplicationPolicy>();
       for (let i = 0; i < ids.length; i += 100) {
         const chunk = ids.slice(i, i + 100);
         for (const p of await conn.client.replication.listPolicies({ q: q().union("id", chunk) })) {
-          if (p.id !== undefined) found.set(p.id, p);
+          found.set(p.id, p);
         }
       }
       return found;

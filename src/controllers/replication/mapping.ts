@@ -3,8 +3,9 @@
 // Local registry, id 0), leaves out false/empty values, may omit a manual trigger, stores a
 // negative speed as 0 (both mean unlimited), fills replicate_deletion from the `deletion` field it
 // reads, and keeps filters as a list whose order and empty decorations carry no meaning.
-import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
+import type { HarborReplicationPolicySpec, HarborReplicationPolicyStatus } from "../../api/replication.ts";
 import type {
+  PersistedReplicationExecution,
   ReplicationExecution,
   ReplicationPolicy,
   ReplicationPolicyReq,
@@ -122,9 +123,9 @@ export function diff(
  * status.lastExecution from Harbor's execution; times Harbor never set are left out, and Harbor's
  * status text is cleaned and capped like a message.
  */
-export function executionStatus(e: ReplicationExecution): Record<string, unknown> {
+export function executionStatus(e: PersistedReplicationExecution): ExecutionStatus {
   const time = (t: string | undefined) => (t && !ZERO_TIME.test(t) ? t : undefined);
-  const fields: Record<string, unknown> = {
+  const fields: ExecutionStatus = {
     id: e.id,
     status: e.status ?? "Unknown",
     trigger: e.trigger,
@@ -137,8 +138,11 @@ export function executionStatus(e: ReplicationExecution): Record<string, unknown
     startTime: time(e.start_time),
     endTime: time(e.end_time),
   };
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as ExecutionStatus;
 }
+
+/** status.lastExecution. */
+export type ExecutionStatus = NonNullable<HarborReplicationPolicyStatus["lastExecution"]>;
 
 /** An execution Harbor has not finished yet (and which blocks deleting its policy). */
 export function isRunning(e: { status?: string | undefined }): boolean {

@@ -35,7 +35,13 @@ import {
   ServiceAccounts,
 } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { credentialHash, secretValues, selectorMatches } from "./mapping.ts";
+import {
+  type Credentials,
+  credentialHash,
+  type Delivered,
+  secretValues,
+  selectorMatches,
+} from "./mapping.ts";
 
 /** The label the operator's Secret watch selects on. */
 /** Fingerprint of the credentials a Secret holds (see credentialHash). */
@@ -45,15 +51,7 @@ export const COPY_OF_LABEL = "harborconfig.io/copy-of";
 /** The fingerprint while a new secret is being issued: the old one may already be invalid. */
 const PENDING = "pending";
 
-export interface Credentials {
-  username: string;
-  password: string;
-}
-
-/** What the robot's Secret holds. */
-export type Delivered =
-  | { state: "intact"; credentials: Credentials }
-  | { state: "missing" | "changed" | "interrupted" };
+export type { Credentials, Delivered } from "./mapping.ts";
 
 /** One Secret to write: where, and with what. */
 export interface Target {

@@ -4,10 +4,11 @@
 // The secret exists once, in Harbor's create (or refresh) response, so:
 // - create() writes it to the robot's Secret right after POST /robots, before anything else can
 //   fail (a Secret of that name that belongs to someone else is checked before the POST);
-// - afterSync() issues a new secret in place (PATCH /robots/{id}, same robot, same id) whenever the
-//   Secret no longer holds credentials known to work: missing (deleted, adopted robot, crash
-//   between create and write), changed by someone else, or left mid-rotation. A robot is never
-//   deleted and recreated to get a secret;
+// - afterSync() carries out what secretDecision (mapping.ts) decides from the Secret, the rotation
+//   schedule and the clock. It issues a new secret in place (PATCH /robots/{id}, same robot, same
+//   id) whenever the Secret no longer holds credentials known to work: missing (deleted, adopted
+//   robot, crash between create and write), changed by someone else, or left mid-rotation. A robot
+//   is never deleted and recreated to get a secret;
 // - rotation (rotation.intervalDays after the last issued secret, and/or the window before expiry)
 //   issues a new secret the same way and renews the expiry with a PUT (see mapping.ts), records
 //   status.lastRotation and an Event, and the reconcile is requeued for the next due rotation, so
@@ -19,16 +20,17 @@
 // Steady state costs one GET per reconcile and nothing else in Harbor; the drift sweep reads every
 // robot with one list call per project plus one for system robots.
 import { API_VERSION } from "../../api/common.ts";
-import { type HarborRobotSpec, harborRobot } from "../../api/robot.ts";
+import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../api/robot.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { Robot } from "../../harbor/robots.ts";
+import type { PersistedRobot } from "../../harbor/robots.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import {
+  type AfterSync,
   type ExternalClient,
   type Input,
   type ManagedObject,
@@ -51,12 +53,15 @@ import {
 import {
   createRequest,
   diff,
+  formatExpiry,
   isRobotNamed,
+  nextLookMs,
   permittedProjects,
   type RobotProject,
   renewedDuration,
   rfc3339,
   rotationSchedule,
+  secretDecision,
   secretNameOf,
   status,
   storedName,
@@ -69,11 +74,15 @@ export interface RobotExtra {
   project?: RobotProject;
 }
 
-type Client = ExternalClient<HarborRobotSpec, Robot, HarborConnectionHandle, RobotExtra>;
+type Client = ExternalClient<
+  HarborRobotSpec,
+  PersistedRobot,
+  HarborConnectionHandle,
+  RobotExtra,
+  HarborRobotStatus
+>;
 type RobotInput = Input<HarborRobotSpec, HarborConnectionHandle, RobotExtra>;
 
-/** Longest wait between two looks at a robot's credentials. */
-const MAX_REQUEUE_MS = 12 * 60 * 60_000;
 /** The Namespace cache is still filling: copies wait this long. */
 const NAMESPACES_SYNC_RETRY_MS = 1_000;
 
@@ -83,12 +92,6 @@ const COPY_FAILED = "SecretCopyFailed";
 const COPY_EVENT: Record<CopyFailure["reason"], string> = {
   SecretConflict: "SecretCopyConflict",
   Forbidden: "SecretCopyForbidden",
-};
-
-const WHY_REISSUED: Record<Exclude<Delivered["state"], "intact">, string> = {
-  missing: "its Secret did not exist (deleted, adopted robot, or interrupted creation)",
-  changed: "its Secret was changed outside the operator",
-  interrupted: "an earlier rotation was interrupted",
 };
 
 export function robotExternal(deps: {
@@ -148,8 +151,8 @@ export function robotExternal(deps: {
   };
 
   /** Issues a new secret in place and delivers it at once. */
-  const reissue = async (input: RobotInput, robot: Robot, target: Target): Promise<Credentials> => {
-    const { secret } = await input.conn.client.robots.refreshSecret(robot.id as number, undefined, {
+  const reissue = async (input: RobotInput, robot: PersistedRobot, target: Target): Promise<Credentials> => {
+    const { secret } = await input.conn.client.robots.refreshSecret(robot.id, undefined, {
       signal: input.signal,
     });
     if (!secret) throw new Error(`Harbor returned no secret when refreshing robot ${robot.id}`);
@@ -226,7 +229,7 @@ export function robotExternal(deps: {
     },
 
     async update({ conn, spec, extra, signal }, current, drift) {
-      const id = current.id as number;
+      const id = current.id;
       const duration = drift.includes("durationDays")
         ? renewedDuration(spec.durationDays, current.creation_time, now())
         : undefined;
@@ -238,7 +241,7 @@ export function robotExternal(deps: {
 
     async delete({ conn, signal }, current) {
       try {
-        await conn.client.robots.delete(current.id as number, { signal });
+        await conn.client.robots.delete(current.id, { signal });
       } catch (e) {
         if (!isHarborError(e, "notFound")) throw e;
       }
@@ -246,65 +249,82 @@ export function robotExternal(deps: {
 
     diff: ({ spec, extra, resource }, observed) =>
       diff(spec, observed, extra.project, now(), appliedDurationDays(resource)),
-    id: (observed) => observed.id as number,
+    id: (observed) => observed.id,
     identifies: ({ spec, harborName, extra }, observed) =>
       isRobotNamed(observed.name, storedName(harborName, extra.project)) ||
       // Deleting without its project at hand: the project part of the name cannot be checked.
       (spec.level === "project" && !extra.project && (observed.name ?? "").endsWith(`+${harborName}`)),
     status: ({ spec, resource }, observed) => status(spec, observed, resource.metadata.name),
 
-    async afterSync(input, observed, created) {
+    // Carries out secretDecision (mapping.ts): Harbor refresh and renewal, Secret writes, Events,
+    // copies, the expiry metric and the requeue for the next rotation. The return type is declared
+    // so that the status literal is checked field by field.
+    async afterSync(input, observed, created): Promise<AfterSync<HarborRobotStatus>> {
       const { resource, spec, conn, extra, signal } = input;
       const owner = ownerOf(resource);
       const target = targetOf(input);
       const at = now();
       let robot = observed;
       let lastIssued = created ? at : parseTime(resource.status?.lastRotation);
+      const username = robot.name ?? "";
 
-      let delivered = await delivery.read(owner, target.namespace, target.name, robot.name ?? "");
-      const previousName = resource.status?.secretName;
-      if (delivered.state === "missing" && typeof previousName === "string" && previousName !== target.name) {
-        // spec.secret.name changed: the credentials move to the new Secret.
-        delivered = await movedCredentials(owner, target, previousName, robot.name ?? "");
+      const recorded = resource.status?.secretName;
+      const decide = (delivered: Delivered, recordedSecretName: string | undefined) =>
+        secretDecision({
+          delivered,
+          secretName: target.name,
+          recordedSecretName,
+          schedule: rotationSchedule(spec, robot, lastIssued),
+          now: at,
+          durationDays: spec.durationDays,
+          robot,
+        });
+      let decision = decide(
+        await delivery.read(owner, target.namespace, target.name, username),
+        typeof recorded === "string" ? recorded : undefined,
+      );
+      if (decision.action === "move") {
+        // What the new Secret holds once the earlier one's credentials moved: decided again.
+        decision = decide(await movedCredentials(owner, target, decision.from, username), undefined);
       }
 
       let credentials: Credentials;
-      const schedule = rotationSchedule(spec, robot, lastIssued);
-      const due = schedule.dueAt !== undefined && schedule.dueAt <= at;
-      if (delivered.state === "intact" && !due) {
-        credentials = delivered.credentials;
-        await delivery.write(owner, target, credentials); // no write unless the rendering changed
-      } else {
-        if (delivered.state === "intact") await delivery.markPending(owner, target, delivered.credentials);
-        credentials = await reissue(input, robot, target);
-        lastIssued = at;
-        if (due) {
-          const duration = renewedDuration(spec.durationDays, robot.creation_time, at);
-          if (duration !== -1 && duration !== robot.duration) {
-            await conn.client.robots.update(
-              robot.id as number,
-              updateRequest(spec, robot, extra.project, duration),
-              {
-                signal,
-              },
-            );
-            robot = await reread(conn, robot.id as number, signal);
+      switch (decision.action) {
+        case "keep":
+          credentials = decision.credentials;
+          await delivery.write(owner, target, credentials); // no write unless the rendering changed
+          break;
+        case "restore":
+          credentials = await reissue(input, robot, target);
+          lastIssued = at;
+          events.record(
+            resource,
+            "Normal",
+            "SecretRestored",
+            `Issued a new secret for ${robot.name} (same robot, id ${robot.id}) because ${decision.why}`,
+          );
+          break;
+        case "rotate": {
+          const { why, markPending, renewTo } = decision;
+          if (markPending) await delivery.markPending(owner, target, markPending);
+          credentials = await reissue(input, robot, target);
+          lastIssued = at;
+          if (renewTo !== undefined) {
+            await conn.client.robots.update(robot.id, updateRequest(spec, robot, extra.project, renewTo), {
+              signal,
+            });
+            robot = await reread(conn, robot.id, signal);
           }
           events.record(
             resource,
             "Normal",
             "SecretRotated",
-            `Issued a new secret for ${robot.name} because ${schedule.why}; it expires ${status(spec, robot, "").expiresAt ?? "as before"}`,
+            `Issued a new secret for ${robot.name} because ${why}; it expires ${formatExpiry(robot.expires_at) ?? "as before"}`,
           );
-        } else {
-          const state = delivered.state as keyof typeof WHY_REISSUED;
-          events.record(
-            resource,
-            "Normal",
-            "SecretRestored",
-            `Issued a new secret for ${robot.name} (same robot, id ${robot.id}) because ${WHY_REISSUED[state]}`,
-          );
+          break;
         }
+        case "move":
+          throw new Error(`the credentials of Secret ${decision.from} were moved already`);
       }
 
       const previousCopies = Array.isArray(resource.status?.copiedTo)
@@ -325,13 +345,9 @@ export function robotExternal(deps: {
       else metrics.robotSecretExpiry.set(labels, robot.expires_at);
 
       const next = rotationSchedule(spec, robot, lastIssued).dueAt;
-      let requeueAfterMs = Math.min(
-        MAX_REQUEUE_MS,
-        Math.max(60_000, (next ?? Number.POSITIVE_INFINITY) - at),
-      );
-      if (!copies) requeueAfterMs = NAMESPACES_SYNC_RETRY_MS;
       return {
-        requeueAfterMs,
+        // The Namespace cache is still filling while copies is undefined: look again soon.
+        requeueAfterMs: copies ? nextLookMs(next, at) : NAMESPACES_SYNC_RETRY_MS,
         status: {
           ...status(spec, robot, resource.metadata.name),
           ...(lastIssued === undefined ? {} : { lastRotation: rfc3339(lastIssued) }),
@@ -367,10 +383,10 @@ export function robotExternal(deps: {
       // One list per project, plus one for the system robots.
       const scopes = new Map<string, number | undefined>();
       for (const i of inputs) scopes.set(String(i.extra.project?.id ?? "system"), i.extra.project?.id);
-      const found = new Map<number, Robot>();
+      const found = new Map<number, PersistedRobot>();
       for (const projectId of scopes.values()) {
         const robots = await conn.client.robots.list(projectId === undefined ? {} : { projectId });
-        for (const r of robots) if (r.id !== undefined && wanted.has(r.id)) found.set(r.id, r);
+        for (const r of robots) if (wanted.has(r.id)) found.set(r.id, r);
       }
       return found;
     },

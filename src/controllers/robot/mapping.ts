@@ -21,7 +21,7 @@
 //   a robot that has simply aged; a status without it (written before it existed) counts as current;
 // - the operator's clock is the reference for all of this; it must agree with Harbor's within a day.
 import { createHash } from "node:crypto";
-import type { HarborRobotSpec, LabelSelector } from "../../api/robot.ts";
+import type { HarborRobotSpec, HarborRobotStatus, LabelSelector } from "../../api/robot.ts";
 import type {
   Robot,
   RobotCreate,
@@ -170,7 +170,11 @@ export function secretNameOf(spec: HarborRobotSpec, resourceName: string): strin
 }
 
 /** Status fields for a robot that follows the spec (its expiry set for spec.durationDays). */
-export function status(spec: HarborRobotSpec, robot: Robot, resourceName: string): Record<string, unknown> {
+export function status(
+  spec: HarborRobotSpec,
+  robot: Robot,
+  resourceName: string,
+): Partial<HarborRobotStatus> {
   const expiresAt = formatExpiry(robot.expires_at);
   return {
     ...(robot.name ? { fullName: robot.name } : {}),
@@ -222,6 +226,98 @@ export function rotationSchedule(
   }
   const next = candidates.sort((a, b) => a.at - b.at)[0];
   return next ? { dueAt: next.at, why: next.why } : {};
+}
+
+/** Longest wait between two looks at a robot's credentials. */
+const MAX_LOOK_MS = 12 * 60 * 60_000;
+/** Shortest wait for the next rotation: a rotation due within it waits that long. */
+const MIN_LOOK_MS = 60_000;
+
+/** When to look at the robot's credentials again: at its next rotation, within 1 min to 12 h. */
+export function nextLookMs(nextRotationAt: number | undefined, now: number): number {
+  return Math.min(MAX_LOOK_MS, Math.max(MIN_LOOK_MS, (nextRotationAt ?? Number.POSITIVE_INFINITY) - now));
+}
+
+// -------------------------------------------------------------------------------------------
+// the robot's credentials after a sync
+//
+// The secret exists only in Harbor's create and refresh answers. After each sync the robot's
+// Secret is read, and one decision follows from what it holds, the rotation schedule and the clock:
+// keep what it holds, move it from the Secret status names (spec.secret.name changed), restore a
+// secret (issue a new one in place because none known to work is delivered), or rotate (issue a
+// new one because one is due, and renew the expiry). afterSync in external.ts carries it out.
+
+export interface Credentials {
+  username: string;
+  password: string;
+}
+
+/** What the robot's Secret holds. */
+export type Delivered =
+  | { state: "intact"; credentials: Credentials }
+  | { state: "missing" | "changed" | "interrupted" };
+
+/** Why a secret is restored, by what the Secret holds, for the Event. */
+const WHY_RESTORED: Record<Exclude<Delivered["state"], "intact">, string> = {
+  missing: "its Secret did not exist (deleted, adopted robot, or interrupted creation)",
+  changed: "its Secret was changed outside the operator",
+  interrupted: "an earlier rotation was interrupted",
+};
+
+export interface SecretSituation {
+  /** What the robot's Secret holds. */
+  delivered: Delivered;
+  /** The Secret's name now (spec.secret.name, or metadata.name). */
+  secretName: string;
+  /** The Secret's name status records (status.secretName), if any. */
+  recordedSecretName: string | undefined;
+  /** When the next rotation is due, from the last issued secret. */
+  schedule: RotationSchedule;
+  now: number;
+  durationDays: number;
+  robot: Pick<Robot, "duration" | "creation_time">;
+}
+
+export type SecretDecision =
+  /** The Secret holds credentials known to work and no rotation is due: deliver them as they are. */
+  | { action: "keep"; credentials: Credentials }
+  /**
+   * spec.secret.name changed and the new Secret does not exist yet: the credentials move from the
+   * earlier one (which goes), then the decision is taken again for what the new Secret holds.
+   */
+  | { action: "move"; from: string }
+  /** No credentials known to work are delivered: a new secret, same robot; the expiry stays. */
+  | { action: "restore"; why: string }
+  /**
+   * A rotation is due: an intact Secret's credentials are marked pending first (`markPending`, so
+   * that a crash before the new secret is written is noticed), a new secret is issued, and the
+   * expiry is renewed to `renewTo` days from creation when set (absent: the robot never expires,
+   * or already lives that long).
+   */
+  | { action: "rotate"; why: string; markPending?: Credentials; renewTo?: number };
+
+/** What to do with the robot's credentials (see the section's header). */
+export function secretDecision(s: SecretSituation): SecretDecision {
+  const { delivered } = s;
+  if (
+    delivered.state === "missing" &&
+    s.recordedSecretName !== undefined &&
+    s.recordedSecretName !== s.secretName
+  ) {
+    return { action: "move", from: s.recordedSecretName };
+  }
+  const due = s.schedule.dueAt !== undefined && s.schedule.dueAt <= s.now;
+  if (due) {
+    const duration = renewedDuration(s.durationDays, s.robot.creation_time, s.now);
+    return {
+      action: "rotate",
+      why: s.schedule.why ?? "a rotation is due",
+      ...(delivered.state === "intact" ? { markPending: delivered.credentials } : {}),
+      ...(duration !== -1 && duration !== s.robot.duration ? { renewTo: duration } : {}),
+    };
+  }
+  if (delivered.state === "intact") return { action: "keep", credentials: delivered.credentials };
+  return { action: "restore", why: WHY_RESTORED[delivered.state] };
 }
 
 // -------------------------------------------------------------------------------------------

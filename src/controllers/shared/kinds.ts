@@ -96,12 +96,12 @@ export interface KindWatches<S> {
  * A managed kind's self-description: everything the central wiring, the RBAC and the CRDs need.
  * Adding a kind is its folder, its API definition, and one line in controllers/registry.ts.
  */
-export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X = unknown> {
-  /** The API definition: names, columns, and the spec's schema (the CRD's and the parser's). */
-  def: KindDefinition<S>;
+export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X = unknown, St = unknown> {
+  /** The API definition: names, columns, and the spec's and status's schemas. */
+  def: KindDefinition<S, St>;
   watches?: KindWatches<S>;
-  /** The kind's Harbor side. */
-  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X>;
+  /** The kind's Harbor side: the status it reports is the definition's status type. */
+  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X, St>;
   /** Default: the shared Harbor classification. */
   errors?: ErrorClassifier;
   /**
@@ -111,14 +111,16 @@ export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X 
   ownsSecrets?: boolean;
 }
 
-/** Declares a kind; the types of its spec, Harbor object and prepared extras flow from here. */
-export function defineKind<S extends ManagedSpec, O, X>(m: KindModule<S, O, X>): KindModule<S, O, X> {
+/** Declares a kind; the types of its spec, status, Harbor object and prepared extras flow from here. */
+export function defineKind<S extends ManagedSpec, O, X, St>(
+  m: KindModule<S, O, X, St>,
+): KindModule<S, O, X, St> {
   return m;
 }
 
 /** One managed kind, wired the same way as every other. */
-export function managedKind<S extends ManagedSpec, O, X>(
-  m: KindModule<S, O, X>,
+export function managedKind<S extends ManagedSpec, O, X, St>(
+  m: KindModule<S, O, X, St>,
   deps: KindDeps,
 ): ManagedKind<S, O, HarborConnectionHandle, X> {
   const { ctx } = deps;

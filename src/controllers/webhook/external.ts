@@ -18,11 +18,11 @@
 //   recorded in status still finds the policy, and Secrets are not needed.
 
 import { MANAGED_BY, SECRET_USES } from "../../api/common.ts";
-import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
+import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
 import { isHarborError } from "../../harbor/errors.ts";
-import type { WebhookPolicy } from "../../harbor/webhooks.ts";
+import type { PersistedWebhookPolicy } from "../../harbor/webhooks.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
+import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
@@ -35,7 +35,7 @@ import {
   MAX_RECENT_FAILURES,
   policyRequest,
   recentFailures,
-  subscribedEvents,
+  status,
   type WebhookContext,
 } from "./mapping.ts";
 
@@ -44,7 +44,13 @@ export interface WebhookExtra extends WebhookContext {
   projectId: number;
 }
 
-type Client = ExternalClient<HarborWebhookPolicySpec, WebhookPolicy, HarborConnectionHandle, WebhookExtra>;
+type Client = ExternalClient<
+  HarborWebhookPolicySpec,
+  PersistedWebhookPolicy,
+  HarborConnectionHandle,
+  WebhookExtra,
+  HarborWebhookPolicyStatus
+>;
 
 export interface WebhookExternalDeps {
   projects: Informer<ManagedObject>;
@@ -120,7 +126,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     },
 
     async update({ conn, spec, harborName, extra, signal }, current) {
-      const id = current.id as number;
+      const id = current.id;
       const request = policyRequest(spec, harborName, extra, current, MANAGED_BY);
       await conn.client.webhooks.updatePolicy(extra.projectId, id, request, { signal });
       return (await get(conn, extra.projectId, id, signal)) ?? current;
@@ -128,7 +134,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
 
     async delete({ conn, extra, signal }, current) {
       try {
-        await conn.client.webhooks.deletePolicy(extra.projectId, current.id as number, { signal });
+        await conn.client.webhooks.deletePolicy(extra.projectId, current.id, { signal });
       } catch (e) {
         if (!isHarborError(e, "notFound")) throw e;
       }
@@ -136,13 +142,15 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
 
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, extra, observed),
     identifies: ({ harborName }, observed) => observed.name === harborName,
-    id: (observed) => observed.id as number,
-    status: ({ extra }, observed) => ({
-      projectId: extra.projectId,
-      subscribedEvents: subscribedEvents(observed),
-    }),
+    id: (observed) => observed.id,
+    status: ({ extra }, observed) => status(extra.projectId, observed),
 
-    async afterSync({ conn, extra, harborName, logger, signal, resource }, observed, created) {
+    // The return type is declared so that the status literals below are checked field by field.
+    async afterSync(
+      { conn, extra, harborName, logger, signal, resource },
+      observed,
+      created,
+    ): Promise<AfterSync<HarborWebhookPolicyStatus>> {
       const requeueAfterMs = Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2));
       // A new policy has neither fired nor failed yet.
       if (created) return { requeueAfterMs, status: { lastTriggers: [], recentFailures: [] } };
@@ -161,14 +169,14 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
         informational(() =>
           conn.client.webhooks.listJobs(
             extra.projectId,
-            observed.id as number,
+            observed.id,
             // Only the newest few failures: one small page however long the history.
             { status: ["Error"], sort: "-creation_time", limit: MAX_RECENT_FAILURES },
             { signal },
           ),
         ),
       ]);
-      const policyId = observed.id as number;
+      const policyId = observed.id;
       // Failures the status shows already keep their text; a new one's is read from its job log.
       const shown = new Map(
         ((resource.status?.recentFailures ?? []) as DeliveryFailure[]).map((f) => [f.jobId, f.error]),
@@ -185,7 +193,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
                       f.jobId,
                       { signal },
                     );
-                    if (task?.id === undefined) return undefined;
+                    if (!task) return undefined;
                     const log = await conn.client.webhooks.getTaskLog(
                       extra.projectId,
                       policyId,
@@ -209,10 +217,10 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     },
 
     async observeMany(conn, inputs) {
-      const found = new Map<number, WebhookPolicy>();
+      const found = new Map<number, PersistedWebhookPolicy>();
       const projects = new Map(inputs.map((i) => [i.extra.projectId, i.signal]));
       for (const [projectId, signal] of projects) {
-        let policies: WebhookPolicy[];
+        let policies: PersistedWebhookPolicy[];
         try {
           policies = await conn.client.webhooks.listPolicies(projectId, undefined, { signal });
         } catch (e) {
@@ -220,7 +228,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
           if (isHarborError(e, "notFound")) continue;
           throw e;
         }
-        for (const p of policies) if (p.id !== undefined) found.set(p.id, p);
+        for (const p of policies) found.set(p.id, p);
       }
       return found;
     },

@@ -8,9 +8,9 @@
 // - the auth header comes back in clear and is compared, but only its field name is ever reported.
 // An unset description is not managed (kept as Harbor has it); `creator`, which Harbor stores as
 // sent, is set once on create and carried over on update, since PUT replaces the whole policy.
-import type { HarborWebhookPolicySpec } from "../../api/webhook.ts";
+import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
 import type {
-  WebhookJob,
+  PersistedWebhookJob,
   WebhookLastTrigger,
   WebhookPolicy,
   WebhookPolicyInput,
@@ -131,6 +131,11 @@ export function subscribedEvents(policy: WebhookPolicy): string {
   return [...new Set(policy.event_types ?? [])].sort().join(", ");
 }
 
+/** Status fields from the policy (delivery status is read apart, see external.ts). */
+export function status(projectId: number, policy: WebhookPolicy): Partial<HarborWebhookPolicyStatus> {
+  return { projectId, subscribedEvents: subscribedEvents(policy) };
+}
+
 /** Harbor's zero time stands for "never". */
 function harborTime(text: string | undefined): string | undefined {
   if (!text || text.startsWith("0001-01-01")) return undefined;
@@ -183,11 +188,11 @@ export function deliveryError(log: string): string | undefined {
 }
 
 /** The newest failed deliveries (jobs with status Error), newest first. */
-export function recentFailures(jobs: readonly WebhookJob[]): DeliveryFailure[] {
+export function recentFailures(jobs: readonly PersistedWebhookJob[]): DeliveryFailure[] {
   return jobs
-    .filter((j) => j.status === "Error" && j.id !== undefined)
+    .filter((j) => j.status === "Error")
     .map((j) => ({
-      jobId: j.id as number,
+      jobId: j.id,
       eventType: j.event_type ?? "",
       notifyType: j.notify_type ?? "",
       time: harborTime(j.creation_time) ?? "",

@@ -168,6 +168,35 @@ describe("error classes", () => {
       await server.close();
     }
   });
+
+  test("a stored object without its id is an error where it is read, naming the id", async () => {
+    // Harbor always sends the id of what it has stored; an answer without one is not Harbor's.
+    const server = await serve((req, res) => {
+      res.setHeader("content-type", "application/json");
+      res.setHeader("x-total-count", "1");
+      const item = { name: "team", creation_time: "2025-03-01T10:00:00Z" };
+      res.end(JSON.stringify(/\/robots|\/executions|\/jobs/.test(req.url ?? "") ? [item] : item));
+    });
+    const c = new HarborClient({ url: server.url, username: "u", password: "p" });
+    try {
+      const calls: Array<[string, string, () => Promise<unknown>]> = [
+        ["getProject", "project_id", () => c.projects.get("team")],
+        ["ListRobot", "0.id", () => c.robots.list()],
+        ["GetWebhookPolicyOfProject", "id", () => c.webhooks.getPolicy("team", 1)],
+        ["ListWebhookJobs", "0.id", () => c.webhooks.listJobs("team", 1)],
+        ["getReplicationPolicy", "id", () => c.replication.getPolicy(1)],
+        ["listReplicationExecutions", "0.id", () => c.replication.listExecutions({ policyId: 1 })],
+      ];
+      for (const [operation, path, call] of calls) {
+        const err = (await call().catch((e: unknown) => e)) as HarborError;
+        expect(err).toMatchObject({ kind: "invalidResponse", operation });
+        expect(err.message).toContain(`${path}: invalid_type`);
+      }
+    } finally {
+      await c.close();
+      await server.close();
+    }
+  });
 });
 
 describe("retries", () => {

@@ -12,7 +12,7 @@ import type {
 } from "../../../src/controllers/robot/delivery.ts";
 import { robotExternal } from "../../../src/controllers/robot/external.ts";
 import { DAY_MS } from "../../../src/controllers/robot/mapping.ts";
-import type { Robot } from "../../../src/harbor/robots.ts";
+import type { PersistedRobot } from "../../../src/harbor/robots.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
 import type { ManagedObject } from "../../../src/runtime/managed.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
@@ -29,7 +29,7 @@ function setup(o: {
   const calls: string[] = [];
   const events: string[] = [];
   const written: Credentials[] = [];
-  let robot: Robot = {
+  let robot: PersistedRobot = {
     id: 5,
     name: "robot$team+ci",
     level: "project",

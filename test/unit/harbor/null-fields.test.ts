@@ -8,18 +8,35 @@ import { GcHistory } from "../../../src/harbor/gc.ts";
 import { JobQueue, Worker, WorkerPool } from "../../../src/harbor/jobservice.ts";
 import { Label } from "../../../src/harbor/labels.ts";
 import { LdapFailedImportUser, LdapPingResult, LdapUser } from "../../../src/harbor/ldap.ts";
-import { AuditLog, Project, ProjectDeletable, ProjectSummary } from "../../../src/harbor/projects.ts";
+import {
+  AuditLog,
+  PersistedProject,
+  Project,
+  ProjectDeletable,
+  ProjectSummary,
+} from "../../../src/harbor/projects.ts";
 import { Registry, RegistryInfo, RegistryProviderInfo } from "../../../src/harbor/registries.ts";
-import { ReplicationExecution, ReplicationPolicy, ReplicationTask } from "../../../src/harbor/replication.ts";
-import { Robot, RobotCreated, RobotSec } from "../../../src/harbor/robots.ts";
+import {
+  PersistedReplicationExecution,
+  PersistedReplicationPolicy,
+  PersistedReplicationTask,
+  ReplicationExecution,
+  ReplicationPolicy,
+  ReplicationTask,
+} from "../../../src/harbor/replication.ts";
+import { PersistedRobot, Robot, RobotCreated, RobotSec } from "../../../src/harbor/robots.ts";
 import { ScannerAdapterMetadata, ScannerRegistration } from "../../../src/harbor/scanners.ts";
 import { Configurations, GeneralInfo, UserResp } from "../../../src/harbor/system.ts";
 import { UserGroup, UserGroupSearchItem } from "../../../src/harbor/usergroups.ts";
 import {
+  PersistedWebhookJob,
+  PersistedWebhookPolicy,
+  PersistedWebhookTask,
   SupportedWebhookEventTypes,
   WebhookJob,
   WebhookLastTrigger,
   WebhookPolicy,
+  WebhookTask,
 } from "../../../src/harbor/webhooks.ts";
 
 const models: Record<string, z.ZodType> = {
@@ -33,6 +50,7 @@ const models: Record<string, z.ZodType> = {
   LdapUser,
   AuditLog,
   Project,
+  PersistedProject,
   ProjectDeletable,
   ProjectSummary,
   Registry,
@@ -41,7 +59,11 @@ const models: Record<string, z.ZodType> = {
   ReplicationExecution,
   ReplicationPolicy,
   ReplicationTask,
+  PersistedReplicationExecution,
+  PersistedReplicationPolicy,
+  PersistedReplicationTask,
   Robot,
+  PersistedRobot,
   RobotCreated,
   RobotSec,
   ScannerAdapterMetadata,
@@ -55,6 +77,10 @@ const models: Record<string, z.ZodType> = {
   WebhookJob,
   WebhookLastTrigger,
   WebhookPolicy,
+  WebhookTask,
+  PersistedWebhookJob,
+  PersistedWebhookPolicy,
+  PersistedWebhookTask,
 };
 
 type Def = {
