@@ -1,8 +1,8 @@
 // A controller: N workers take keys from one work queue and reconcile them. The reconcile contract:
 // - resolve with a Result: the key's backoff is forgotten; requeueAfterMs schedules the next run;
 // - throw a TerminalError: nothing a retry can fix (the reconciler has recorded why); no retry;
-// - throw anything else: retried with per-key exponential backoff (or after the error's own
-//   retryAfterMs when it carries one, e.g. Harbor's Retry-After).
+// - throw anything else: retried with per-key exponential backoff (a RetryAfter waits at least its
+//   retryAfterMs, e.g. Harbor's Retry-After).
 // Each reconcile runs with a deadline (its AbortSignal fires) and a child logger carrying a
 // reconcile id. A reconcile that overruns its deadline keeps its key until it settles, so a key
 // is never reconciled twice at once, while the worker moves on.
@@ -19,6 +19,19 @@ export interface Result {
 /** An error that retrying cannot fix; the reconciler has already written it to the status. */
 export class TerminalError extends Error {
   override readonly name = "TerminalError";
+}
+
+/**
+ * A failure to retry no sooner than `retryAfterMs` (e.g. Harbor's Retry-After); the per-key backoff
+ * still applies when it is longer.
+ */
+export class RetryAfter extends Error {
+  override readonly name = "RetryAfter";
+  readonly retryAfterMs: number;
+  constructor(message: string, retryAfterMs: number, options?: ErrorOptions) {
+    super(message, options);
+    this.retryAfterMs = retryAfterMs;
+  }
 }
 
 export interface ReconcileContext {
@@ -178,8 +191,7 @@ export class Controller {
       return;
     }
     m?.queueRetries.inc({ name: this.name, controller: this.name });
-    const retryAfterMs = (err as { retryAfterMs?: unknown })?.retryAfterMs;
-    this.queue.addRateLimited(key, typeof retryAfterMs === "number" ? retryAfterMs : 0);
+    this.queue.addRateLimited(key, err instanceof RetryAfter ? err.retryAfterMs : 0);
     logger.warn(
       { err: err instanceof Error ? err.message : String(err), retries: this.queue.retries(key) },
       "reconcile failed; will retry",

@@ -14,7 +14,9 @@ import {
 import type { Metrics } from "./metrics.ts";
 
 export interface ManagedKindOptions<S extends ManagedSpec, O, C, X>
-  extends Omit<ManagedReconcilerOptions<S, O, C, X>, "informer"> {
+  extends Omit<ManagedReconcilerOptions<S, O, C, X>, "informer" | "now"> {
+  /** The lifecycle's clock; default the system's. */
+  now?: () => number;
   logger: Logger;
   metrics?: Metrics;
   workers: number;
@@ -60,7 +62,7 @@ export class ManagedKind<S extends ManagedSpec, O, C, X> {
         ...(o.namespaces ? { namespaces: o.namespaces } : {}),
         ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       });
-    this.reconciler = new ManagedReconciler({ ...o, informer: this.informer });
+    this.reconciler = new ManagedReconciler({ ...o, informer: this.informer, now: o.now ?? Date.now });
     const name = o.type.kind.toLowerCase();
     this.controller = new Controller({
       name,

@@ -23,11 +23,19 @@ import type { KubeClient } from "../kube/client.ts";
 import { isKubeError } from "../kube/errors.ts";
 import type { EventRecorder } from "../kube/events.ts";
 import { safeText } from "../kube/text.ts";
-import type { Condition, KubeObject, ResourceType } from "../kube/types.ts";
+import { type Condition, type KubeObject, objectKey, type ResourceType } from "../kube/types.ts";
+import { type Claimant, ClaimIndex } from "./claims.ts";
 import { jsonEqual, setCondition, withReconciling } from "./conditions.ts";
-import { type ReconcileContext, type Reconciler, type Result, TerminalError } from "./controller.ts";
+import {
+  type ReconcileContext,
+  type Reconciler,
+  type Result,
+  RetryAfter,
+  TerminalError,
+} from "./controller.ts";
 import type { Informer } from "./informer.ts";
 import { describeIssues, INVALID_SPEC } from "./invalid-spec.ts";
+import { OwnWrites } from "./own-writes.ts";
 
 export interface ManagedSpec {
   connectionRef: { kind: "HarborConnection" | "ClusterHarborConnection"; name: string };
@@ -152,8 +160,11 @@ export interface ExternalClient<S, O, C, X, St = Record<string, unknown>> {
    */
   observeMany?(conn: C, inputs: Input<S, C, X>[]): Promise<Map<number, O>>;
   /**
-   * Identity of the Harbor object within its Harbor, e.g. "project:team-a". Kinds whose objects
-   * live inside another resource name it with the namespace of the reference.
+   * Identity of the Harbor object within its Harbor, e.g. "project:team-a": one resource owns it
+   * in each Harbor, whichever connection object reaches that Harbor (see claims.ts). Kinds whose
+   * objects live inside another resource name it with the namespace of the reference. A kind whose
+   * object a Harbor has once (its GC schedule, its default scanner) returns a constant such as
+   * "gc-schedule": a singleton claim, so that two resources for one Harbor conflict.
    */
   claim(spec: S, harborName: string, namespace: string): string;
 }
@@ -180,11 +191,14 @@ export interface ErrorClassifier {
   ): { reason: string; message: string; terminal: boolean; retryAfterMs?: number } | undefined;
 }
 
+/** What the reconciler reads of its informer: the cache and its change handlers. */
+export type ManagedCache = Pick<Informer<ManagedObject>, "get" | "list" | "on">;
+
 export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
   type: ResourceType;
   /** Parses the spec with defaults, as the CRD schema would. */
   specSchema: z.ZodType<S>;
-  informer: Informer<ManagedObject>;
+  informer: ManagedCache;
   external: ExternalClient<S, O, C, X>;
   connections: ConnectionResolver<C>;
   errors: ErrorClassifier;
@@ -193,7 +207,7 @@ export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
    * undefined; checked before any Harbor call. Kubernetes names allow what Harbor may not.
    */
   nameProblem?: (harborName: string) => string | undefined;
-  kube: KubeClient;
+  kube: Pick<KubeClient, "mergePatch" | "patchStatus">;
   events: EventRecorder;
   /** Wait before retrying a dependency wait. Default 15 s. */
   dependencyRetryMs?: number;
@@ -205,7 +219,8 @@ export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
   waitTimeoutMs?: number;
   /** First wait before retrying a blocked deletion; doubles up to 5 min. Default 5 s. */
   deletionRetryMs?: number;
-  now?: () => Date;
+  /** The one clock of the lifecycle, in epoch milliseconds (wait timeouts, condition times). */
+  now: () => number;
 }
 
 type Ready = { status: Condition["status"]; reason: string; message: string };
@@ -218,33 +233,36 @@ const DEPENDENCY_GRACE_MS = 10_000;
 const STALLED_WAIT_RETRY_MS = 60_000;
 /** How often a quiet wait looks again (what it waits on usually announces itself first). */
 const QUIET_WAIT_RETRY_MS = 2_000;
+/** How long an observation of the drift sweep may stand in for the reconcile's own read. */
+const HINT_TTL_MS = 10_000;
 
 export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconciler {
   readonly #o: ManagedReconcilerOptions<S, O, C, X>;
-  /** claim key → resource keys claiming it; the earliest-created resource owns the claim. */
-  readonly #claims = new Map<string, Set<string>>();
-  readonly #claimOf = new Map<string, string>();
+  /** One owner per Harbor object, across every connection that reaches the same Harbor. */
+  readonly #claims: ClaimIndex;
   /** Observations from the drift sweep, reused by the reconcile they trigger. */
   readonly #hints = new Map<string, { observed: O; at: number }>();
   /** How often each blocked deletion has been tried, for its backoff. */
   readonly #blocked = new Map<string, number>();
-  /**
-   * What our own last writes returned, until the informer has caught up with them: a reconcile
-   * that follows quickly must not mistake its own fresh finalizer or Harbor id for missing ones.
-   */
-  readonly #written = new Map<string, { stale: Set<string>; object: ManagedObject }>();
+  /** Our own writes, until the informer shows them. */
+  readonly #written = new OwnWrites<ManagedObject>();
   /** Called with resource keys to reconcile (set by the controller wiring). */
   enqueue: (key: string) => void = () => {};
 
   constructor(o: ManagedReconcilerOptions<S, O, C, X>) {
     this.#o = o;
+    this.#claims = new ClaimIndex({
+      claimant: (key) => this.#claimant(key),
+      // Whoever waited on a released claim may own it now.
+      released: (key) => this.enqueue(key),
+    });
     o.informer.on({
-      add: (obj) => this.#index(obj),
+      add: (obj) => this.#claims.set(objectKey(obj), this.#claimKeyOf(obj)),
       update: (_old, obj) => {
-        this.#index(obj);
-        this.#caughtUp(obj);
+        this.#claims.set(objectKey(obj), this.#claimKeyOf(obj));
+        this.#written.caughtUp(obj);
       },
-      delete: (obj) => this.#unindex(obj),
+      delete: (obj) => this.#forget(obj),
     });
   }
 
@@ -255,7 +273,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   async reconcile(ctx: ReconcileContext): Promise<Result> {
     const cached = this.#o.informer.get(ctx.key);
     if (!cached) return {}; // gone: the finalizer already let it go
-    const resource = this.#current(ctx.key, cached);
+    const resource = this.#written.current(ctx.key, cached);
     const log = ctx.logger;
     const parsed = this.#o.specSchema.safeParse(resource.spec ?? {});
     if (!parsed.success) {
@@ -553,7 +571,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
             message: e.message,
           });
           // Emptying a project happens in Harbor, where no watch reaches: look again, less often.
-          const key = keyOf(resource);
+          const key = objectKey(resource);
           const attempts = this.#blocked.get(key) ?? 0;
           this.#blocked.set(key, attempts + 1);
           return { requeueAfterMs: Math.min(300_000, (this.#o.deletionRetryMs ?? 5000) * 2 ** attempts) };
@@ -563,7 +581,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}`);
     }
     await ext.finalize?.(input);
-    this.#blocked.delete(keyOf(resource));
+    this.#blocked.delete(objectKey(resource));
     return this.#releaseFinalizer(resource, base.logger, "deleted");
   }
 
@@ -574,7 +592,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     if (e instanceof NotReady) {
       log.debug({ reason: e.reason, message: e.message }, "waiting");
       if (e.quiet) return { requeueAfterMs: QUIET_WAIT_RETRY_MS };
-      const now = this.#clock();
+      const now = this.#o.now();
       // Resources applied together (a project and its robots) usually wait a moment for each
       // other; a new resource reports such a short wait only if it lasts.
       const fresh = now - Date.parse(resource.metadata.creationTimestamp ?? "") < DEPENDENCY_GRACE_MS;
@@ -610,10 +628,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         { stalled: c.terminal },
       );
       if (c.terminal) throw new TerminalError(c.message);
-      throw Object.assign(
-        new Error(c.message),
-        c.retryAfterMs === undefined ? {} : { retryAfterMs: c.retryAfterMs },
-      );
+      throw c.retryAfterMs === undefined
+        ? new Error(c.message, { cause: e })
+        : new RetryAfter(c.message, c.retryAfterMs, { cause: e });
     }
     const message = e instanceof Error ? e.message : String(e);
     await this.#writeStatus(resource, { status: "False", reason: "Error", message }).catch(() => undefined);
@@ -626,7 +643,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
    * kstatus: Failed), with what it waits on, and it goes on retrying.
    */
   #waiting(resource: ManagedObject): { stalled: boolean; waited: number; retryMs: number } {
-    const now = this.#clock();
+    const now = this.#o.now();
     const ready = resource.status?.conditions?.find((c) => c.type === "Ready");
     const since = ready?.status === "False" ? Date.parse(ready.lastTransitionTime) : now;
     const timeout = this.#o.waitTimeoutMs ?? 120_000;
@@ -653,7 +670,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       { metadata: { finalizers: [...finalizers, FINALIZER] } },
       resource.metadata.resourceVersion,
     );
-    this.#remember(resource.metadata.resourceVersion, updated);
+    this.#written.remember(resource.metadata.resourceVersion, updated);
     return { ...resource, metadata: { ...resource.metadata, ...updated.metadata } };
   }
 
@@ -665,7 +682,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       resource.metadata.name,
       { harborId: null, harborUrl: harbor },
     );
-    this.#remember(resource.metadata.resourceVersion, updated);
+    this.#written.remember(resource.metadata.resourceVersion, updated);
     return {
       ...resource,
       metadata: { ...resource.metadata, ...updated.metadata },
@@ -747,7 +764,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       resource.metadata.name,
       patch,
     );
-    this.#remember(resource.metadata.resourceVersion, updated);
+    this.#written.remember(resource.metadata.resourceVersion, updated);
     resource.status = updated.status ?? next;
     resource.metadata.resourceVersion = updated.metadata.resourceVersion;
     // An Event when the resource turns not-Ready for a new reason. Waiting for another resource
@@ -757,32 +774,6 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     if (newTrouble && ready.reason !== DEPENDENCY_NOT_READY) {
       this.#o.events.record(resource, "Warning", ready.reason, ready.message);
     }
-  }
-
-  /** This reconcile's own copy of the resource: the cached one, or our newer write. */
-  #current(key: string, cached: ManagedObject): ManagedObject {
-    const w = this.#written.get(key);
-    const rv = cached.metadata.resourceVersion;
-    if (w && rv !== undefined && w.stale.has(rv)) return structuredClone(w.object);
-    this.#written.delete(key);
-    // A copy: the informer's object is shared, and its handlers compare old and new.
-    return structuredClone(cached);
-  }
-
-  /** The informer now shows our last write (or something newer): forget our copy. */
-  #caughtUp(obj: ManagedObject): void {
-    const key = keyOf(obj);
-    const w = this.#written.get(key);
-    const rv = obj.metadata.resourceVersion;
-    if (w && rv !== undefined && !w.stale.has(rv)) this.#written.delete(key);
-  }
-
-  #remember(before: string | undefined, updated: ManagedObject): void {
-    const key = keyOf(updated);
-    const w = this.#written.get(key) ?? { stale: new Set<string>(), object: updated };
-    if (before !== undefined) w.stale.add(before);
-    w.object = updated;
-    this.#written.set(key, w);
   }
 
   // -------------------------------------------------------------------------------------------
@@ -805,39 +796,31 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     });
   }
 
-  #index(obj: ManagedObject): void {
-    const key = keyOf(obj);
-    const claim = this.#claimKeyOf(obj);
-    const previous = this.#claimOf.get(key);
-    if (previous === claim) return;
-    if (previous !== undefined) this.#release(key, previous);
-    if (claim === undefined) return;
-    this.#claimOf.set(key, claim);
-    let set = this.#claims.get(claim);
-    if (!set) {
-      set = new Set();
-      this.#claims.set(claim, set);
-    }
-    set.add(key);
+  /** How the claim index sees a resource now: its Harbor, and whether it holds the object there. */
+  #claimant(key: string): Claimant | undefined {
+    const obj = this.#o.informer.get(key);
+    if (!obj) return undefined;
+    const harbor = this.#harborKeyOf(obj);
+    const status = obj.status;
+    return {
+      key,
+      uid: obj.metadata.uid,
+      creationTimestamp: obj.metadata.creationTimestamp,
+      harbor,
+      holds:
+        status?.harborId !== undefined &&
+        (status.harborUrl === undefined || status.harborUrl === harbor) &&
+        obj.metadata.finalizers?.includes(FINALIZER) === true,
+    };
   }
 
-  #unindex(obj: ManagedObject): void {
-    const key = keyOf(obj);
-    const claim = this.#claimOf.get(key);
-    if (claim !== undefined) this.#release(key, claim);
+  /** The resource is gone: its claim, hint, backoff and written copy go with it. */
+  #forget(obj: ManagedObject): void {
+    const key = objectKey(obj);
+    this.#claims.remove(key);
     this.#hints.delete(key);
     this.#blocked.delete(key);
-    this.#written.delete(key);
-  }
-
-  #release(key: string, claim: string): void {
-    this.#claimOf.delete(key);
-    const set = this.#claims.get(claim);
-    if (!set) return;
-    set.delete(key);
-    if (set.size === 0) this.#claims.delete(claim);
-    // Whoever waited on this claim may own it now.
-    for (const other of set) this.enqueue(other);
+    this.#written.forget(key);
   }
 
   /**
@@ -846,28 +829,10 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
    */
   #claimOwner(resource: ManagedObject, spec: S, harborName: string): string | undefined {
     const ns = resource.metadata.namespace ?? "";
-    const set = this.#claims.get(this.#o.external.claim(spec, harborName, ns));
-    if (!set || set.size <= 1) return undefined;
-    const harbor = this.#o.connections.harborKey(ns, spec.connectionRef);
-    const claimants = [...set]
-      .map((k) => this.#o.informer.get(k))
-      .filter((o): o is ManagedObject => o !== undefined && this.#harborKeyOf(o) === harbor);
-    if (claimants.length <= 1) return undefined;
-    // The resource that already holds the Harbor id there keeps it; otherwise the oldest wins.
-    const holder = claimants.find(
-      (o) =>
-        o.status?.harborId !== undefined &&
-        (o.status.harborUrl === undefined || o.status.harborUrl === harbor) &&
-        o.metadata.finalizers?.includes(FINALIZER),
-    );
-    const owner =
-      holder ??
-      claimants.sort(
-        (a, b) =>
-          (a.metadata.creationTimestamp ?? "").localeCompare(b.metadata.creationTimestamp ?? "") ||
-          (a.metadata.uid ?? "").localeCompare(b.metadata.uid ?? ""),
-      )[0];
-    return owner && owner.metadata.uid !== resource.metadata.uid ? keyOf(owner) : undefined;
+    return this.#claims.owner(this.#o.external.claim(spec, harborName, ns), {
+      uid: resource.metadata.uid,
+      harbor: this.#o.connections.harborKey(ns, spec.connectionRef),
+    });
   }
 
   // -------------------------------------------------------------------------------------------
@@ -894,7 +859,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       try {
         const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
         if (this.#movedFrom(resource, this.#o.connections.harborOf(conn)) !== undefined) {
-          this.enqueue(keyOf(resource)); // its reconcile handles the move
+          this.enqueue(objectKey(resource)); // its reconcile handles the move
           continue;
         }
         const base = {
@@ -912,7 +877,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         groups.set(conn, list);
       } catch {
         // Something it needs went away (a Secret, a reference): its own reconcile reports why.
-        this.enqueue(keyOf(resource));
+        this.enqueue(objectKey(resource));
       }
     }
     let queued = 0;
@@ -926,14 +891,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       }
       for (const input of inputs) {
         const o = observed.get(input.knownId as number);
-        const key = keyOf(input.resource);
+        const key = objectKey(input.resource);
         const stale =
           !o ||
           !ext.identifies(input, o) ||
           ext.diff(input, o).length > 0 ||
           !statusShows(input.resource.status, ext.status(input, o));
         if (!stale) continue;
-        if (o) this.#hints.set(key, { observed: o, at: Date.now() });
+        if (o) this.#hints.set(key, { observed: o, at: this.#o.now() });
         this.enqueue(key);
         queued++;
       }
@@ -942,27 +907,20 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   }
 
   #takeHint(resource: ManagedObject): O | undefined {
-    const key = keyOf(resource);
+    const key = objectKey(resource);
     const hint = this.#hints.get(key);
     this.#hints.delete(key);
-    return hint && Date.now() - hint.at < 10_000 ? hint.observed : undefined;
+    return hint && this.#o.now() - hint.at < HINT_TTL_MS ? hint.observed : undefined;
   }
 
   #what(input: { harborName: string }): string {
     return `${this.#o.type.kind.replace(/^Harbor/, "")} "${input.harborName}"`;
   }
 
+  /** The clock's time as Kubernetes writes it: RFC 3339, whole seconds. */
   #now(): string {
-    return new Date(this.#clock()).toISOString().replace(/\.\d+Z$/, "Z");
+    return new Date(this.#o.now()).toISOString().replace(/\.\d+Z$/, "Z");
   }
-
-  #clock(): number {
-    return (this.#o.now?.() ?? new Date()).getTime();
-  }
-}
-
-function keyOf(o: KubeObject): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 }
 
 /**
