@@ -18,8 +18,8 @@ import type { ManagedKind } from "../runtime/kind.ts";
 import type { ManagedObject } from "../runtime/managed.ts";
 import { connectionKey } from "./connection/handle.ts";
 import { MANAGED_KINDS } from "./registry.ts";
-import { removedPullSecrets, trimServiceAccount } from "./robot/service-accounts.ts";
 import { type KindContext, type KindModule, managedKind, resourceType } from "./shared/kinds.ts";
+import { removedPullSecrets, trimServiceAccount } from "./shared/service-accounts.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
 type AnyKind = ManagedKind<any, any, any, any>;
@@ -169,7 +169,7 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
   });
   if (namespaceFollowers.length || accountFollowers.length) extra.push(namespaces as Informer<KubeObject>);
 
-  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see robot/service-accounts.ts
+  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see shared/service-accounts.ts
   // for why not a selection), only when a kind follows them.
   if (accountFollowers.length) {
     const serviceAccounts = new Informer<ServiceAccountObject>({

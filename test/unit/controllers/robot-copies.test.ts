@@ -4,11 +4,8 @@
 import { describe, expect, test } from "vitest";
 import { MAX_COPY_FAILURES } from "../../../src/api/robot.ts";
 import { type CopyFailure, copyFailureReport } from "../../../src/controllers/robot/delivery.ts";
-import {
-  linksServiceAccount,
-  removedPullSecrets,
-  trimServiceAccount,
-} from "../../../src/controllers/robot/service-accounts.ts";
+import { linksServiceAccount } from "../../../src/controllers/robot/service-accounts.ts";
+import { removedPullSecrets, trimServiceAccount } from "../../../src/controllers/shared/service-accounts.ts";
 import type { ServiceAccountObject } from "../../../src/kube/types.ts";
 import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
