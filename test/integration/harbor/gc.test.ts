@@ -360,8 +360,7 @@ describe("history", () => {
 
 describe("permissions", () => {
   test("GC is system-level: 403 with the username", async () => {
-    h.emulator.control.users.add({ username: "gus", password: "Gus12345" });
-    const gus = h.client({ username: "gus", password: "Gus12345" });
+    const gus = h.client(h.addUser("gus"));
     for (const call of [
       () => gus.gc.listHistory(),
       () => gus.gc.get(1),

@@ -253,8 +253,7 @@ describe("errors and permissions", () => {
   });
 
   test("every LDAP operation is system-level: 403 with the username", async () => {
-    h.emulator.control.users.add({ username: "eve", password: "Eve12345" });
-    const eve = h.client({ username: "eve", password: "Eve12345" });
+    const eve = h.client(h.addUser("eve"));
     for (const call of [
       () => eve.ldap.ping(GOOD),
       () => eve.ldap.searchUsers(),

@@ -8,12 +8,6 @@ const h = useEmulator();
 
 const GiB = 2 ** 30;
 
-function addUser(username: string): { username: string; password: string } {
-  const password = `${username[0]?.toUpperCase()}${username.slice(1)}12345`;
-  h.emulator.control.users.add({ username, password });
-  return { username, password };
-}
-
 describe("quotas", () => {
   test("list by reference: the project's one quota, with its own id, the project as ref, hard and used", async () => {
     const id = await h.admin.projects.create({ project_name: "q-list", storage_limit: 10 * GiB });
@@ -167,7 +161,7 @@ describe("quotas", () => {
   });
 
   test("system access only: a project admin reads the summary but not /quotas (403, its name); robots need the permission", async () => {
-    const owner = addUser("quotaowner");
+    const owner = h.addUser("quotaowner");
     const ownerClient = h.client(owner);
     const id = await ownerClient.projects.create({ project_name: "q-owned" });
     const quotaId = (await h.admin.quotas.ofProject(id))?.id as number;

@@ -430,8 +430,7 @@ describe("registries", () => {
   });
 
   test("permissions: system scope; non-admins get 403 with their name, anonymous callers 401", async () => {
-    h.emulator.control.users.add({ username: "rita", password: "Rita12345" });
-    const rita = h.client({ username: "rita", password: "Rita12345" });
+    const rita = h.client(h.addUser("rita"));
     expect(await harborErrorOf(rita.registries.list())).toMatchObject({
       kind: "forbidden",
       status: 403,
@@ -444,7 +443,7 @@ describe("registries", () => {
     ).toMatchObject({ status: 403, code: "FORBIDDEN" });
     expect(await harborErrorOf(rita.registries.listProviderTypes())).toMatchObject({ status: 403 });
     const anonymous = await h.raw("GET", "/registries", undefined, {
-      as: { user: "nobody", password: "wrong" },
+      as: { username: "nobody", password: "wrong" },
     });
     expect(anonymous.status).toBe(401);
     expect(JSON.parse(anonymous.text).errors[0]).toEqual({ code: "UNAUTHORIZED", message: "unauthorized" });

@@ -721,8 +721,7 @@ describe("replication executions", () => {
   });
 
   test("permissions: replication is system scope", async () => {
-    h.emulator.control.users.add({ username: "olga", password: "Olga12345" });
-    const olga = h.client({ username: "olga", password: "Olga12345" });
+    const olga = h.client(h.addUser("olga"));
     expect(await harborErrorOf(olga.replication.listPolicies())).toMatchObject({
       kind: "forbidden",
       status: 403,

@@ -389,9 +389,9 @@ describe("scanners", () => {
   });
 
   test("project scanner permissions follow the project roles", async () => {
-    h.emulator.control.users.add({ username: "dev", password: "Dev12345" });
-    h.emulator.control.users.add({ username: "boss", password: "Boss12345" });
-    h.emulator.control.users.add({ username: "stranger", password: "Str12345" });
+    h.addUser("dev");
+    h.addUser("boss");
+    h.addUser("stranger", "Str12345");
     const p = h.emulator.world.projects.insert({
       name: "team",
       ownerId: 1,

@@ -224,8 +224,7 @@ describe("search", () => {
     for (const name of ["ops-team", "ops", "devops", "sre-ops", "Ops2"]) {
       await h.admin.userGroups.create({ group_name: name, group_type: 3 });
     }
-    h.emulator.control.users.add({ username: "dana", password: "Dana1234" });
-    const dana = h.client({ username: "dana", password: "Dana1234" });
+    const dana = h.client(h.addUser("dana", "Dana1234"));
     const found = await dana.userGroups.search("ops");
     expect(found.map((g) => g.group_name)).toEqual(["ops", "Ops2", "devops", "sre-ops", "ops-team"]);
     expect(Object.keys(found[0] ?? {}).sort()).toEqual(["group_name", "group_type", "id"]);
@@ -241,8 +240,7 @@ describe("search", () => {
 
 describe("permissions", () => {
   test("everything but search is system-level: 403 with the username", async () => {
-    h.emulator.control.users.add({ username: "max", password: "Max12345" });
-    const max = h.client({ username: "max", password: "Max12345" });
+    const max = h.client(h.addUser("max"));
     for (const call of [
       () => max.userGroups.list(),
       () => max.userGroups.create({ group_name: "x", group_type: 2 }),

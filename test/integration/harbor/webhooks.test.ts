@@ -875,7 +875,7 @@ describe("permissions", () => {
       h.emulator.control.users.add({ username, password: "Pass1234" });
       h.emulator.control.users.setMember(project.name, username, role);
     }
-    h.emulator.control.users.add({ username: "stranger", password: "Pass1234" });
+    h.addUser("stranger", "Pass1234");
   });
   const as = (username: string) => h.client({ username, password: "Pass1234" });
 
