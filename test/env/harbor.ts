@@ -73,6 +73,28 @@ export async function rejectionOf<E extends Error>(
 /** The HarborError of a client call that must fail. */
 export const harborFailure = (call: Promise<unknown>): Promise<HarborError> => rejectionOf(call, HarborError);
 
+/** How Harbor answers with each error status, and the kind of HarborError the client makes of it. */
+const HARBOR_ERRORS = {
+  400: { kind: "invalid", code: "BAD_REQUEST" },
+  401: { kind: "unauthorized", code: "UNAUTHORIZED" },
+  403: { kind: "forbidden", code: "FORBIDDEN" },
+  404: { kind: "notFound", code: "NOT_FOUND" },
+  409: { kind: "conflict", code: "CONFLICT" },
+  412: { kind: "precondition", code: "PRECONDITION" },
+  422: { kind: "invalid", code: "UNPROCESSABLE_ENTITY" },
+  500: { kind: "server", code: "UNKNOWN" },
+} as const;
+
+/**
+ * The HarborError of Harbor's answer with this status and message, for `toMatchObject`: its kind,
+ * the status, Harbor's error code and message.
+ */
+export const harborError = (status: keyof typeof HARBOR_ERRORS, harborMessage: string) => ({
+  ...HARBOR_ERRORS[status],
+  status,
+  harborMessage,
+});
+
 /** The first entry of Harbor's error envelope `{"errors": [{code, message}]}`. */
 export async function firstError(res: Response): Promise<{ code: string; message: string }> {
   return ((await res.json()) as { errors: Array<{ code: string; message: string }> }).errors[0] as {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { harborFailure, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -43,12 +43,7 @@ describe("labels", () => {
   test("a duplicate name in the same scope is a conflict with Harbor's message", async () => {
     await h.admin.labels.create({ name: "dup", scope: "g" });
     const err = await harborFailure(h.admin.labels.create({ name: "dup", scope: "g" }));
-    expect(err).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "label dup already exists",
-    });
+    expect(err).toMatchObject(harborError(409, "label dup already exists"));
   });
 
   test("update validates the name; create does not", async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { harborFailure, type Login, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, type Login, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -40,12 +40,7 @@ describe("projects", () => {
     await h.admin.projects.delete(id);
     expect(await h.admin.projects.exists("life")).toBe(false);
     const err = await harborFailure(h.admin.projects.get(id));
-    expect(err).toMatchObject({
-      kind: "notFound",
-      status: 404,
-      code: "NOT_FOUND",
-      harborMessage: `project ${id} not found`,
-    });
+    expect(err).toMatchObject(harborError(404, `project ${id} not found`));
   });
 
   test("201 has an empty body and a path-only Location: the id, or the name on request", async () => {
@@ -69,20 +64,12 @@ describe("projects", () => {
 
   test("names: the pattern, a 409 for duplicates and a 422 past 255 characters", async () => {
     const bad = await harborFailure(h.admin.projects.create({ project_name: "Bad_Name" }));
-    expect(bad).toMatchObject({
-      kind: "invalid",
-      status: 400,
-      code: "BAD_REQUEST",
-      harborMessage: "project name is not in lower case or contains illegal characters",
-    });
+    expect(bad).toMatchObject(
+      harborError(400, "project name is not in lower case or contains illegal characters"),
+    );
     await h.admin.projects.create({ project_name: "twice" });
     const dup = await harborFailure(h.admin.projects.create({ project_name: "twice" }));
-    expect(dup).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "The project named twice already exists",
-    });
+    expect(dup).toMatchObject(harborError(409, "The project named twice already exists"));
     const dupLibrary = await harborFailure(h.admin.projects.create({ project_name: "library" }));
     expect(dupLibrary.harborMessage).toBe("The project named library already exists");
 
@@ -214,12 +201,7 @@ describe("projects", () => {
 
     const carol = h.addUser("carol");
     const c = h.client(carol);
-    expect(await harborFailure(c.projects.get("ghost"))).toMatchObject({
-      kind: "forbidden",
-      status: 403,
-      code: "FORBIDDEN",
-      harborMessage: "forbidden",
-    });
+    expect(await harborFailure(c.projects.get("ghost"))).toMatchObject(harborError(403, "forbidden"));
     const anon = await h.api("/projects/ghost", {
       as: "anonymous",
       headers: { "X-Is-Resource-Name": "true" },
@@ -245,12 +227,9 @@ describe("projects", () => {
     h.emulator.control.users.setMember("full", erin.username, "developer");
 
     const err = await harborFailure(h.admin.projects.delete("full"));
-    expect(err).toMatchObject({
-      kind: "precondition",
-      status: 412,
-      code: "PRECONDITION",
-      harborMessage: "precondition failed: the project contains repositories, can not be deleted",
-    });
+    expect(err).toMatchObject(
+      harborError(412, "precondition failed: the project contains repositories, can not be deleted"),
+    );
     const raw = await h.api(`/projects/${id}/_deletable`);
     // deletable=false is left out (omitempty).
     expect(await raw.json()).toEqual({ message: "the project contains repositories, can not be deleted" });
@@ -337,12 +316,7 @@ describe("projects", () => {
     const missing = await harborFailure(
       h.admin.projects.create({ project_name: "proxy-missing", registry_id: 9999 }, { timeoutMs: 5000 }),
     );
-    expect(missing).toMatchObject({
-      kind: "server",
-      status: 500,
-      code: "UNKNOWN",
-      harborMessage: "internal server error",
-    });
+    expect(missing).toMatchObject(harborError(500, "internal server error"));
     const speed = await harborFailure(
       h.admin.projects.create({
         project_name: "proxy-speed",
@@ -469,12 +443,9 @@ describe("projects", () => {
 
   test("robot callers: only system robots create projects, owned by the first admin", async () => {
     await h.admin.projects.create({ project_name: "robo-home" });
-    const sys = await h.admin.robots.create({
-      name: "creator",
-      level: "system",
-      duration: -1,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "project", action: "create" }] }],
-    });
+    const sys = await h.admin.robots.create(
+      systemRobot("creator", [{ resource: "project", action: "create" }], -1),
+    );
     const sysClient = h.client({ username: sys.name, password: sys.secret });
     const id = await sysClient.projects.create({ project_name: "robo-made" });
     expect(await h.admin.projects.get(id)).toMatchObject({ owner_id: 1, owner_name: "admin" });

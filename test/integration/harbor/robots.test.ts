@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HarborClient } from "../../../src/harbor/client.ts";
 import { q } from "../../../src/harbor/query.ts";
 import type { RobotCreate, RobotPermissionInput } from "../../../src/harbor/robots.ts";
-import { harborFailure, projectRobot, systemRobot, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, projectRobot, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -114,12 +114,7 @@ describe("robot accounts (v2)", () => {
     await as(ok).robots.list();
 
     const wrong = await harborFailure(as({ name: ok.name, secret: `${ok.secret}x` }).robots.list());
-    expect(wrong).toMatchObject({
-      kind: "unauthorized",
-      status: 401,
-      code: "UNAUTHORIZED",
-      harborMessage: "unauthorized",
-    });
+    expect(wrong).toMatchObject(harborError(401, "unauthorized"));
 
     const disabled = await make("auth-disabled");
     h.emulator.control.robots.disable(disabled.id);
@@ -289,12 +284,9 @@ describe("robot accounts (v2)", () => {
   test("duplicates are 409 with Harbor's message (stored name and project id)", async () => {
     const system: RobotCreate = systemRobot("dup", [{ resource: "robot", action: "read" }], -1);
     await h.admin.robots.create(system);
-    expect(await harborFailure(h.admin.robots.create(system))).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "robot account 0:dup already exists",
-    });
+    expect(await harborFailure(h.admin.robots.create(system))).toMatchObject(
+      harborError(409, "robot account 0:dup already exists"),
+    );
     // The same short name in a project is a different robot.
     await h.admin.robots.create({ ...system, level: "project", permissions: [pull("team")] });
     const err = await harborFailure(

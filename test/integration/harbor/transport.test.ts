@@ -1,8 +1,7 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { HarborClient } from "../../../src/harbor/client.ts";
-import { harborFailure, systemRobot, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, systemRobot, useEmulator } from "../../env/harbor.ts";
+import { listenOnLoopback } from "../../env/http.ts";
 
 const h = useEmulator();
 
@@ -101,7 +100,7 @@ describe("every call", () => {
 
   test("an anonymous call leaves the credentials out", async () => {
     const seen: Array<string | undefined> = [];
-    const server = await serve((req, res) => {
+    const server = await listenOnLoopback((req, res) => {
       seen.push(req.headers.authorization);
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ harbor_version: "v2.12.4" }));
@@ -145,7 +144,7 @@ describe("error classes", () => {
   });
 
   test("a 2xx body that does not fit the model is an error naming the operation", async () => {
-    const server = await serve((_req, res) => {
+    const server = await listenOnLoopback((_req, res) => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ id: "not-a-number", name: 42 }));
     });
@@ -180,12 +179,7 @@ describe("retries", () => {
     const c = h.client({ maxRetries: 2 });
     const before = calls("ListLabels");
     const err = await harborFailure(c.labels.list({ scope: "g" }));
-    expect(err).toMatchObject({
-      kind: "server",
-      status: 500,
-      code: "UNKNOWN",
-      harborMessage: "internal server error",
-    });
+    expect(err).toMatchObject(harborError(500, "internal server error"));
     expect(err.retryable).toBe(true);
     expect(calls("ListLabels") - before).toBe(3);
   });
@@ -248,19 +242,3 @@ describe("deadlines and cancellation", () => {
     expect(calls("ListLabels") - before).toBeLessThanOrEqual(2);
   });
 });
-
-async function serve(
-  handler: Parameters<typeof createServer>[1],
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer(handler);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
-}
