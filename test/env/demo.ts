@@ -10,20 +10,19 @@
 // With --kubeconfig (or $KUBECONFIG) naming a real cluster and --harbor-url naming a real Harbor,
 // the same operator runs there: the CRDs are applied, then the examples (in the namespaces they
 // name), with the connections using --harbor-username / --harbor-password.
-import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { createWriteStream, existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { parseAllDocuments } from "yaml";
 import { freePorts } from "./controlplane/net.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
+import { exampleObjects, examplesDir } from "./examples.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
 
 const root = join(import.meta.dirname, "..", "..");
-const examplesDir = join(root, "deploy", "examples");
 const crdsDir = join(root, "crds");
 
 const { values } = parseArgs({
@@ -70,15 +69,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 /** The example manifests, with the connection and its credentials pointed at `harbor`. */
 function examples(harbor: { url: string; username: string; password: string }): object[] {
-  const docs: Array<Record<string, unknown>> = [];
-  for (const file of readdirSync(examplesDir)
-    .filter((f) => /\.ya?ml$/.test(f))
-    .sort()) {
-    for (const doc of parseAllDocuments(readFileSync(join(examplesDir, file), "utf8"))) {
-      const obj = doc.toJSON() as Record<string, unknown> | null;
-      if (obj && typeof obj === "object" && obj.kind && obj.kind !== "Kustomization") docs.push(obj);
-    }
-  }
+  const docs = exampleObjects() as Array<Record<string, unknown>>;
   const credentialSecrets = new Set<string>();
   for (const d of docs) {
     if (d.kind === "HarborConnection" || d.kind === "ClusterHarborConnection") {
