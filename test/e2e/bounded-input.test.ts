@@ -4,12 +4,22 @@
 // empty objects, an oversized answer to a resource's call, and an error message full of control
 // characters. It reports each on the resource, cleaned and capped, and keeps serving everyone else.
 import { readFileSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { RequestListener } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
+import { type LoopbackServer, listenOnLoopback, streamBody } from "../env/http.ts";
 import { useOperator } from "../env/operator.ts";
+import {
+  type Condition,
+  condition as conditionOf,
+  connection,
+  credentials,
+  eventsOf,
+  type KubeEvent,
+  project,
+  type Resource,
+} from "../env/resources.ts";
 
 const MiB = 1024 * 1024;
 const FLOOD_BYTES = 64 * MiB;
@@ -29,31 +39,14 @@ function deploymentNodeOptions(): string {
 const nodeOptions = deploymentNodeOptions();
 const op = useOperator({ namespacePrefix: "bounded", env: { NODE_OPTIONS: nodeOptions } });
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-interface Resource {
-  status?: { conditions?: Condition[] };
-}
-interface EventItem {
-  reason: string;
-  type: string;
-  message: string;
-  involvedObject: { kind: string; name: string };
-}
+const condition = (o: Resource, type = "Ready") => conditionOf(o, type);
 
-const condition = (o: Resource, type = "Ready") => o.status?.conditions?.find((c) => c.type === type);
+const servers: LoopbackServer[] = [];
 
-const servers: Server[] = [];
-
-async function listen(handler: Parameters<typeof createServer>[1]): Promise<string> {
-  const server = createServer(handler);
+async function listen(handler: RequestListener): Promise<string> {
+  const server = await listenOnLoopback(handler);
   servers.push(server);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return server.url;
 }
 
 /**
@@ -78,20 +71,16 @@ beforeAll(async () => {
   floodUrl = await listen((_req, res) => {
     floodStats.requests++;
     res.writeHead(200, { "content-type": "application/json" }); // chunked: no length to judge by
-    let left = FLOOD_BYTES - head.length - tail.length;
     res.write(head);
-    const pump = () => {
-      while (left > 0 && !res.destroyed) {
-        const n = Math.min(left, piece.length);
-        left -= n;
+    streamBody(res, piece, FLOOD_BYTES - head.length - tail.length, {
+      tail,
+      onWrite: (n) => {
         floodStats.bytesSent += n;
-        if (!res.write(piece.subarray(0, n))) return void res.once("drain", pump);
-      }
-      if (res.destroyed) return;
-      res.end(tail);
-      floodStats.completeBodies++;
-    };
-    pump();
+      },
+      onEnd: () => {
+        floodStats.completeBodies++;
+      },
+    });
   });
 
   const objects = Math.floor((DENSE_BYTES - 2) / 3);
@@ -111,15 +100,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   op.emulator.control.faults.clear();
-  await Promise.all(
-    servers.map(
-      (server) =>
-        new Promise<void>((r) => {
-          server.close(() => r());
-          server.closeAllConnections();
-        }),
-    ),
-  );
+  await Promise.all(servers.map((server) => server.close()));
 });
 
 /** Fails at once, with the operator's last words, when the operator process ends during `work`. */
@@ -132,26 +113,21 @@ async function whileAlive<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, died]);
 }
 
-async function events(name: string): Promise<EventItem[]> {
-  const list = await op.kubectl.get<{ items: EventItem[] }>("events");
-  return list.items.filter((e) => e.involvedObject.name === name);
-}
-
 /** The Event of this reason about the named object, once it has been written. */
-async function waitEvent(name: string, reason: string): Promise<EventItem> {
-  let found: EventItem | undefined;
+async function waitEvent(name: string, reason: string): Promise<KubeEvent> {
+  let found: KubeEvent | undefined;
   await whileAlive(
     expect
       .poll(
         async () => {
-          found = (await events(name)).find((e) => e.reason === reason);
+          found = (await eventsOf(op.kubectl, name)).find((e) => e.reason === reason);
           return found;
         },
         { timeout: 20_000 },
       )
       .toBeDefined(),
   );
-  return found as EventItem;
+  return found as KubeEvent;
 }
 
 /** Free of control and invisible characters, and at most 1 KiB of characters. */
@@ -160,13 +136,6 @@ function expectClean(text: string): void {
   expect(Array.from(text).length).toBeLessThanOrEqual(1024);
 }
 
-const project = (name: string) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" } },
-});
-
 describe("bounded input from Harbor", () => {
   test("the operator runs with the Deployment's heap limits", () => {
     expect(nodeOptions).toMatch(/--max-old-space-size=\d+/);
@@ -174,18 +143,8 @@ describe("bounded input from Harbor", () => {
 
   test("a connection to a server that answers with 64 MB is ResponseTooLarge; the operator stays up and serves the others", async () => {
     await op.kubectl.apply([
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "flood-credentials" },
-        stringData: { username: "someone", password: "not-a-real-password" },
-      },
-      {
-        apiVersion: "harborconfig.io/v1alpha1",
-        kind: "HarborConnection",
-        metadata: { name: "flood" },
-        spec: { url: floodUrl, credentialsSecretRef: { name: "flood-credentials" } },
-      },
+      credentials("flood-credentials", { username: "someone", password: "not-a-real-password" }),
+      connection("flood", floodUrl, "flood-credentials"),
     ]);
     const conn = await whileAlive(
       op.waitFor<Resource>(
@@ -214,16 +173,9 @@ describe("bounded input from Harbor", () => {
   }, 150_000);
 
   test("answers under the size limit made of millions of empty objects are refused before parsing", async () => {
-    await op.kubectl.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborConnection",
-      metadata: { name: "dense" },
-      spec: {
-        url: denseUrl,
-        credentialsSecretRef: { name: "flood-credentials" },
-        checks: { jobService: true },
-      },
-    });
+    await op.kubectl.apply(
+      connection("dense", denseUrl, "flood-credentials", { checks: { jobService: true } }),
+    );
     const conn = await whileAlive(
       op.waitFor<Resource>(
         "harborconnection",

@@ -5,6 +5,9 @@ import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
+import { GROUP } from "../../src/api/common.ts";
+import { ALL_DEFINITIONS } from "../../src/controllers/registry.ts";
+import { exampleResources } from "../env/examples.ts";
 import { describeRefusal, guardRecords } from "../env/net-guard-env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -51,15 +54,8 @@ function demo(args: string[]): {
   };
 }
 
-const KINDS = [
-  "harborconnection.harborconfig.io/harbor",
-  "clusterharborconnection.harborconfig.io/shared-harbor",
-  "harborproject.harborconfig.io/example-team",
-  "harborrobot.harborconfig.io/example-team-pull",
-  "harborregistry.harborconfig.io/docker-hub",
-  "harborreplicationpolicy.harborconfig.io/mirror-alpine",
-  "harborwebhookpolicy.harborconfig.io/example-team-events",
-];
+/** What `kubectl get harbor -A` names for each example of the operator's kinds. */
+const EXAMPLES = exampleResources().map((o) => `${o.kind.toLowerCase()}.${GROUP}/${o.metadata.name}`);
 
 describe("npm run demo", () => {
   test("shows every example Ready and how to explore", { timeout: 180_000 }, async () => {
@@ -71,7 +67,9 @@ describe("npm run demo", () => {
     const logPath = /Operator log: (\S+)/.exec(out)?.[1] as string;
     expect(readFileSync(logPath, "utf8")).toContain('"msg":"operator started"');
     expect(out).toMatch(/Operator metrics: http:\/\/127\.0\.0\.1:\d+\/metrics/);
-    for (const name of KINDS) expect(out).toMatch(new RegExp(`${name.replace(/[.$/]/g, "\\$&")}\\s+True\\s`));
+    expect(new Set(EXAMPLES.map((e) => e.split(".")[0])).size).toBe(ALL_DEFINITIONS.length);
+    for (const name of EXAMPLES)
+      expect(out).toMatch(new RegExp(`${name.replace(/[.$/]/g, "\\$&")}\\s+True\\s`));
     expect(out).toMatch(/export KUBECONFIG=\S+/);
     expect(out).toMatch(/Harbor emulator: http:\/\/127\.0\.0\.1:\d+ {2}\(user admin, password Harbor12345\)/);
     expect(out).toContain("get secret example-team-pull");

@@ -5,20 +5,18 @@
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import { pullAccess } from "../env/registry-auth.ts";
+import {
+  type ConnectionCR,
+  deliveredCredentials,
+  PULL,
+  project,
+  type Resource,
+  ready,
+  robot,
+  webhookPolicy,
+} from "../env/resources.ts";
 
-interface CR {
-  metadata: { name: string; generation?: number };
-  status?: {
-    harborId?: number;
-    harborVersion?: string;
-    observedGeneration?: number;
-    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
-    lastDriftCorrection?: { fields: string[] };
-  };
-}
-
-const API = "harborconfig.io/v1alpha1";
-const spec = (s: Record<string, unknown>) => ({ connectionRef: { name: "harbor" }, ...s });
+type CR = Resource;
 
 describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
   const op = useOperator({
@@ -27,41 +25,22 @@ describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
   });
 
   test("the connection reports the release", async () => {
-    const conn = await op.kubectl.get<CR>("harborconnection", "harbor");
+    const conn = await op.kubectl.get<ConnectionCR>("harborconnection", "harbor");
     expect(conn.status?.harborVersion).toBe(`v${harborVersion}-emulator`);
   });
 
   test("a project, a robot and a webhook policy converge, and stay converged", async () => {
     await op.kubectl.apply([
-      {
-        apiVersion: API,
-        kind: "HarborProject",
-        metadata: { name: "team" },
-        spec: spec({ public: false, autoScan: true, severity: "high", preventVulnerable: true }),
-      },
-      {
-        apiVersion: API,
-        kind: "HarborRobot",
-        metadata: { name: "ci" },
-        spec: spec({
-          projectRef: { name: "team" },
-          durationDays: 30,
-          permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
-        }),
-      },
-      {
-        apiVersion: API,
-        kind: "HarborWebhookPolicy",
-        metadata: { name: "hook" },
-        spec: spec({
-          projectRef: { name: "team" },
-          eventTypes: ["PUSH_ARTIFACT"],
-          targets: [{ address: "http://127.0.0.1:9/hooks/?from=harbor" }],
-        }),
-      },
+      project("team", { public: false, autoScan: true, severity: "high", preventVulnerable: true }),
+      robot("ci", { projectRef: { name: "team" }, durationDays: 30, permissions: [{ access: PULL }] }),
+      webhookPolicy("hook", {
+        projectRef: { name: "team" },
+        eventTypes: ["PUSH_ARTIFACT"],
+        targets: [{ address: "http://127.0.0.1:9/hooks/?from=harbor" }],
+      }),
     ]);
-    const project = await op.waitReady<CR>("harborproject", "team");
-    const robot = await op.waitReady<CR>("harborrobot", "ci");
+    const team = await op.waitReady<CR>("harborproject", "team");
+    const ci = await op.waitReady<CR>("harborrobot", "ci");
     const hook = await op.waitReady<CR>("harborwebhookpolicy", "hook");
 
     expect((await op.harbor.projects.get("team")).metadata).toMatchObject({
@@ -70,28 +49,20 @@ describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
       severity: "high",
       prevent_vul: "true",
     });
-    const inHarbor = await op.harbor.robots.get(robot.status?.harborId as number);
+    const inHarbor = await op.harbor.robots.get(ci.status?.harborId as number);
     expect(inHarbor).toMatchObject({ name: "robot$team+ci", level: "project" });
     // Who created a robot is recorded from 2.12 on.
     expect(inHarbor.creator_type).toBe(harborVersion === "2.12.4" ? "local" : undefined);
-    const secret = await op.kubectl.get<{ data: Record<string, string> }>("secret", "ci");
-    const text = (k: string) => Buffer.from(secret.data[k] ?? "", "base64").toString("utf8");
-    expect(await pullAccess(op.emulator.url, text("username"), text("password"), "team/app")).toEqual([
-      "pull",
-    ]);
+    const c = await deliveredCredentials(op.kubectl, "ci");
+    expect(await pullAccess(op.emulator.url, c.username, c.password, "team/app")).toEqual(["pull"]);
     expect(
       (await op.harbor.webhooks.getPolicy("team", hook.status?.harborId as number)).targets?.[0]?.address,
     ).toBe("http://127.0.0.1:9/hooks/?from=harbor");
 
     // A few drift sweeps later: no write, no drift correction.
-    const writes = () =>
-      op.emulator.counters
-        .list()
-        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
-        .reduce((n, r) => n + r.count, 0);
-    const before = writes();
+    const before = op.emulator.counters.writes();
     await new Promise((r) => setTimeout(r, 8_000));
-    expect(writes()).toBe(before);
+    expect(op.emulator.counters.writes()).toBe(before);
     for (const [kind, name] of [
       ["harborproject", "team"],
       ["harborrobot", "ci"],
@@ -100,16 +71,11 @@ describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
       const cr = await op.kubectl.get<CR>(kind, name);
       expect(cr.status?.lastDriftCorrection, `${kind}/${name}`).toBeUndefined();
     }
-    expect(project.status?.harborId).toBe((await op.harbor.projects.get("team")).project_id);
+    expect(team.status?.harborId).toBe((await op.harbor.projects.get("team")).project_id);
   });
 
   test("auto SBOM generation (2.11+) converges on 2.12, and is refused by name on 2.10, not drifting forever", async () => {
-    await op.kubectl.apply({
-      apiVersion: API,
-      kind: "HarborProject",
-      metadata: { name: "sbom" },
-      spec: spec({ autoSbomGeneration: true }),
-    });
+    await op.kubectl.apply(project("sbom", { autoSbomGeneration: true }));
     if (harborVersion === "2.12.4") {
       await op.waitReady("harborproject", "sbom");
       expect((await op.harbor.projects.get("sbom")).metadata?.auto_sbom_generation).toBe("true");
@@ -117,12 +83,9 @@ describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
       const cr = await op.waitFor<CR>(
         "harborproject",
         "sbom",
-        (o) =>
-          o.status?.conditions?.some((c) => c.type === "Ready" && c.reason === "UnsupportedByHarbor") ??
-          false,
+        (o) => ready(o)?.reason === "UnsupportedByHarbor",
       );
-      const ready = cr.status?.conditions?.find((c) => c.type === "Ready");
-      expect(ready?.message).toBe(
+      expect(ready(cr)?.message).toBe(
         "spec.autoSbomGeneration needs Harbor 2.11 or later; this Harbor is v2.10.3-emulator",
       );
       // Nothing was sent that Harbor would have dropped.

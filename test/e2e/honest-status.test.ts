@@ -3,8 +3,8 @@
 // reported done; a wait on something that never appears ends Stalled within the bound, and
 // recovers by itself when it appears.
 import { describe, expect, test } from "vitest";
-import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
+import { type Condition, condition, eventReasons, project, type Resource, robot } from "../env/resources.ts";
 
 // No drift sweeps in the way: a sweep of the fleet every few seconds would only slow it down.
 const op = useOperator({
@@ -13,33 +13,9 @@ const op = useOperator({
   extraArgs: ["--dependency-timeout=5s"],
 });
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-}
-type CR = KubeObject & { status?: { conditions?: Condition[]; observedGeneration?: number } };
-const condition = (o: CR, type: string) => o.status?.conditions?.find((c) => c.type === type);
+type CR = Resource;
 
 const FLEET = 150;
-const project = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" }, ...spec },
-});
-const robot = (name: string, projectName: string) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborRobot",
-  metadata: { name },
-  spec: {
-    connectionRef: { name: "harbor" },
-    projectRef: { name: projectName },
-    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
-  },
-});
 
 /** Every resource of the fleet by "kind/name": its Ready condition. */
 async function fleet(): Promise<Map<string, Condition | undefined>> {
@@ -75,7 +51,8 @@ describe("a restart never flaps the fleet", () => {
     timeout: 240_000,
   }, async () => {
     const objects = [];
-    for (let i = 0; i < FLEET; i++) objects.push(project(`fleet-${i}`), robot(`fleet-${i}`, `fleet-${i}`));
+    for (let i = 0; i < FLEET; i++)
+      objects.push(project(`fleet-${i}`), robot(`fleet-${i}`, { projectRef: { name: `fleet-${i}` } }));
     const t0 = Date.now();
     await op.kubectl.apply(objects);
     // One list per kind and poll: `kubectl wait --all` looks at one object after the other.
@@ -145,22 +122,15 @@ describe("pause is honest", () => {
     );
     expect(condition(resumed, "Ready")?.status).toBe("True");
     expect((await op.harbor.projects.get("paused")).metadata?.public).toBe("true");
-    const events = await op.kubectl.run([
-      "get",
-      "events",
-      "--field-selector",
-      "involvedObject.name=paused",
-      "-o",
-      "json",
-    ]);
-    expect(events).toContain('"Updated"');
-    expect(events).not.toContain('"DriftCorrected"');
+    const reasons = await eventReasons(op.kubectl, "paused");
+    expect(reasons).toContain("Updated");
+    expect(reasons).not.toContain("DriftCorrected");
   });
 });
 
 describe("waits are bounded", () => {
   test("a robot whose project never appears ends Stalled, naming it, and becomes Ready once it appears", async () => {
-    await op.kubectl.apply(robot("orphan", "never-there"));
+    await op.kubectl.apply(robot("orphan", { projectRef: { name: "never-there" } }));
     const stalled = await op.waitFor<CR>(
       "harborrobot",
       "orphan",

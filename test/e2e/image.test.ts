@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { freePorts } from "../env/controlplane/net.ts";
 import { type AssembledImage, assembleImage, treeSize } from "../env/image.ts";
 import { useOperator } from "../env/operator.ts";
+import { type ProjectCR, project as projectOf } from "../env/resources.ts";
 
 let image: AssembledImage | undefined;
 let ports = { metrics: 0, health: 0 };
@@ -97,14 +98,9 @@ describe("the operator's image", () => {
 
   test("reconciles a project against the control plane and the emulator", async () => {
     const name = `image-${op.namespace}`;
-    await op.kubectl.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborProject",
-      metadata: { name },
-      spec: { connectionRef: { name: op.connection } },
-    });
-    const project = await op.waitReady<{ status: { harborId: number } }>("harborproject", name);
-    expect((await op.harbor.projects.get(name)).project_id).toBe(project.status.harborId);
+    await op.kubectl.apply(projectOf(name));
+    const project = await op.waitReady<ProjectCR>("harborproject", name);
+    expect((await op.harbor.projects.get(name)).project_id).toBe(project.status?.harborId);
     const metrics = await get(ports.metrics, "/metrics");
     expect(metrics.text).toMatch(
       /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/,

@@ -4,39 +4,14 @@
 // until the spec changes; a fixed spec then converges.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
+import { condition, project, type Resource, robot, stalled as stalledNow } from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "hygiene" });
 
-interface CR {
-  metadata: { name: string; generation?: number };
-  status?: {
-    observedGeneration?: number;
-    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
-  };
-}
+type CR = Resource;
 
-const API = "harborconfig.io/v1alpha1";
-const project = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: API,
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" }, ...spec },
-});
-const robot = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: API,
-  kind: "HarborRobot",
-  metadata: { name },
-  spec: {
-    connectionRef: { name: "harbor" },
-    projectRef: { name: "hygiene" },
-    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
-    ...spec,
-  },
-});
-
-const condition = (o: CR, type: string) => o.status?.conditions?.find((c) => c.type === type);
-const stalled = (o: CR) =>
-  condition(o, "Stalled")?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
+/** Stalled for the spec as it is now. */
+const stalled = (o: CR) => stalledNow(o) && o.status?.observedGeneration === o.metadata.generation;
 
 /** The operator's reconciles of one resource so far, from its log (one line per reconcile). */
 function reconciles(controller: string, name: string): { total: number; retried: number } {
@@ -85,7 +60,7 @@ describe("a value only the operator can judge", () => {
     await op.waitReady("harborproject", "hygiene");
     const creates = op.emulator.counters.total({ op: "CreateRobot" });
     const name = "a".repeat(250); // valid alone; Harbor stores "hygiene+aaa…": 258 characters
-    await op.kubectl.apply(robot("long", { name }));
+    await op.kubectl.apply(robot("long", { projectRef: { name: "hygiene" }, name }));
     const cr = await op.waitFor<CR>("harborrobot", "long", stalled, 30_000);
     expect(condition(cr, "Ready")).toMatchObject({ status: "False", reason: "InvalidSpec" });
     expect(condition(cr, "Ready")?.message).toContain(`spec.name "${name}" is too long`);

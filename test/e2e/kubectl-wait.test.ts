@@ -4,27 +4,11 @@
 // (the conditions carry observedGeneration). Argo CD's health check reads the same statuses.
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
-import type { KubeObject } from "../env/kubectl.ts";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 import { useOperator } from "../env/operator.ts";
+import { connection, type ProjectCR, project, ready as readyOf } from "../env/resources.ts";
 
 const healthScript = join(import.meta.dirname, "..", "..", "deploy", "argocd", "health.lua");
-
-const project = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" }, ...spec },
-});
-
-interface ProjectCR extends KubeObject {
-  status?: {
-    observedGeneration?: number;
-    conditions?: Array<{ type: string; status: string; reason: string; observedGeneration?: number }>;
-  };
-}
-
-const readyOf = (o: ProjectCR) => o.status?.conditions?.find((c) => c.type === "Ready");
 
 describe("kubectl wait --for=condition=Ready", () => {
   const op = useOperator({ namespacePrefix: "wait", driftInterval: "5m" });
@@ -59,12 +43,7 @@ describe("kubectl wait --for=condition=Ready", () => {
       message: expect.stringMatching(/^ConnectionNotReady: /),
     });
 
-    await op.kubectl.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborConnection",
-      metadata: { name: "harbor-later" },
-      spec: { url: op.emulator.url, credentialsSecretRef: { name: "harbor-credentials" } },
-    });
+    await op.kubectl.apply(connection("harbor-later", op.emulator.url, "harbor-credentials"));
     expect(await wait("later", "condition=Ready", 60)).toEqual({
       code: 0,
       output: "harborproject.harborconfig.io/later condition met",

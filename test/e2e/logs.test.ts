@@ -5,6 +5,7 @@
 import { describe, expect, test } from "vitest";
 import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
+import { type ProjectCR, project as projectOf } from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "logs" });
 
@@ -34,25 +35,18 @@ function repeatedKeys(raw: string): string[] {
   return keys.filter((k, i) => keys.indexOf(k) !== i);
 }
 
-type Project = KubeObject & { status?: { lastDriftCorrection?: { time: string } } };
-
 describe("the operator's log", () => {
   test("one info line per change, with controller, key and reconcileId, and that reconcile's Harbor calls", async () => {
     const name = "logged";
     const object = `HarborProject ${op.namespace}/${name}`;
-    const project = (spec: Record<string, unknown>) => ({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborProject",
-      metadata: { name },
-      spec: { connectionRef: { name: op.connection }, ...spec },
-    });
+    const project = (spec: Parameters<typeof projectOf>[1]) => projectOf(name, spec);
     await op.kubectl.apply(project({ public: false }));
     await op.waitReady("harborproject", name);
     await op.kubectl.apply(project({ public: true }));
     await op.waitFor<KubeObject>("harborproject", name, (o) => (o.metadata.generation ?? 0) > 1);
     await expect.poll(async () => (await op.harbor.projects.get(name)).metadata?.public).toBe("true");
     await op.harbor.projects.update(name, { metadata: { public: "false" } });
-    await op.waitFor<Project>("harborproject", name, (o) => o.status?.lastDriftCorrection !== undefined);
+    await op.waitFor<ProjectCR>("harborproject", name, (o) => o.status?.lastDriftCorrection !== undefined);
     await op.kubectl.delete("harborproject", name, { wait: true });
 
     const all = lines();

@@ -5,6 +5,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { useNamespace } from "../env/cluster.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
+import { connection, credentials, project } from "../env/resources.ts";
 
 const ns = useNamespace("observe");
 let operator: OperatorProcess | undefined;
@@ -22,20 +23,7 @@ function freePort(): Promise<number> {
 
 beforeAll(async () => {
   const harbor = inject("harbor");
-  await ns.kubectl.apply([
-    {
-      apiVersion: "v1",
-      kind: "Secret",
-      metadata: { name: "creds" },
-      stringData: { username: harbor.username, password: harbor.password },
-    },
-    {
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborConnection",
-      metadata: { name: "harbor" },
-      spec: { url: harbor.url, credentialsSecretRef: { name: "creds" } },
-    },
-  ]);
+  await ns.kubectl.apply([credentials("creds", harbor), connection("harbor", harbor.url, "creds")]);
   const [metricsPort, probePort] = [await freePort(), await freePort()];
   metricsUrl = `http://127.0.0.1:${metricsPort}`;
   probeUrl = `http://127.0.0.1:${probePort}`;
@@ -97,12 +85,7 @@ describe("a running operator", () => {
   });
 
   test("serves controller-runtime's metrics and Harbor requests by operation and code", async () => {
-    await ns.kubectl.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborProject",
-      metadata: { name: `observed-${ns.name}` },
-      spec: { connectionRef: { name: "harbor" } },
-    });
+    await ns.kubectl.apply(project(`observed-${ns.name}`));
     await ns.kubectl.wait("harborproject", `observed-${ns.name}`, "condition=Ready", 60_000);
     const res = await fetch(`${metricsUrl}/metrics`);
     expect(res.status).toBe(200);

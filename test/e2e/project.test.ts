@@ -1,30 +1,22 @@
 // HarborProject end to end: kubectl → apiserver → the operator process → Harbor (the emulator).
+// The cases every kind goes through the same way (adoption, a second claim, deletion and Orphan,
+// drift) are proven end to end here, on projects, once; the other kinds' files test what is their
+// own. test/unit/runtime/managed-lifecycle.test.ts holds the decisions for every case.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
+import {
+  condition,
+  connection,
+  credentials,
+  eventReasons,
+  eventsOf,
+  type ProjectCR,
+  project,
+  ready,
+  registry,
+} from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "proj" });
-
-interface ProjectCR {
-  metadata: { name: string; finalizers?: string[] };
-  status?: {
-    harborId?: number;
-    owner?: string;
-    repositoryCount?: number;
-    deletable?: boolean;
-    quota?: { hard?: string; used?: string };
-    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
-    lastDriftCorrection?: { fields: string[] };
-  };
-}
-
-const project = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" }, ...spec },
-});
-
-const ready = (o: ProjectCR) => o.status?.conditions?.find((c) => c.type === "Ready");
 
 describe("HarborProject", () => {
   test("apply → Ready, with the Harbor id in kubectl get", async () => {
@@ -51,12 +43,7 @@ describe("HarborProject", () => {
     await op.kubectl.apply(
       project("alpha", { public: false, autoScan: true, severity: "high", preventVulnerable: true }),
     );
-    await op.waitFor<ProjectCR>(
-      "harborproject",
-      "alpha",
-      (o) =>
-        ready(o)?.status === "True" && (o as { metadata: { generation?: number } } & ProjectCR) !== undefined,
-    );
+    await op.waitFor<ProjectCR>("harborproject", "alpha", (o) => ready(o)?.status === "True");
     await expect
       .poll(async () => (await op.harbor.projects.get("alpha")).metadata, { timeout: 30_000 })
       .toMatchObject({
@@ -81,26 +68,13 @@ describe("HarborProject", () => {
       auto_scan: "true",
     });
     expect(after.status?.harborId).toBe(before.status?.harborId);
-    const events = await op.kubectl.run([
-      "get",
-      "events",
-      "--field-selector",
-      "involvedObject.name=alpha",
-      "-o",
-      "json",
-    ]);
-    expect(events).toContain("DriftCorrected");
+    expect(await eventReasons(op.kubectl, "alpha")).toContain("DriftCorrected");
   });
 
   test("steady state makes no Harbor writes", async () => {
-    const writes = () =>
-      op.emulator.counters
-        .list()
-        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
-        .reduce((n, r) => n + r.count, 0);
-    const before = writes();
+    const before = op.emulator.counters.writes();
     await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
-    expect(writes()).toBe(before);
+    expect(op.emulator.counters.writes()).toBe(before);
   });
 
   test("invalid YAML is rejected by kubectl with a clear message", async () => {
@@ -120,7 +94,7 @@ describe("HarborProject", () => {
     expect(immutable.stderr).toContain("name is immutable");
   });
 
-  test("an existing Harbor project is refused under Create and adopted under CreateOrAdopt", async () => {
+  test("an existing Harbor project is refused under Create and adopted under CreateOrAdopt or Adopt", async () => {
     await op.harbor.projects.create({ project_name: "existing", metadata: { public: "true" } });
     await op.kubectl.apply(project("existing"));
     const refused = await op.waitFor<ProjectCR>(
@@ -128,13 +102,20 @@ describe("HarborProject", () => {
       "existing",
       (o) => ready(o)?.reason === "AlreadyExists",
     );
-    expect(refused.status?.conditions?.find((c) => c.type === "Stalled")?.status).toBe("True");
+    expect(condition(refused, "Stalled")?.status).toBe("True");
     expect(ready(refused)?.message).toContain("creationPolicy");
+    expect((await op.harbor.projects.get("existing")).metadata?.public).toBe("true"); // left alone
 
-    await op.kubectl.apply(project("existing", { creationPolicy: "CreateOrAdopt" }));
+    const adoptOnly = await op.harbor.projects.create({ project_name: "adopt-only" });
+    await op.kubectl.apply([
+      project("existing", { creationPolicy: "CreateOrAdopt" }),
+      project("adopt-only", { creationPolicy: "Adopt", public: true }),
+    ]);
     const adopted = await op.waitReady<ProjectCR>("harborproject", "existing");
     expect(adopted.status?.harborId).toBe((await op.harbor.projects.get("existing")).project_id);
     expect((await op.harbor.projects.get("existing")).metadata?.public).toBe("false"); // the spec now rules
+    expect((await op.waitReady<ProjectCR>("harborproject", "adopt-only")).status?.harborId).toBe(adoptOnly);
+    expect((await op.harbor.projects.get("adopt-only")).metadata?.public).toBe("true");
   });
 
   test("a second resource claiming the same Harbor project gets Conflict and never touches it", async () => {
@@ -208,15 +189,9 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
       30_000,
     );
     expect(await hardInHarbor("quota-a")).toBe(-1);
-    const events = await op.kubectl.run([
-      "get",
-      "events",
-      "--field-selector",
-      "involvedObject.name=quota-a",
-      "-o",
-      "json",
-    ]);
-    expect(events).toContain("Updated storageLimit");
+    expect((await eventsOf(op.kubectl, "quota-a")).map((e) => e.message)).toContainEqual(
+      expect.stringContaining("Updated storageLimit"),
+    );
   });
 
   test("a quota changed in Harbor is put back and named", async () => {
@@ -252,27 +227,20 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
     // A connection whose user is no Harbor admin: Harbor refuses it every quota operation.
     op.emulator.control.users.add({ username: "teamlead", password: "Teamlead12345" });
     await op.kubectl.apply([
-      {
-        apiVersion: "v1",
-        kind: "Secret",
-        metadata: { name: "teamlead-credentials" },
-        stringData: { username: "teamlead", password: "Teamlead12345" },
-      },
-      {
-        apiVersion: "harborconfig.io/v1alpha1",
-        kind: "HarborConnection",
-        metadata: { name: "teamlead" },
-        spec: { url: op.emulator.url, credentialsSecretRef: { name: "teamlead-credentials" } },
-      },
+      credentials("teamlead-credentials", { username: "teamlead", password: "Teamlead12345" }),
+      connection("teamlead", op.emulator.url, "teamlead-credentials"),
     ]);
     await op.waitReady("harborconnection", "teamlead");
     // The user administers the project (non-admins cannot look up projects they are not in).
     await op.harbor.projects.create({ project_name: "quota-refused" });
     op.emulator.control.users.setMember("quota-refused", "teamlead", "projectAdmin");
-    await op.kubectl.apply({
-      ...project("quota-refused"),
-      spec: { connectionRef: { name: "teamlead" }, creationPolicy: "Adopt", storageLimit: "5Gi" },
-    });
+    await op.kubectl.apply(
+      project("quota-refused", {
+        connectionRef: { name: "teamlead" },
+        creationPolicy: "Adopt",
+        storageLimit: "5Gi",
+      }),
+    );
     const refused = await op.waitFor<ProjectCR>(
       "harborproject",
       "quota-refused",
@@ -283,7 +251,7 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
     expect(ready(refused)?.message).toContain("storageLimit is not applied");
     expect(ready(refused)?.message).toContain(": teamlead"); // Harbor's message: the caller's name
     expect(ready(refused)?.message).toContain("only system administrators");
-    expect(refused.status?.conditions?.find((c) => c.type === "Synced")?.status).toBe("False");
+    expect(condition(refused, "Synced")?.status).toBe("False");
     // Harbor kept its default.
     expect(await hardInHarbor("quota-refused")).toBe(-1);
 
@@ -305,10 +273,13 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
     if (lead) lead.sysadmin = false;
     await op.harbor.projects.create({ project_name: "quota-held", storage_limit: 5 * GiB });
     op.emulator.control.users.setMember("quota-held", "teamlead", "projectAdmin");
-    await op.kubectl.apply({
-      ...project("quota-held"),
-      spec: { connectionRef: { name: "teamlead" }, creationPolicy: "Adopt", storageLimit: "5Gi" },
-    });
+    await op.kubectl.apply(
+      project("quota-held", {
+        connectionRef: { name: "teamlead" },
+        creationPolicy: "Adopt",
+        storageLimit: "5Gi",
+      }),
+    );
     const held = await op.waitReady<ProjectCR>("harborproject", "quota-held");
     expect(held.status?.quota?.hard).toBe("5Gi"); // read from the summary
 
@@ -328,21 +299,12 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
 });
 
 describe("HarborProject fields Harbor fixes at creation", () => {
-  const registry = (name: string, url: string) => ({
-    apiVersion: "harborconfig.io/v1alpha1",
-    kind: "HarborRegistry",
-    metadata: { name },
-    spec: { connectionRef: { name: "harbor" }, type: "docker-registry", url },
-  });
   const cache = (spec: Record<string, unknown>) => project("cache", spec);
   const refusal = async (manifest: object) =>
     (await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(manifest) })).stderr;
 
   test("a proxy cache's speedKbps changes in Harbor; being one, and of which registry, cannot change", async () => {
-    await op.kubectl.apply([
-      registry("hub", "https://hub.example.com"),
-      registry("other", "https://other.example.com"),
-    ]);
+    await op.kubectl.apply([registry("hub"), registry("other")]);
     await op.waitReady("harborregistry", "hub");
     await op.kubectl.apply(cache({ proxyCache: { registryRef: { name: "hub" }, speedKbps: 100 } }));
     await op.waitReady("harborproject", "cache", 60_000);
@@ -370,12 +332,6 @@ describe("HarborProject fields Harbor fixes at creation", () => {
 describe("HarborProject request costs", () => {
   // A drift interval too long to matter: what is counted comes from the reconcile alone.
   const quiet = useOperator({ namespacePrefix: "proj-n", driftInterval: "1h" });
-  const deltas = (before: Array<{ op: string; count: number }>) => {
-    const out: Record<string, number> = {};
-    for (const r of quiet.emulator.counters.list()) out[r.op] = (out[r.op] ?? 0) + r.count;
-    for (const r of before) out[r.op] = (out[r.op] ?? 0) - r.count;
-    return Object.fromEntries(Object.entries(out).filter(([, n]) => n !== 0));
-  };
 
   test("converging a new project costs at most 3 Harbor requests: look up, create, its quota", async () => {
     const before = quiet.emulator.counters.list();
@@ -383,7 +339,7 @@ describe("HarborProject request costs", () => {
     const cr = await quiet.waitReady<ProjectCR>("harborproject", "counted");
     await new Promise((r) => setTimeout(r, 1_500)); // let any follow-up reconcile happen
     // The lookup by name (404), the create, and the quota's read-back, which names the project.
-    expect(deltas(before)).toEqual({ getProject: 1, createProject: 1, listQuotas: 1 });
+    expect(quiet.emulator.counters.since(before)).toEqual({ getProject: 1, createProject: 1, listQuotas: 1 });
     // Status shows the limit Harbor holds, read back, not the one asked for.
     expect(cr.status?.quota).toEqual({ hard: "3Gi", used: "0" });
   });
@@ -392,6 +348,6 @@ describe("HarborProject request costs", () => {
     const before = quiet.emulator.counters.list();
     await quiet.kubectl.run(["annotate", "harborproject", "counted", "example.com/touch=1"]);
     await new Promise((r) => setTimeout(r, 1_500));
-    expect(deltas(before)).toEqual({ getProject: 1, listQuotas: 1 });
+    expect(quiet.emulator.counters.since(before)).toEqual({ getProject: 1, listQuotas: 1 });
   });
 });

@@ -1,46 +1,25 @@
 // HarborRegistry end to end: kubectl → apiserver → the operator process → Harbor (the emulator).
-// Two operators: one with a short drift interval (drift, steady state, the sweep finding a changed
-// Secret), one with a drift interval too long to matter, so that what it shows comes from the
-// Secret watch and from the reconcile alone (prompt credential push, exact request counts).
+// Two operators: one with a short drift interval (steady state, the sweep finding a changed Secret),
+// one with a drift interval too long to matter, so that what it shows comes from the Secret watch
+// and from the reconcile alone (prompt credential push, exact request counts). Refusal and adoption,
+// Orphan and drift go as for every kind: project.test.ts proves them once.
 import { describe, expect, test } from "vitest";
 import { type OperatorFixture, useOperator } from "../env/operator.ts";
-
-interface RegistryCR {
-  metadata: { name: string; generation?: number; finalizers?: string[] };
-  status?: {
-    observedGeneration?: number;
-    harborId?: number;
-    health?: string;
-    credentialsVersion?: string;
-    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
-    lastDriftCorrection?: { fields: string[] };
-  };
-}
-
-const registry = (name: string, spec: Record<string, unknown>) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborRegistry",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" }, type: "docker-registry", ...spec },
-});
+import {
+  condition,
+  eventReasons,
+  invalid,
+  type RegistryCR,
+  readyForSpec,
+  registry,
+  secret as secretOf,
+} from "../env/resources.ts";
 
 /** A credential Secret, opted in as a registry credential (secret-opt-in.test.ts covers the rest). */
-const secret = (name: string, accessKey: string, accessSecret: string, watched: boolean) => ({
-  apiVersion: "v1",
-  kind: "Secret",
-  metadata: {
-    name,
-    annotations: { "harborconfig.io/usable-as": "registry-credential" },
-    ...(watched ? { labels: { "harborconfig.io/watch": "true" } } : {}),
-  },
-  stringData: { accessKey, accessSecret },
-});
+const secret = (name: string, accessKey: string, accessSecret: string, watched: boolean) =>
+  secretOf(name, { accessKey, accessSecret }, { usableAs: "registry-credential", watched });
 
 const credential = (secretName: string) => ({ credential: { secretRef: { name: secretName } } });
-
-const condition = (o: RegistryCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
-const synced = (o: RegistryCR) =>
-  condition(o, "Ready")?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
 
 /** The secret Harbor stores (the API masks it; the emulator's world holds it). */
 const storedSecret = (op: OperatorFixture, id: number) =>
@@ -51,13 +30,6 @@ const count = (op: OperatorFixture, o: string, method?: string) =>
 
 const resourceVersion = async (op: OperatorFixture, name: string) =>
   (await op.kubectl.get("secret", name)).metadata.resourceVersion;
-
-async function eventReasons(op: OperatorFixture, name: string): Promise<string[]> {
-  const list = await op.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
-    "events",
-  );
-  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
-}
 
 describe("HarborRegistry, with a short drift interval", () => {
   const op = useOperator({ namespacePrefix: "reg" });
@@ -95,11 +67,7 @@ describe("HarborRegistry, with a short drift interval", () => {
   });
 
   test("steady state: no Harbor writes and no per-registry reads, though the URL is written differently", async () => {
-    const writes = () =>
-      op.emulator.counters
-        .list()
-        .filter((r) => r.method !== "GET" && r.method !== "HEAD")
-        .reduce((n, r) => n + r.count, 0);
+    const writes = () => op.emulator.counters.writes();
     const before = { writes: writes(), gets: count(op, "getRegistry"), lists: count(op, "listRegistries") };
     await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
     expect(writes()).toBe(before.writes);
@@ -116,45 +84,14 @@ describe("HarborRegistry, with a short drift interval", () => {
         ...credential("mirror-creds"),
       }),
     );
-    const cr = await op.waitFor<RegistryCR>("harborregistry", "mirror", synced);
+    const cr = await op.waitFor<RegistryCR>("harborregistry", "mirror", readyForSpec);
     expect(await op.harbor.registries.get(cr.status?.harborId as number)).toMatchObject({
       url: "https://mirror.example.com/v2",
       description: "moved",
       insecure: true,
     });
     expect(cr.status?.lastDriftCorrection).toBeUndefined();
-    await expect.poll(() => eventReasons(op, "mirror")).toContain("Updated");
-  });
-
-  test("a change made in Harbor behind the operator's back is reverted and named", async () => {
-    const id = (await op.kubectl.get<RegistryCR>("harborregistry", "mirror")).status?.harborId as number;
-    await op.harbor.registries.update(id, {
-      description: "by hand",
-      insecure: false,
-      access_key: "intruder",
-    });
-    const after = await op.waitFor<RegistryCR>(
-      "harborregistry",
-      "mirror",
-      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("description"),
-      30_000,
-    );
-    expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual([
-      "credential",
-      "description",
-      "insecure",
-    ]);
-    expect(await op.harbor.registries.get(id)).toMatchObject({
-      description: "moved",
-      insecure: true,
-      credential: { access_key: "bot" },
-    });
-    expect(storedSecret(op, id)).toBe("first-Secret1");
-    await expect.poll(() => eventReasons(op, "mirror")).toContain("DriftCorrected");
-    // What the update wrote reads back as no drift: no second write follows.
-    const updates = count(op, "updateRegistry");
-    await new Promise((r) => setTimeout(r, 7_000));
-    expect(count(op, "updateRegistry")).toBe(updates);
+    await expect.poll(() => eventReasons(op.kubectl, "mirror")).toContain("Updated");
   });
 
   test("a changed credential Secret without the watch label is pushed by the drift sweep", async () => {
@@ -267,7 +204,7 @@ describe("HarborRegistry, with a short drift interval", () => {
       input: JSON.stringify(
         registry("bad-cred", {
           url: "https://x.example.com",
-          credential: { type: "token", secretRef: { name: "s" } },
+          credential: { type: invalid("token"), secretRef: { name: "s" } },
         }),
       ),
     });
@@ -275,59 +212,29 @@ describe("HarborRegistry, with a short drift interval", () => {
     expect(badCredential.stderr).toMatch(/spec\.credential\.type/);
   });
 
-  test("an existing Harbor registry is refused under Create and adopted under Adopt and CreateOrAdopt", async () => {
-    const first = await op.harbor.registries.create({
+  test("an adopted registry takes the spec's credential from its Secret", async () => {
+    const existing = await op.harbor.registries.create({
       name: "old-mirror",
       type: "docker-hub",
       url: "https://hub.example.com",
-    });
-    const second = await op.harbor.registries.create({
-      name: "older-mirror",
-      type: "docker-hub",
-      url: "https://hub2.example.com",
     });
     await op.kubectl.apply([
       secret("hub-creds", "hubbot", "hub-Secret1", true),
       registry("old-mirror", {
         type: "docker-hub",
         url: "https://hub.example.com",
-        ...credential("hub-creds"),
-      }),
-    ]);
-    const refused = await op.waitFor<RegistryCR>(
-      "harborregistry",
-      "old-mirror",
-      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
-    );
-    expect(condition(refused, "Stalled")?.status).toBe("True");
-    expect(condition(refused, "Ready")?.message).toContain(`id ${first}`);
-
-    await op.kubectl.apply([
-      registry("old-mirror", {
-        type: "docker-hub",
-        url: "https://hub.example.com",
         creationPolicy: "Adopt",
         ...credential("hub-creds"),
       }),
-      registry("older-mirror", {
-        type: "docker-hub",
-        url: "https://hub2.example.com",
-        creationPolicy: "CreateOrAdopt",
-      }),
     ]);
-    expect((await op.waitReady<RegistryCR>("harborregistry", "old-mirror")).status?.harborId).toBe(first);
-    expect((await op.waitReady<RegistryCR>("harborregistry", "older-mirror")).status?.harborId).toBe(second);
-    // The adopted registry now carries the spec's credential.
-    expect(storedSecret(op, first)).toBe("hub-Secret1");
+    expect((await op.waitReady<RegistryCR>("harborregistry", "old-mirror")).status?.harborId).toBe(existing);
+    expect((await op.harbor.registries.get(existing)).credential).toMatchObject({ access_key: "hubbot" });
+    expect(storedSecret(op, existing)).toBe("hub-Secret1");
   });
 
-  test("a registry in use is kept, with Harbor's reason, until it is free; Orphan keeps it in Harbor", async () => {
-    await op.kubectl.apply([
-      registry("used", { url: "https://used.example.com" }),
-      registry("kept", { url: "https://kept.example.com", deletionPolicy: "Orphan" }),
-    ]);
+  test("a registry in use is kept, with Harbor's reason, until it is free", async () => {
+    await op.kubectl.apply(registry("used", { url: "https://used.example.com" }));
     const used = (await op.waitReady<RegistryCR>("harborregistry", "used")).status?.harborId as number;
-    const kept = (await op.waitReady<RegistryCR>("harborregistry", "kept")).status?.harborId as number;
     const policy = await op.harbor.replication.createPolicy({
       name: "uses-it",
       src_registry: { id: 0 },
@@ -344,9 +251,6 @@ describe("HarborRegistry, with a short drift interval", () => {
     await op.harbor.replication.deletePolicy(policy);
     await op.kubectl.wait("harborregistry", "used", "delete", 45_000);
     await expect(op.harbor.registries.get(used)).rejects.toMatchObject({ kind: "notFound" });
-
-    await op.kubectl.delete("harborregistry", "kept", { wait: true });
-    expect((await op.harbor.registries.get(kept)).name).toBe("kept");
   });
 });
 

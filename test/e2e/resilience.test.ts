@@ -2,19 +2,12 @@
 // Harbor misbehaves (and backoff grows until it recovers), and one leader at a time with a prompt
 // hand-over when the leader dies.
 import { describe, expect, test } from "vitest";
-import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
+import { type ProjectCR as CR, project, ready } from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "resilience" });
 
-type CR = KubeObject & { status?: { conditions?: Array<{ type: string; status: string; reason: string }> } };
-const project = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" }, ...spec },
-});
-const reason = (o: CR) => o.status?.conditions?.find((c) => c.type === "Ready")?.reason;
+const reason = (o: CR) => ready(o)?.reason;
 
 /** The operator's JSON log lines about one resource's failed reconciles. */
 function failures(output: string, key: string): Array<{ time: number; retries: number }> {

@@ -6,47 +6,31 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 import { useOperator } from "../env/operator.ts";
+import {
+  condition,
+  eventReasons,
+  project,
+  pullSecretsOf,
+  type RobotCR,
+  robot as robotOf,
+  secret,
+} from "../env/resources.ts";
 
 // A short wait timeout: a copy that keeps failing is reported Stalled within the test.
 const op = useOperator({ namespacePrefix: "robot-copy", extraArgs: ["--dependency-timeout=20s"] });
 const healthScript = new URL("../../deploy/argocd/health.lua", import.meta.url).pathname;
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-interface RobotCR {
-  metadata: { name: string; generation?: number };
-  status?: {
-    observedGeneration?: number;
-    copiedTo?: string[];
-    copyFailures?: Array<{ namespace: string; reason: string; message: string }>;
-    conditions?: Condition[];
-  };
-}
-interface ServiceAccountObj {
-  imagePullSecrets?: Array<{ name: string }>;
-}
-
-const condition = (o: RobotCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
 /** How long a new ServiceAccount may go without the pull secret. */
 const SA_LATENCY_LIMIT_MS = 5_000;
 
-const robot = (name: string, selector: string, serviceAccounts: string[] = []) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborRobot",
-  metadata: { name },
-  spec: {
-    connectionRef: { name: "harbor" },
+/** A robot of project "team" whose pull secret is copied where namespaces carry the selector. */
+const robot = (name: string, selector: string, serviceAccounts: string[] = []) =>
+  robotOf(name, {
     projectRef: { name: "team" },
-    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
     secret: {
       copies: { namespaceSelector: { matchLabels: { "robot-copies": selector } }, serviceAccounts },
     },
-  },
-});
+  });
 
 const namespaces: string[] = [];
 async function labelledNamespace(suffix: string, selector: string): Promise<string> {
@@ -75,25 +59,11 @@ async function pullSecretLatency(namespace: string, account: string, secret: str
 }
 
 async function foreignSecret(namespace: string, name: string): Promise<void> {
-  await op.kubectl.inNamespace(namespace).apply({
-    apiVersion: "v1",
-    kind: "Secret",
-    metadata: { name },
-    stringData: { note: "not the operator's" },
-  });
+  await op.kubectl.inNamespace(namespace).apply(secret(name, { note: "not the operator's" }));
 }
 
-async function eventReasons(name: string): Promise<string[]> {
-  const list = await op.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
-    "events",
-  );
-  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
-}
-
-async function entries(namespace: string, account: string): Promise<string[]> {
-  const sa = await op.kubectl.inNamespace(namespace).get<ServiceAccountObj>("serviceaccount", account);
-  return (sa.imagePullSecrets ?? []).map((e) => e.name);
-}
+const entries = (namespace: string, account: string) =>
+  pullSecretsOf(op.kubectl.inNamespace(namespace), account);
 
 beforeAll(() => {
   findLua();
@@ -108,15 +78,7 @@ describe("HarborRobot copies", () => {
     const selector = `${op.namespace}-sa`;
     const nsA = await labelledNamespace("a", selector);
     const nsB = await labelledNamespace("b", selector);
-    await op.kubectl.apply([
-      {
-        apiVersion: "harborconfig.io/v1alpha1",
-        kind: "HarborProject",
-        metadata: { name: "team" },
-        spec: { connectionRef: { name: "harbor" } },
-      },
-      robot("late", selector, ["app", "worker"]),
-    ]);
+    await op.kubectl.apply([project("team"), robot("late", selector, ["app", "worker"])]);
     await op.waitReady<RobotCR>("harborrobot", "late");
     await op.waitFor<RobotCR>("harborrobot", "late", (o) => o.status?.copiedTo?.length === 2);
 
@@ -197,7 +159,7 @@ describe("HarborRobot copies", () => {
     expect(await entries(nsTaken, "default")).toEqual([]);
     expect(await entries(nsOk, "default")).toEqual(["contested"]);
     // The Warning Events stay as well: the namespace's, and Ready's turn.
-    const reasons = await eventReasons("contested");
+    const reasons = await eventReasons(op.kubectl, "contested");
     expect(reasons).toContain("SecretCopyConflict");
     expect(reasons).toContain("SecretCopyFailed");
 

@@ -6,60 +6,27 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import { pullAccess } from "../env/registry-auth.ts";
+import {
+  robot as anyRobot,
+  condition,
+  deliveredCredentials,
+  project,
+  PULL as pull,
+  pullSecretsOf,
+  type RobotCR,
+  eventReasons as reasonsIn,
+  secretValues,
+} from "../env/resources.ts";
 
-interface RobotCR {
-  metadata: { name: string; generation?: number };
-  status?: {
-    observedGeneration?: number;
-    harborId?: number;
-    fullName?: string;
-    expiresAt?: string;
-    lastRotation?: string;
-    secretName?: string;
-    copiedTo?: string[];
-    conditions?: Array<{ type: string; status: string; reason: string; message: string }>;
-  };
-}
-
-interface SecretObj {
-  type: string;
-  metadata: { annotations?: Record<string, string>; labels?: Record<string, string> };
-  data: Record<string, string>;
-}
-
-interface ServiceAccountObj {
-  imagePullSecrets?: Array<{ name: string }>;
-}
-
-const pull = [{ resource: "repository", action: "pull" }];
-
-const project = (name: string) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name },
-  spec: { connectionRef: { name: "harbor" } },
-});
-
-const robot = (name: string, spec: Record<string, unknown> = {}) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborRobot",
-  metadata: { name },
-  spec: {
-    connectionRef: { name: "harbor" },
-    projectRef: { name: "team" },
-    permissions: [{ access: pull }],
-    ...spec,
-  },
-});
+/** A robot of project "team", allowed to pull, unless the spec says otherwise. */
+const robot = (name: string, spec: Parameters<typeof anyRobot>[1] = {}) =>
+  anyRobot(name, { projectRef: { name: "team" }, ...spec });
 
 const op = useOperator({ namespacePrefix: "robot-sec" });
 const delivered: string[] = [];
 
 async function credentials(name: string, namespace?: string) {
-  const k = namespace ? op.kubectl.inNamespace(namespace) : op.kubectl;
-  const s = await k.get<SecretObj>("secret", name);
-  const text = (key: string) => Buffer.from(s.data[key] ?? "", "base64").toString("utf8");
-  const creds = { username: text("username"), password: text("password"), secret: s };
+  const creds = await deliveredCredentials(namespace ? op.kubectl.inNamespace(namespace) : op.kubectl, name);
   delivered.push(creds.password);
   return creds;
 }
@@ -78,8 +45,6 @@ async function newCredentials(name: string, not: string, namespace?: string) {
   }
 }
 
-const condition = (o: RobotCR, type: string) => o.status?.conditions?.find((c) => c.type === type);
-
 const access = (c: { username: string; password: string }, repo = "team/app") =>
   pullAccess(op.emulator.url, c.username, c.password, repo);
 
@@ -88,12 +53,7 @@ async function robotsNamed(fullName: string) {
   return (await op.harbor.robots.list({ projectId: team.project_id })).filter((r) => r.name === fullName);
 }
 
-async function eventReasons(name: string): Promise<string[]> {
-  const list = await op.kubectl.get<{ items: Array<{ reason: string; involvedObject: { name: string } }> }>(
-    "events",
-  );
-  return list.items.filter((e) => e.involvedObject.name === name).map((e) => e.reason);
-}
+const eventReasons = (name: string) => reasonsIn(op.kubectl, name);
 
 async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
   const deadline = Date.now() + timeoutMs;
@@ -140,12 +100,9 @@ describe("HarborRobot credentials", () => {
       "-p",
       JSON.stringify({ stringData: { ".dockerconfigjson": "{}" } }),
     ]);
-    await waitUntil("the docker config is rewritten", async () => {
-      const s = await op.kubectl.get<SecretObj>("secret", "puller");
-      return Buffer.from(s.data[".dockerconfigjson"] ?? "", "base64")
-        .toString("utf8")
-        .includes(before.password);
-    });
+    await waitUntil("the docker config is rewritten", async () =>
+      (await secretValues(op.kubectl, "puller")).text(".dockerconfigjson").includes(before.password),
+    );
     expect(refreshes()).toBe(r0);
     expect(await access(before)).toEqual(["pull"]);
 
@@ -183,12 +140,9 @@ describe("HarborRobot credentials", () => {
     const nsA = `${op.namespace}-a`;
     const nsB = `${op.namespace}-b`;
     const admin = op.kubectl;
-    const sa = (ns: string, name: string) =>
-      admin.inNamespace(ns).get<ServiceAccountObj>("serviceaccount", name);
-    const listed = async (ns: string, name: string, secret = "shared") =>
-      ((await sa(ns, name).catch(() => ({}) as ServiceAccountObj)).imagePullSecrets ?? []).some(
-        (e) => e.name === secret,
-      );
+    const entries = (ns: string, name: string) => pullSecretsOf(admin.inNamespace(ns), name);
+    const listed = async (ns: string, name: string) =>
+      (await entries(ns, name).catch((): string[] => [])).includes("shared");
     const hasSecret = async (ns: string) =>
       (await admin.inNamespace(ns).tryRun(["get", "secret", "shared"])).code === 0;
     try {
@@ -226,8 +180,7 @@ describe("HarborRobot credentials", () => {
       await op.waitFor<RobotCR>("harborrobot", "shared", (o) => (o.status?.copiedTo ?? []).includes(nsB));
       await admin.inNamespace(nsB).run(["create", "serviceaccount", "builder"]);
       await waitUntil("the late ServiceAccount lists the copy", () => listed(nsB, "builder"), 90_000);
-      const builder = await sa(nsB, "builder");
-      expect(builder.imagePullSecrets?.filter((e) => e.name === "shared")).toHaveLength(1);
+      expect((await entries(nsB, "builder")).filter((e) => e === "shared")).toHaveLength(1);
 
       // A namespace that stops matching loses the copy and the entries.
       await admin.run(["label", "namespace", nsA, "robot-copies-"]);

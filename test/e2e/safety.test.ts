@@ -7,6 +7,19 @@ import { adminKubectl } from "../env/cluster.ts";
 import { harborErrorOf, useEmulator } from "../env/harbor.ts";
 import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
+import {
+  type ConnectionCR,
+  clusterConnection,
+  condition,
+  connection,
+  credentials as credentialsOf,
+  eventReasons,
+  PULL,
+  project,
+  type Resource,
+  ready,
+  robot,
+} from "../env/resources.ts";
 
 const suffix = randomBytes(3).toString("hex");
 /** A namespace deleted as a whole with a connection, its Secret and resources in it. */
@@ -24,35 +37,9 @@ const op = useOperator({
 const other = useEmulator();
 const admin = adminKubectl();
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-interface Resource extends KubeObject {
-  status?: { conditions?: Condition[]; harborId?: number; harborUrl?: string; copiedTo?: string[] };
-}
-const ready = (o: Resource) => o.status?.conditions?.find((c) => c.type === "Ready");
-
-const credentials = (name: string, namespace?: string) => ({
-  apiVersion: "v1",
-  kind: "Secret",
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  stringData: { username: op.emulator.adminUsername, password: op.emulator.adminPassword },
-});
-const connection = (name: string, url: string, secret: string, namespace?: string) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborConnection",
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  spec: { url, credentialsSecretRef: { name: secret } },
-});
-const project = (name: string, spec: Record<string, unknown>, namespace?: string) => ({
-  apiVersion: "harborconfig.io/v1alpha1",
-  kind: "HarborProject",
-  metadata: { name, ...(namespace ? { namespace } : {}) },
-  spec,
-});
+/** A credentials Secret for the admin of the fixture's emulator. */
+const credentials = (name: string) =>
+  credentialsOf(name, { username: op.emulator.adminUsername, password: op.emulator.adminPassword });
 
 beforeAll(async () => {
   for (const name of [bundle, tenant, apps]) {
@@ -64,10 +51,10 @@ beforeAll(async () => {
   }
   // The second Harbor, and a connection to it in the fixture's namespace.
   await op.kubectl.apply([
-    {
-      ...credentials("other-credentials"),
-      stringData: { username: other.emulator.adminUsername, password: other.emulator.adminPassword },
-    },
+    credentialsOf("other-credentials", {
+      username: other.emulator.adminUsername,
+      password: other.emulator.adminPassword,
+    }),
     connection("other", other.emulator.url, "other-credentials"),
   ]);
   await op.waitReady("harborconnection", "other");
@@ -113,15 +100,7 @@ describe("Harbor ids are bound to their Harbor", () => {
     // The unrelated project with the old id is as it was; the first Harbor keeps its project.
     expect((await other.admin.projects.get(unrelated)).metadata?.public).toBe("false");
     expect((await op.harbor.projects.get("moving")).project_id).toBe(oldId);
-    const events = await op.kubectl.run([
-      "get",
-      "events",
-      "--field-selector",
-      "involvedObject.name=moving",
-      "-o",
-      "json",
-    ]);
-    expect(events).toContain("HarborChanged");
+    expect(await eventReasons(op.kubectl, "moving")).toContain("HarborChanged");
 
     // Deleting it deletes the object in the Harbor it is in now, and only that one.
     await op.kubectl.delete("harborproject", "moving", { wait: true });
@@ -190,23 +169,17 @@ describe("teardown completes", () => {
       credentials("creds"),
       connection("harbor", op.emulator.url, "creds"),
       project(`bundle-${suffix}`, { connectionRef: { name: "harbor" } }),
-      {
-        apiVersion: "harborconfig.io/v1alpha1",
-        kind: "HarborRobot",
-        metadata: { name: "pull" },
-        spec: {
-          connectionRef: { name: "harbor" },
-          projectRef: { name: `bundle-${suffix}` },
-          permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
-          secret: {
-            type: "kubernetes.io/dockerconfigjson",
-            copies: {
-              namespaceSelector: { matchLabels: { [`pull-${suffix}`]: "true" } },
-              serviceAccounts: ["default"],
-            },
+      robot("pull", {
+        projectRef: { name: `bundle-${suffix}` },
+        permissions: [{ access: PULL }],
+        secret: {
+          type: "kubernetes.io/dockerconfigjson",
+          copies: {
+            namespaceSelector: { matchLabels: { [`pull-${suffix}`]: "true" } },
+            serviceAccounts: ["default"],
           },
         },
-      },
+      }),
     ]);
     await ns.wait("harborrobot", "pull", "condition=Ready", 60_000);
     const copies = () => admin.inNamespace(apps).get<{ items: KubeObject[] }>("secrets");
@@ -240,12 +213,12 @@ describe("teardown completes", () => {
     // Secret first, then the connection, as a careless `kubectl delete` might do: both stay.
     await op.kubectl.delete("secret", "kept-credentials");
     await op.kubectl.delete("harborconnection", "kept");
-    const pending = await op.waitFor<Resource>("harborconnection", "kept", (o) =>
-      (o.status?.conditions ?? []).some((c) => c.type === "DeletionPending" && c.status === "True"),
+    const pending = await op.waitFor<ConnectionCR>(
+      "harborconnection",
+      "kept",
+      (o) => condition(o, "DeletionPending")?.status === "True",
     );
-    expect(pending.status?.conditions?.find((c) => c.type === "DeletionPending")?.message).toContain(
-      `kept-${suffix}`,
-    );
+    expect(condition(pending, "DeletionPending")?.message).toContain(`kept-${suffix}`);
     expect((await op.kubectl.tryRun(["get", "secret", "kept-credentials"])).code).toBe(0);
 
     // The project still works through it, and is deleted in Harbor; then both go.
@@ -266,11 +239,8 @@ describe("a deletion that waits says so", () => {
     await op.kubectl.apply(project(`flaky-${suffix}`, { connectionRef: { name: "flaky" } }));
     await op.waitReady("harborproject", `flaky-${suffix}`);
     // The connection's login stops working, then the project is deleted.
-    await op.kubectl.apply({
-      ...credentials("flaky-credentials"),
-      stringData: { username: "nobody", password: "wrong" },
-    });
-    await op.waitFor<Resource>("harborconnection", "flaky", (o) => ready(o)?.status === "False");
+    await op.kubectl.apply(credentialsOf("flaky-credentials", { username: "nobody", password: "wrong" }));
+    await op.waitFor<ConnectionCR>("harborconnection", "flaky", (o) => ready(o)?.status === "False");
     await op.kubectl.delete("harborproject", `flaky-${suffix}`);
     const pending = await op.waitFor<Resource>("harborproject", `flaky-${suffix}`, (o) =>
       (ready(o)?.message ?? "").startsWith("deletion pending:"),
@@ -292,20 +262,17 @@ describe("a deletion that waits says so", () => {
 
 describe("tenancy of a shared ClusterHarborConnection", () => {
   const tenantKubectl = () => admin.inNamespace(tenant);
-  const sharedRef = { kind: "ClusterHarborConnection", name: shared };
+  const sharedRef = { kind: "ClusterHarborConnection", name: shared } as const;
 
   beforeAll(async () => {
     await op.kubectl.apply(credentials("shared-credentials"));
-    await admin.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "ClusterHarborConnection",
-      metadata: { name: shared },
-      spec: {
+    await admin.apply(
+      clusterConnection(shared, {
         url: op.emulator.url,
         credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
         allowedNamespaces: [tenant],
-      },
-    });
+      }),
+    );
     await admin.wait("clusterharborconnection", shared, "condition=Ready", 60_000);
   }, 90_000);
 
@@ -367,18 +334,13 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
     const t = tenantKubectl();
     await t.apply([
       project(existing, { connectionRef: sharedRef, creationPolicy: "CreateOrAdopt", public: true }),
-      {
-        apiVersion: "harborconfig.io/v1alpha1",
-        kind: "HarborRobot",
-        metadata: { name: "everywhere" },
-        spec: {
-          connectionRef: sharedRef,
-          level: "system",
-          permissions: [
-            { kind: "project", namespace: "*", access: [{ resource: "repository", action: "push" }] },
-          ],
-        },
-      },
+      robot("everywhere", {
+        connectionRef: sharedRef,
+        level: "system",
+        permissions: [
+          { kind: "project", namespace: "*", access: [{ resource: "repository", action: "push" }] },
+        ],
+      }),
     ]);
     const reason = 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed';
     await t.wait("harborproject", existing, reason, 30_000);

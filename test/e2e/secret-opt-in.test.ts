@@ -6,70 +6,41 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { adminKubectl } from "../env/cluster.ts";
 import { useOperator } from "../env/operator.ts";
+import {
+  clusterConnection,
+  condition,
+  eventsOf,
+  project,
+  type Resource,
+  registry as registryOf,
+  secret,
+  webhookPolicy,
+} from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "optin" });
 const admin = adminKubectl();
 
-const API = "harborconfig.io/v1alpha1";
 const USABLE_AS = "harborconfig.io/usable-as";
 const HOOK_TOKEN = "Bearer opt-in-hook-token-1";
 const MIRROR_SECRET = "opt-in-mirror-Secret1";
 const SHARED_PASSWORD = "shared-connection-Passw0rd";
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-interface CR {
-  metadata: { name: string; generation?: number };
-  status?: { harborId?: number; observedGeneration?: number; conditions?: Condition[] };
-}
+type CR = Resource;
 
-const condition = (o: CR, type: string) => o.status?.conditions?.find((c) => c.type === type);
 const refused = (o: CR) =>
   condition(o, "Ready")?.reason === "SecretNotAllowed" &&
   o.status?.observedGeneration === o.metadata.generation;
 
-const secret = (
-  name: string,
-  data: Record<string, string>,
-  o: { watched?: boolean; usableAs?: string } = {},
-) => ({
-  apiVersion: "v1",
-  kind: "Secret",
-  metadata: {
-    name,
-    ...(o.watched ? { labels: { "harborconfig.io/watch": "true" } } : {}),
-    ...(o.usableAs ? { annotations: { [USABLE_AS]: o.usableAs } } : {}),
-  },
-  stringData: data,
-});
-
-const webhook = (name: string, secretRef: { name: string; key?: string }) => ({
-  apiVersion: API,
-  kind: "HarborWebhookPolicy",
-  metadata: { name },
-  spec: {
-    connectionRef: { name: "harbor" },
+const webhook = (name: string, secretRef: { name: string; key?: string }) =>
+  webhookPolicy(name, {
     projectRef: { name: "team" },
-    eventTypes: ["PUSH_ARTIFACT"],
     targets: [{ address: "http://127.0.0.1:9/hooks", authHeaderSecretRef: secretRef }],
-  },
-});
+  });
 
-const registry = (name: string, secretRef: Record<string, string>) => ({
-  apiVersion: API,
-  kind: "HarborRegistry",
-  metadata: { name },
-  spec: {
-    connectionRef: { name: "harbor" },
-    type: "docker-registry",
-    url: `https://${name}.example.com`,
-    credential: { secretRef },
-  },
-});
+const registry = (
+  name: string,
+  secretRef: { name: string; accessKeyKey?: string; accessSecretKey?: string },
+) => registryOf(name, { credential: { secretRef } });
 
 /** Everything Harbor stores that a Secret's value could have reached: registries and webhooks. */
 async function harborHolds(value: string): Promise<boolean> {
@@ -78,11 +49,7 @@ async function harborHolds(value: string): Promise<boolean> {
 }
 
 /** Harbor requests that could carry a value to Harbor: every write. */
-const writes = () =>
-  op.emulator.counters
-    .list()
-    .filter((r) => r.method !== "GET" && r.method !== "HEAD")
-    .reduce((n, r) => n + r.count, 0);
+const writes = () => op.emulator.counters.writes();
 
 /** Runs the `kubectl annotate …` command a SecretNotAllowed message ends with. */
 async function runHint(message: string): Promise<void> {
@@ -91,14 +58,10 @@ async function runHint(message: string): Promise<void> {
   await op.kubectl.run((command as string).split(" "));
 }
 
-async function eventsOf(name: string): Promise<string> {
-  return op.kubectl.run(["get", "events", "--field-selector", `involvedObject.name=${name}`, "-o", "json"]);
-}
-
 /** Neither the resource, its Events nor the operator's output shows the value. */
 async function nowhereShown(resource: string, name: string, value: string): Promise<void> {
   expect(await op.kubectl.run(["get", resource, name, "-o", "json"])).not.toContain(value);
-  expect(await eventsOf(name)).not.toContain(value);
+  expect(JSON.stringify(await eventsOf(op.kubectl, name))).not.toContain(value);
   expect(op.output()).not.toContain(value);
 }
 
@@ -108,24 +71,16 @@ beforeAll(async () => {
   // A ClusterHarborConnection whose credentials Secret lives in this namespace.
   shared = `${op.namespace}-shared`;
   await op.kubectl.apply([
-    {
-      apiVersion: API,
-      kind: "HarborProject",
-      metadata: { name: "team" },
-      spec: { connectionRef: { name: "harbor" } },
-    },
+    project("team"),
     secret("shared-credentials", { username: "admin", password: SHARED_PASSWORD }),
   ]);
-  await admin.apply({
-    apiVersion: API,
-    kind: "ClusterHarborConnection",
-    metadata: { name: shared },
-    spec: {
+  await admin.apply(
+    clusterConnection(shared, {
       url: op.emulator.url,
       credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
       allowedNamespaces: [op.namespace],
-    },
-  });
+    }),
+  );
   await op.waitReady("harborproject", "team");
 });
 

@@ -1,8 +1,11 @@
-// deploy/examples/ as the demo and the real-Argo CD test use them: every example manifest, with the
-// connections' URL and credentials (the placeholders a user replaces) pointed at a given Harbor.
+// deploy/examples/, one working example of every kind: as the tests check them, and as the demo and
+// the real-Argo CD test apply them, with the connections' URL and credentials (the placeholders a
+// user replaces) pointed at a given Harbor.
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
+import { API_VERSION } from "../../src/api/common.ts";
+import type { KubeObject } from "./kubectl.ts";
 
 export const examplesDir = join(import.meta.dirname, "..", "..", "deploy", "examples");
 
@@ -22,8 +25,8 @@ export type Manifest = Record<string, unknown> & {
   };
 };
 
-/** The examples file by file (kustomization.yaml left out), in file-name order. */
-export function exampleFiles(harbor: HarborLogin): Map<string, Manifest[]> {
+/** The example documents file by file (the Kustomization left out), in file-name order; fresh copies. */
+function readExamples(): Map<string, Manifest[]> {
   const files = new Map<string, Manifest[]>();
   for (const file of readdirSync(examplesDir)
     .filter((f) => /\.ya?ml$/.test(f))
@@ -35,6 +38,21 @@ export function exampleFiles(harbor: HarborLogin): Map<string, Manifest[]> {
     }
     if (docs.length > 0) files.set(file, docs);
   }
+  return files;
+}
+
+/** Every example object as written, files in name order. */
+export function exampleObjects(): KubeObject[] {
+  return [...readExamples().values()].flat() as unknown as KubeObject[];
+}
+
+/** The examples of the operator's own kinds (the API group's objects). */
+export const exampleResources = (): KubeObject[] =>
+  exampleObjects().filter((o) => o.apiVersion === API_VERSION);
+
+/** The examples file by file, with the connections and their credentials pointed at `harbor`. */
+export function exampleFiles(harbor: HarborLogin): Map<string, Manifest[]> {
+  const files = readExamples();
   const all = [...files.values()].flat();
   const credentialSecrets = new Set<string>();
   for (const d of all) {

@@ -24,6 +24,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     counters: {
       list: () => counters.list(),
       total: (filter?: { op?: string; method?: string; status?: number }) => counters.total(filter),
+      writes: (): number => counters.writes(),
       reset: (): void => counters.reset(),
     },
     clock: {

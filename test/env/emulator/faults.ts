@@ -135,6 +135,21 @@ export class Counters {
     return n;
   }
 
+  /** Requests that may change something in Harbor: every method but GET and HEAD. */
+  writes(): number {
+    let n = 0;
+    for (const r of this.#counts.values()) if (r.method !== "GET" && r.method !== "HEAD") n += r.count;
+    return n;
+  }
+
+  /** Requests by operation since `before` (an earlier `list()`): the operations whose count changed. */
+  since(before: readonly CounterRow[]): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const r of this.#counts.values()) out[r.op] = (out[r.op] ?? 0) + r.count;
+    for (const r of before) out[r.op] = (out[r.op] ?? 0) - r.count;
+    return Object.fromEntries(Object.entries(out).filter(([, n]) => n !== 0));
+  }
+
   reset(): void {
     this.#counts.clear();
   }

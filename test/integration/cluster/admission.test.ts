@@ -4,51 +4,34 @@
 // server-side dry run) with a message that names the field; what Harbor accepts still passes.
 import { afterAll, describe, expect, test } from "vitest";
 import { useNamespace } from "../../env/cluster.ts";
+import {
+  clusterConnection as clusterConnectionOf,
+  connection as connectionOf,
+  project,
+  registry as registryOf,
+  replicationPolicy,
+  robot as robotOf,
+  webhookPolicy,
+} from "../../env/resources.ts";
 
 const ns = useNamespace("admission");
 
-const API = "harborconfig.io/v1alpha1";
-const conn = { connectionRef: { name: "harbor" } };
-
-const object = (kind: string, name: string, spec: Record<string, unknown>) => ({
-  apiVersion: API,
-  kind,
-  metadata: { name },
-  spec,
-});
-
-const connection = (url: string) =>
-  object("HarborConnection", "harbor", { url, credentialsSecretRef: { name: "creds" } });
-const clusterConnection = (url: string) => ({
-  ...object("ClusterHarborConnection", `${ns.name}-shared`, {
+const connection = (url: string) => connectionOf("harbor", url, "creds");
+const clusterConnection = (url: string) =>
+  clusterConnectionOf(`${ns.name}-shared`, {
     url,
     credentialsSecretRef: { name: "creds", namespace: ns.name },
     allowedNamespaces: [ns.name],
-  }),
-});
-const project = (name: string, spec: Record<string, unknown> = {}) =>
-  object("HarborProject", name, { ...conn, ...spec });
-const robot = (name: string, spec: Record<string, unknown> = {}) =>
-  object("HarborRobot", name, {
-    ...conn,
-    projectRef: { name: "team" },
-    permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
-    ...spec,
   });
-const registry = (name: string, spec: Record<string, unknown> = {}) =>
-  object("HarborRegistry", name, { ...conn, type: "docker-registry", url: "https://r.example.com", ...spec });
-const policy = (name: string, spec: Record<string, unknown> = {}) =>
-  object("HarborReplicationPolicy", name, {
-    ...conn,
-    direction: "push",
-    registryRef: { name: "r" },
-    ...spec,
-  });
-const webhook = (name: string, spec: Record<string, unknown> = {}) =>
-  object("HarborWebhookPolicy", name, {
-    ...conn,
+const robot = (name: string, spec: Parameters<typeof robotOf>[1] = {}) =>
+  robotOf(name, { projectRef: { name: "team" }, ...spec });
+const registry = (name: string, spec: Parameters<typeof registryOf>[1] = {}) =>
+  registryOf(name, { url: "https://r.example.com", ...spec });
+const policy = (name: string, spec: Parameters<typeof replicationPolicy>[1] = {}) =>
+  replicationPolicy(name, { registryRef: { name: "r" }, ...spec });
+const webhook = (name: string, spec: Parameters<typeof webhookPolicy>[1] = {}) =>
+  webhookPolicy(name, {
     projectRef: { name: "team" },
-    eventTypes: ["PUSH_ARTIFACT"],
     targets: [{ address: "https://ci.example.com/hook" }],
     ...spec,
   });
@@ -220,8 +203,7 @@ describe("quantities and values", () => {
 
   test("Secret keys must be keys a Secret can have", async () => {
     await expectRefused(
-      object("HarborConnection", "harbor", {
-        url: "https://h.example.com",
+      connectionOf("harbor", "https://h.example.com", "creds", {
         credentialsSecretRef: { name: "creds", passwordKey: "pass word" },
       }),
       "spec.credentialsSecretRef.passwordKey",
@@ -231,11 +213,7 @@ describe("quantities and values", () => {
 
   test("a CA bundle must hold PEM certificates", async () => {
     await expectRefused(
-      object("HarborConnection", "harbor", {
-        url: "https://h.example.com",
-        caBundle: "not a certificate",
-        credentialsSecretRef: { name: "creds" },
-      }),
+      connectionOf("harbor", "https://h.example.com", "creds", { caBundle: "not a certificate" }),
       "spec.caBundle",
       "must hold PEM certificates",
     );

@@ -27,31 +27,18 @@ import { NotReady } from "../../../src/runtime/managed.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
 import { adminKubectl, useNamespace } from "../../env/cluster.ts";
 import { useEmulator } from "../../env/harbor.ts";
+import {
+  type ConnectionCR as Connection,
+  clusterConnection,
+  connection as connectionOf,
+  eventsOf,
+  ready as readyOf,
+  secret,
+} from "../../env/resources.ts";
 
 const h = useEmulator();
 const ns = useNamespace("connections");
 const admin = adminKubectl();
-
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
-interface Connection {
-  metadata: { name: string; generation?: number; resourceVersion?: string };
-  status?: {
-    observedGeneration?: number;
-    conditions?: Condition[];
-    harborVersion?: string;
-    authenticatedAs?: string;
-    lastCheckTime?: string;
-    ldap?: { success: boolean; message?: string };
-    jobService?: { pools: number; workers: number; busyWorkers: number; queues: unknown[] };
-  };
-}
 
 let kube: KubeClient;
 let events: KubeEventRecorder;
@@ -95,18 +82,9 @@ afterAll(async () => {
 // -------------------------------------------------------------------------------------------
 // helpers
 
-function secret(name: string, data: Record<string, string>) {
-  return { apiVersion: "v1", kind: "Secret", metadata: { name }, stringData: data };
-}
-
-function connection(name: string, spec: Record<string, unknown>) {
-  return {
-    apiVersion: "harborconfig.io/v1alpha1",
-    kind: "HarborConnection",
-    metadata: { name },
-    spec: { url: h.emulator.url, credentialsSecretRef: { name: `${name}-creds` }, ...spec },
-  };
-}
+/** A connection to the file's emulator with its credentials in Secret `<name>-creds`. */
+const connection = (name: string, spec: Parameters<typeof connectionOf>[3] = {}) =>
+  connectionOf(name, h.emulator.url, `${name}-creds`, spec);
 
 const adminCreds = () => ({ username: "admin", password: h.emulator.adminPassword });
 
@@ -130,7 +108,6 @@ async function waitFor(
   );
 }
 
-const readyOf = (c: Connection) => c.status?.conditions?.find((x) => x.type === "Ready");
 const hasReady = (status: string, reason: string) => (c: Connection) => {
   const r = readyOf(c);
   return (
@@ -195,16 +172,9 @@ describe("HarborConnection", () => {
     expect(table).toMatch(/^good\s+True\s+Connected\s+\S+\s+v2\.12\.4-emulator\s+/m);
 
     await events.flush();
-    const ev = await ns.kubectl.run([
-      "get",
-      "events",
-      "--field-selector",
-      "involvedObject.name=good",
-      "-o",
-      "json",
-    ]);
-    const items = (JSON.parse(ev) as { items: Array<{ reason: string; type: string }> }).items;
-    expect(items).toContainEqual(expect.objectContaining({ type: "Normal", reason: "Connected" }));
+    expect(await eventsOf(ns.kubectl, "good")).toContainEqual(
+      expect.objectContaining({ type: "Normal", reason: "Connected" }),
+    );
   });
 
   test("a check that finds nothing new does not write the status again", async () => {
@@ -257,16 +227,9 @@ describe("HarborConnection", () => {
     // systeminfo answers without credentials, so the version is known all the same.
     expect(c.status?.harborVersion).toBe("v2.12.4-emulator");
     await events.flush();
-    const ev = await ns.kubectl.run([
-      "get",
-      "events",
-      "--field-selector",
-      "involvedObject.name=badpw",
-      "-o",
-      "json",
-    ]);
-    expect(ev).toContain("BadCredentials");
-    expect(ev).not.toContain("Not-The-Password-1");
+    const ev = await eventsOf(ns.kubectl, "badpw");
+    expect(ev.map((e) => e.reason)).toContain("BadCredentials");
+    expect(JSON.stringify(ev)).not.toContain("Not-The-Password-1");
 
     await ns.kubectl.apply(secret("badpw-creds", adminCreds()));
     await waitFor(HarborConnections, ns.name, "badpw", hasReady("True", "Connected"));
@@ -435,16 +398,13 @@ describe("ClusterHarborConnection", () => {
     const name = `${ns.name}-shared`;
     clusterNames.push(name);
     await ns.kubectl.apply(secret("shared-creds", adminCreds()));
-    await admin.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "ClusterHarborConnection",
-      metadata: { name },
-      spec: {
+    await admin.apply(
+      clusterConnection(name, {
         url: h.emulator.url,
         credentialsSecretRef: { name: "shared-creds", namespace: ns.name },
         allowedNamespaces: [ns.name, "team-*"],
-      },
-    });
+      }),
+    );
     const c = await waitFor(ClusterHarborConnections, undefined, name, hasReady("True", "Connected"));
     expect(c.status?.authenticatedAs).toBe("admin");
 
@@ -500,16 +460,13 @@ describe("credentials Secrets", () => {
     // A ClusterHarborConnection's Secret is where its spec says, not where the resource is.
     const remote = `${ns.name}-remote`;
     clusterNames.push(remote);
-    await admin.apply({
-      apiVersion: "harborconfig.io/v1alpha1",
-      kind: "ClusterHarborConnection",
-      metadata: { name: remote },
-      spec: {
+    await admin.apply(
+      clusterConnection(remote, {
         url: h.emulator.url,
         credentialsSecretRef: { name: "remote-creds", namespace: "kube-public" },
         allowedNamespaces: [ns.name],
-      },
-    });
+      }),
+    );
     await becomes("kube-public", "remote-creds", true);
     expect(running.connections.isCredentialsSecret(ns.name, "remote-creds")).toBe(false);
 

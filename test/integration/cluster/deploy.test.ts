@@ -7,12 +7,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
+import { API_VERSION } from "../../../src/api/common.ts";
+import { harborRobot } from "../../../src/api/robot.ts";
+import { ALL_DEFINITIONS } from "../../../src/controllers/registry.ts";
 import { adminKubectl } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
-import { type Kubectl, type KubeObject, kubectl } from "../../env/kubectl.ts";
+import { type Kubectl, kubectl } from "../../env/kubectl.ts";
 import { findLua, runArgoHealth } from "../../env/lua.ts";
 import { useOperator } from "../../env/operator.ts";
+import { type Resource, type RobotCR, ready } from "../../env/resources.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const deployDir = join(root, "deploy");
@@ -23,22 +27,14 @@ const OPERATOR_NAMESPACE = "harbor-config-operator";
 const SERVICE_ACCOUNT = "harbor-config-operator";
 const IMAGE = "ghcr.io/harbor-config-operator/harbor-config-operator";
 
-interface Condition {
-  type: string;
-  status: string;
-  reason: string;
-  message: string;
-}
-interface Resource extends KubeObject {
-  spec?: Record<string, unknown>;
-  status?: { conditions?: Condition[]; copiedTo?: string[]; harborId?: number };
-}
-
-const ready = (o: Resource) => o.status?.conditions?.find((c) => c.type === "Ready");
+/** The objects of a multi-document YAML text. */
+const documents = (text: string): Resource[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as Resource | null)
+    .filter((o): o is Resource => o !== null);
 
 async function render(admin: Kubectl, dir: string): Promise<Resource[]> {
-  const text = await admin.run(["kustomize", dir]);
-  return parseAllDocuments(text).map((d) => d.toJS() as Resource);
+  return documents(await admin.run(["kustomize", dir]));
 }
 
 /** Creates a namespace unless it exists; returns whether this call created it. */
@@ -127,17 +123,7 @@ describe("deploy/ passes a server-side dry run", () => {
   test("every example passes a server-side dry run", { timeout: 60_000 }, async () => {
     const objects = await render(admin, examplesDir);
     const kinds = new Set(objects.map((o) => o.kind));
-    for (const kind of [
-      "HarborConnection",
-      "ClusterHarborConnection",
-      "HarborProject",
-      "HarborRobot",
-      "HarborRegistry",
-      "HarborReplicationPolicy",
-      "HarborWebhookPolicy",
-    ]) {
-      expect(kinds, `an example of ${kind}`).toContain(kind);
-    }
+    for (const { kind } of ALL_DEFINITIONS) expect(kinds, `an example of ${kind}`).toContain(kind);
     for (const ns of objects.filter((o) => o.kind === "Namespace")) {
       if (await ensureNamespace(admin, ns, ns.metadata.name)) created.push(ns.metadata.name);
     }
@@ -235,6 +221,18 @@ describe("the operator with the RBAC of deploy/", () => {
     sharedConnection = `${op.namespace}-shared`;
   }, 240_000);
 
+  /**
+   * The examples as a user would adapt them: their namespaces, the cluster-wide connection's name,
+   * the Harbor URL and the credentials replaced; nothing else changed.
+   */
+  const adaptedExamples = async () =>
+    (await admin.run(["kustomize", examplesDir]))
+      .replaceAll("harbor-examples-apps", appsNamespace)
+      .replaceAll("harbor-examples", op.namespace)
+      .replaceAll("shared-harbor", sharedConnection)
+      .replaceAll("https://harbor.example.com", op.emulator.url)
+      .replaceAll("Harbor12345", op.emulator.adminPassword);
+
   afterAll(async () => {
     await admin.tryRun(["delete", "namespace", appsNamespace, "--wait=false", "--ignore-not-found"]);
     await admin.tryRun([
@@ -262,18 +260,11 @@ describe("the operator with the RBAC of deploy/", () => {
   });
 
   test("the examples, pointed at the emulator, all become Ready", { timeout: 180_000 }, async () => {
-    // The examples as a user would adapt them: their namespaces, the cluster-wide connection's
-    // name, the Harbor URL and the credentials replaced; nothing else changed.
-    const text = (await admin.run(["kustomize", examplesDir]))
-      .replaceAll("harbor-examples-apps", appsNamespace)
-      .replaceAll("harbor-examples", op.namespace)
-      .replaceAll("shared-harbor", sharedConnection)
-      .replaceAll("https://harbor.example.com", op.emulator.url)
-      .replaceAll("Harbor12345", op.emulator.adminPassword);
+    const text = await adaptedExamples();
     await admin.apply(text);
 
     const k = op.kubectl;
-    const robot = await op.waitReady<Resource>("harborrobot", "example-team-pull", 90_000);
+    const robot = await op.waitReady<RobotCR>("harborrobot", "example-team-pull", 90_000);
     // The copy in the labelled namespace, and the default ServiceAccount there pulls with it.
     expect(robot.status?.copiedTo).toEqual([appsNamespace]);
     const apps = admin.inNamespace(appsNamespace);
@@ -289,15 +280,11 @@ describe("the operator with the RBAC of deploy/", () => {
       )
       .toEqual([{ name: "example-team-pull" }]);
 
-    const all: Array<[string, string]> = [
-      ["harborconnection", "harbor"],
-      ["clusterharborconnection", sharedConnection],
-      ["harborproject", "example-team"],
-      ["harborrobot", "example-team-pull"],
-      ["harborregistry", "docker-hub"],
-      ["harborreplicationpolicy", "mirror-alpine"],
-      ["harborwebhookpolicy", "example-team-events"],
-    ];
+    // Every example of the API group, of whatever kind.
+    const all = documents(text)
+      .filter((o) => o.apiVersion === API_VERSION)
+      .map((o) => [o.kind.toLowerCase(), o.metadata.name] as const);
+    expect(new Set(all.map(([resource]) => resource)).size).toBe(ALL_DEFINITIONS.length);
     for (const [resource, name] of all) {
       const o = await op.waitReady<Resource>(resource, name, 90_000).catch((e: unknown) => {
         throw new Error(
@@ -368,7 +355,7 @@ describe("the operator with the RBAC of deploy/", () => {
     }
   });
 
-  test("no request was forbidden, Secrets were only read by name or by label, ServiceAccounts written only where named", () => {
+  test("no request was forbidden, Secrets were only read by name or by label, ServiceAccounts written only where named", async () => {
     const user = `system:serviceaccount:${op.namespace}:${SERVICE_ACCOUNT}`;
     const requests = readAuditLog(inject("controlPlane").auditLogPath).filter(
       (e) => e.user.username === user,
@@ -380,16 +367,16 @@ describe("the operator with the RBAC of deploy/", () => {
     const secrets = requests.filter((e) => e.objectRef?.resource === "secrets");
     const named = new Set(secrets.filter((e) => e.objectRef?.name).map((e) => e.objectRef?.name));
     expect(named).not.toContain("bystander");
-    // Only Secrets that a resource references or that a robot owns.
-    for (const name of named) {
-      expect([
-        "harbor-credentials",
-        `${sharedConnection}-credentials`,
-        "docker-hub-credentials",
-        "example-team-webhook",
-        "example-team-pull",
-      ]).toContain(name);
-    }
+    // Only Secrets that a resource references (the examples' Secrets) or that a robot owns.
+    const examples = documents(await adaptedExamples());
+    const allowed = [
+      ...examples.filter((o) => o.kind === "Secret").map((o) => o.metadata.name),
+      ...examples
+        .filter((o) => o.kind === harborRobot.kind)
+        .map((o) => (o.spec?.secret as { name?: string } | undefined)?.name ?? o.metadata.name),
+    ];
+    expect(allowed).toContain(`${sharedConnection}-credentials`);
+    for (const name of named) expect(allowed).toContain(name);
     const lists = secrets.filter((e) => e.verb === "list" || e.verb === "watch");
     expect(lists.length).toBeGreaterThan(0);
     for (const e of lists)

@@ -1,8 +1,7 @@
 // Bounded input: no answer makes the client hold more than its limit. A loopback server plays a
 // Harbor (or a proxy in front of it) that answers with too much: a Content-Length above the limit,
 // a body that never ends, error pages, pages that never stop.
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { afterEach, describe, expect, test } from "vitest";
 import { describeFailure } from "../../../src/controllers/connection/mapping.ts";
 import { harborErrors } from "../../../src/controllers/shared/errors.ts";
@@ -15,6 +14,7 @@ import {
   MAX_JSON_OBJECTS,
 } from "../../../src/harbor/transport.ts";
 import { harborErrorOf } from "../../env/harbor.ts";
+import { listenOnLoopback, streamBody } from "../../env/http.ts";
 
 const MiB = 1024 * 1024;
 const LABEL = JSON.stringify({ id: 1, name: "l", scope: "g" });
@@ -48,22 +48,15 @@ async function loopback(
       onAbort = r;
     }),
   };
-  const server = createServer((req, res) => {
+  const server = await listenOnLoopback((req, res) => {
     state.requests++;
     res.on("close", () => {
       if (!res.writableFinished) onAbort();
     });
     handler(req, res, state);
   });
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  state.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  open.push(
-    () =>
-      new Promise<void>((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  );
+  state.url = server.url;
+  open.push(server.close);
   return state;
 }
 
@@ -82,18 +75,11 @@ function client(url: string, o: Partial<HarborClientOptions> = {}): HarborClient
 
 /** Writes `bytes` of `fill` (or forever when Infinity), honouring backpressure, until the client leaves. */
 function stream(res: ServerResponse, s: Loopback, bytes: number, fill = " "): void {
-  const chunk = Buffer.alloc(64 * 1024, fill);
-  let left = bytes;
-  const pump = () => {
-    while (left > 0 && !res.destroyed) {
-      const n = Math.min(left, chunk.length);
-      left -= n;
+  streamBody(res, Buffer.alloc(64 * 1024, fill), bytes, {
+    onWrite: (n) => {
       s.sent += n;
-      if (!res.write(chunk.subarray(0, n))) return void res.once("drain", pump);
-    }
-    if (!res.destroyed) res.end();
-  };
-  pump();
+    },
+  });
 }
 
 /** A JSON body of exactly `bytes` bytes: `value` padded with spaces. */

@@ -28,7 +28,7 @@ function check(username: string, password: string) {
 
 describe("connection check during Harbor's login freeze", () => {
   test("good credentials that meet a freeze caused by a stale password are still Connected", async () => {
-    h.emulator.control.users.add({ username: "ops", password: "Current-pw1" });
+    h.addUser("ops", "Current-pw1");
     const stale = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
       headers: { authorization: `Basic ${Buffer.from("ops:Previous-pw1").toString("base64")}` },
     });

@@ -6,6 +6,7 @@ import { createInterface } from "node:readline";
 import { afterAll, describe, expect, test } from "vitest";
 import { HarborClient } from "../../../src/harbor/client.ts";
 import { remoteControl } from "../../env/emulator/index.ts";
+import { systemRobot } from "../../env/harbor.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 let child: ChildProcess | undefined;
@@ -93,12 +94,9 @@ describe("npm run emulator", () => {
     expect(info.harbor_version).toBe("v2.10.3-emulator");
     // 2.10 still takes a robot duration of 0 as the 30-day default (2.11 refuses it).
     const harbor = new HarborClient({ url, username: "admin", password: "Harbor12345" });
-    const robot = await harbor.robots.create({
-      name: "zero",
-      level: "system",
-      duration: 0,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "project", action: "list" }] }],
-    });
+    const robot = await harbor.robots.create(
+      systemRobot("zero", [{ resource: "project", action: "list" }], 0),
+    );
     expect((await harbor.robots.get(Number(robot.id))).duration).toBe(30);
     await harbor.close();
     const proc = child as ChildProcess;

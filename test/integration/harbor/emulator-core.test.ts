@@ -3,40 +3,31 @@
 // request ids, anonymous access.
 import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { onlyError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-
-async function errorOf(res: Response): Promise<{ code: string; message: string }> {
-  expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
-  const text = await res.text();
-  expect(text.endsWith("\n")).toBe(true);
-  const body = JSON.parse(text) as { errors: Array<{ code: string; message: string }> };
-  expect(body.errors).toHaveLength(1);
-  return body.errors[0] as { code: string; message: string };
-}
 
 describe("error envelope", () => {
   test("every error is one {code, message} in an errors array", async () => {
     const res = await h.api("/labels/4040");
     expect(res.status).toBe(404);
-    expect(await errorOf(res)).toEqual({ code: "NOT_FOUND", message: "label 4040 not found" });
+    expect(await onlyError(res)).toEqual({ code: "NOT_FOUND", message: "label 4040 not found" });
   });
 
   test("5xx bodies are masked, whatever the cause", async () => {
     h.emulator.control.faults.add({ op: "ListLabels", status: 503, times: 1 });
     const res = await h.api("/labels?scope=g");
     expect(res.status).toBe(503);
-    expect(await errorOf(res)).toEqual({ code: "UNKNOWN", message: "internal server error" });
+    expect(await onlyError(res)).toEqual({ code: "UNKNOWN", message: "internal server error" });
   });
 
   test("unknown paths are 404 and wrong methods 405", async () => {
     const missing = await h.api("/no-such-thing");
     expect(missing.status).toBe(404);
-    expect((await errorOf(missing)).code).toBe("NOT_FOUND");
+    expect((await onlyError(missing)).code).toBe("NOT_FOUND");
     const wrong = await h.api("/labels", { method: "PATCH" });
     expect(wrong.status).toBe(405);
-    expect((await errorOf(wrong)).code).toBe("METHOD_NOT_ALLOWED");
+    expect((await onlyError(wrong)).code).toBe("METHOD_NOT_ALLOWED");
   });
 });
 
@@ -72,7 +63,7 @@ describe("swagger-level validation gives 422, not 400", () => {
   ])("%s", async (_what, path, init, message) => {
     const res = await h.api(path, init as RequestInit);
     expect(res.status).toBe(422);
-    const e = await errorOf(res);
+    const e = await onlyError(res);
     expect(e.code).toBe("UNPROCESSABLE_ENTITY");
     expect(e.message.startsWith("validation failure list:\n")).toBe(true);
     expect(e.message).toContain(message);
@@ -115,12 +106,12 @@ describe("q grammar", () => {
   test("malformed terms are 400 with Harbor's messages", async () => {
     const noValue = await h.api(`/labels?scope=g&q=${encodeURIComponent("name=")}`);
     expect(noValue.status).toBe(400);
-    expect((await errorOf(noValue)).message).toBe(
+    expect((await onlyError(noValue)).message).toBe(
       'the query string must contain "=" and the key/value cannot be empty',
     );
     const badRange = await h.api(`/labels?scope=g&q=${encodeURIComponent("id=[1~2~3]")}`);
     expect(badRange.status).toBe(400);
-    expect((await errorOf(badRange)).message).toBe("invalid query string value: [1~2~3]");
+    expect((await onlyError(badRange)).message).toBe("invalid query string value: [1~2~3]");
     const lonelyTilde = await h.api(`/labels?scope=g&q=${encodeURIComponent("name=~")}`);
     expect(lonelyTilde.status).toBe(400);
   });
@@ -177,7 +168,7 @@ describe("identity", () => {
       body: JSON.stringify({ name: "anon", scope: "g" }),
     });
     expect(write.status).toBe(401);
-    expect(await errorOf(write)).toEqual({ code: "UNAUTHORIZED", message: "unauthorized" });
+    expect(await onlyError(write)).toEqual({ code: "UNAUTHORIZED", message: "unauthorized" });
   });
 
   test("every write leaves an audit entry with the caller's name", async () => {

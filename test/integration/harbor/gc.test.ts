@@ -3,7 +3,7 @@
 // the runs it fires; Harbor's parameter and cron validation; history paging, q and order.
 import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { firstError, useEmulator } from "../../env/harbor.ts";
+import { firstError, harborError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 const gc = () => h.emulator.control.gc;
@@ -153,12 +153,9 @@ describe("stop", () => {
   });
 
   test("unknown ids: 404 with Harbor's messages for run, log and stop", async () => {
-    await expect(h.admin.gc.get(99999)).rejects.toMatchObject({
-      kind: "notFound",
-      status: 404,
-      code: "NOT_FOUND",
-      harborMessage: "garbage collection execution 99999 not found",
-    });
+    await expect(h.admin.gc.get(99999)).rejects.toMatchObject(
+      harborError(404, "garbage collection execution 99999 not found"),
+    );
     await expect(h.admin.gc.getLog(99999)).rejects.toMatchObject({
       status: 404,
       harborMessage: "garbage collection 99999 log is not found",
@@ -360,8 +357,7 @@ describe("history", () => {
 
 describe("permissions", () => {
   test("GC is system-level: 403 with the username", async () => {
-    h.emulator.control.users.add({ username: "gus", password: "Gus12345" });
-    const gus = h.client({ username: "gus", password: "Gus12345" });
+    const gus = h.client(h.addUser("gus"));
     for (const call of [
       () => gus.gc.listHistory(),
       () => gus.gc.get(1),

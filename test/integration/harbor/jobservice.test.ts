@@ -2,9 +2,8 @@
 // pick up jobs and are freed when a job ends or is stopped; the `all` keyword; Harbor's 422/400
 // split for the queue action; system-level permission.
 import { describe, expect, test } from "vitest";
-import { HarborError } from "../../../src/harbor/errors.ts";
 import { ALL } from "../../../src/harbor/jobservice.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborFailure, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 const control = () => h.emulator.control.jobservice;
@@ -191,8 +190,7 @@ describe("stopping running jobs", () => {
 
 describe("permissions", () => {
   test("the job service is system-level: 403 with the username for users, 401 for anonymous", async () => {
-    h.emulator.control.users.add({ username: "jan", password: "Jan12345" });
-    const jan = h.client({ username: "jan", password: "Jan12345" });
+    const jan = h.client(h.addUser("jan"));
     for (const call of [
       () => jan.jobService.listQueues(),
       () => jan.jobService.actOnQueue("SBOM", "pause"),
@@ -200,8 +198,7 @@ describe("permissions", () => {
       () => jan.jobService.listWorkers(ALL),
       () => jan.jobService.stopJob(ALL),
     ]) {
-      const err = await call().catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(HarborError);
+      const err = await harborFailure(call());
       expect(err).toMatchObject({ kind: "forbidden", status: 403, code: "FORBIDDEN", harborMessage: "jan" });
     }
     const anonymous = await fetch(`${h.emulator.url}/api/v2.0/jobservice/pools`);

@@ -1,7 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -35,22 +34,16 @@ describe("labels", () => {
     const id = await h.admin.labels.create({ name: "team-a", scope: "p", project_id: library?.project_id });
     const inProject = await h.admin.labels.list({ scope: "p", projectId: library?.project_id });
     expect(inProject.map((l) => l.name)).toEqual(["team-a"]);
-    const err = await h.admin.labels.list({ scope: "p" }).catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HarborError);
+    const err = await harborFailure(h.admin.labels.list({ scope: "p" }));
     expect(err).toMatchObject({ kind: "invalid", status: 400, code: "BAD_REQUEST" });
-    expect((err as HarborError).harborMessage).toBe("must with project ID when to query project labels");
+    expect(err.harborMessage).toBe("must with project ID when to query project labels");
     await h.admin.labels.delete(id);
   });
 
   test("a duplicate name in the same scope is a conflict with Harbor's message", async () => {
     await h.admin.labels.create({ name: "dup", scope: "g" });
-    const err = await h.admin.labels.create({ name: "dup", scope: "g" }).catch((e: unknown) => e);
-    expect(err).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "label dup already exists",
-    });
+    const err = await harborFailure(h.admin.labels.create({ name: "dup", scope: "g" }));
+    expect(err).toMatchObject(harborError(409, "label dup already exists"));
   });
 
   test("update validates the name; create does not", async () => {
@@ -72,9 +65,8 @@ describe("labels", () => {
   });
 
   test("non-admins get 403 on global labels, with their username as Harbor's message", async () => {
-    h.emulator.control.users.add({ username: "bob", password: "Bob12345" });
-    const bob = h.client({ username: "bob", password: "Bob12345" });
-    const err = await bob.labels.create({ name: "x", scope: "g" }).catch((e: unknown) => e);
+    const bob = h.client(h.addUser("bob"));
+    const err = await harborFailure(bob.labels.create({ name: "x", scope: "g" }));
     expect(err).toMatchObject({ kind: "forbidden", status: 403, code: "FORBIDDEN", harborMessage: "bob" });
   });
 });

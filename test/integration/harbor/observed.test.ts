@@ -2,20 +2,11 @@
 // beyond int4, the login freeze after a wrong password, go-openapi's and Go's error texts, the CSRF
 // text, systeminfo's always-present OIDC provider name. Area-specific items live in each area's file.
 import { describe, expect, test } from "vitest";
-import { useEmulator } from "../../env/harbor.ts";
+import { firstError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
 const INT4_MAX = 2 ** 31 - 1;
-const basic = (user: string, password: string) =>
-  `Basic ${Buffer.from(`${user}:${password}`).toString("base64")}`;
-
-async function errorOf(res: Response): Promise<{ code: string; message: string }> {
-  return ((await res.json()) as { errors: Array<{ code: string; message: string }> }).errors[0] as {
-    code: string;
-    message: string;
-  };
-}
 
 describe("ids are int4", () => {
   test.each([
@@ -33,7 +24,7 @@ describe("ids are int4", () => {
       headers: { "x-is-resource-name": template.includes("library") ? "true" : "false" },
     });
     expect(big.status).toBe(500);
-    expect(await errorOf(big)).toEqual({ code: "UNKNOWN", message: "internal server error" });
+    expect(await firstError(big)).toEqual({ code: "UNKNOWN", message: "internal server error" });
     const max = await h.api(template.replace("{id}", String(INT4_MAX)), {
       headers: { "x-is-resource-name": template.includes("library") ? "true" : "false" },
     });
@@ -57,10 +48,10 @@ describe("ids are int4", () => {
 
 describe("a failed password login freezes its principal", () => {
   test("the wrong password is answered after 1.5 s; the right one 0.3 s later gets 401", async () => {
-    h.emulator.control.users.add({ username: "frozen", password: "Right-pw1" });
+    h.addUser("frozen", "Right-pw1");
     const call = (password: string) =>
-      fetch(`${h.emulator.url}/api/v2.0/users/current`, {
-        headers: { authorization: basic("frozen", password) },
+      h.api("/users/current", {
+        as: { username: "frozen", password },
       });
     expect((await call("Right-pw1")).status).toBe(200);
 
@@ -79,21 +70,21 @@ describe("a failed password login freezes its principal", () => {
   });
 
   test("another principal is not affected; a robot's wrong secret is slow too", async () => {
-    h.emulator.control.users.add({ username: "bystander", password: "Other-pw1" });
-    const wrong = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
-      headers: { authorization: basic("admin", "not-the-password") },
+    h.addUser("bystander", "Other-pw1");
+    const wrong = h.api("/users/current", {
+      as: { username: "admin", password: "not-the-password" },
     });
     await new Promise((r) => setTimeout(r, 100));
-    const other = await fetch(`${h.emulator.url}/api/v2.0/users/current`, {
-      headers: { authorization: basic("bystander", "Other-pw1") },
+    const other = await h.api("/users/current", {
+      as: { username: "bystander", password: "Other-pw1" },
     });
     expect(other.status).toBe(200);
     expect((await wrong).status).toBe(401);
 
     // A robot name that fails as a robot falls through to the user login, which fails slowly.
     const started = performance.now();
-    const robot = await fetch(`${h.emulator.url}/api/v2.0/projects`, {
-      headers: { authorization: basic("robot$nobody", "Nope-nope1") },
+    const robot = await h.api("/projects", {
+      as: { username: "robot$nobody", password: "Nope-nope1" },
     });
     expect(robot.status).toBe(200); // anonymous: the public projects
     expect(performance.now() - started).toBeGreaterThanOrEqual(1400);
@@ -104,7 +95,7 @@ describe("messages", () => {
   test("a body that decodes but fails its model's validation: the list within the list", async () => {
     const res = await h.api("/scanners", { method: "POST", body: JSON.stringify({ url: "http://x" }) });
     expect(res.status).toBe(422);
-    expect(await errorOf(res)).toEqual({
+    expect(await firstError(res)).toEqual({
       code: "UNPROCESSABLE_ENTITY",
       message: "validation failure list:\nvalidation failure list:\nname in body is required",
     });
@@ -113,11 +104,11 @@ describe("messages", () => {
   test("malformed JSON: Go's decoder text", async () => {
     const truncated = await h.api("/projects", { method: "POST", body: '{"project_name":' });
     expect(truncated.status).toBe(422);
-    expect((await errorOf(truncated)).message).toBe(
+    expect((await firstError(truncated)).message).toBe(
       'validation failure list:\nparsing project body from "" failed, because unexpected EOF',
     );
     const garbled = await h.api("/projects", { method: "POST", body: "{project_name: 1}" });
-    expect((await errorOf(garbled)).message).toBe(
+    expect((await firstError(garbled)).message).toBe(
       "validation failure list:\nparsing project body from \"\" failed, because invalid character 'p' looking for beginning of object key string",
     );
   });
@@ -128,7 +119,7 @@ describe("messages", () => {
       body: JSON.stringify({ project_name: "typed", metadata: { public: true } }),
     });
     expect(res.status).toBe(422);
-    expect((await errorOf(res)).message).toBe(
+    expect((await firstError(res)).message).toBe(
       'validation failure list:\nparsing project body from "" failed, because json: cannot unmarshal bool into Go struct field ProjectMetadata.metadata.public of type string',
     );
   });
@@ -140,7 +131,7 @@ describe("messages", () => {
       body: JSON.stringify({ name: "csrf", scope: "g" }),
     });
     expect(res.status).toBe(403);
-    expect(await errorOf(res)).toEqual({ code: "FORBIDDEN", message: "CSRF token not found in request" });
+    expect(await firstError(res)).toEqual({ code: "FORBIDDEN", message: "CSRF token not found in request" });
   });
 });
 

@@ -1,30 +1,8 @@
 import { describe, expect, test, vi } from "vitest";
-import { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, type Login, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-
-const basic = (username: string, password: string) => ({
-  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
-});
-const asAdmin = () => basic(h.emulator.adminUsername, h.emulator.adminPassword);
-const api = (path: string) => `${h.emulator.url}/api/v2.0${path}`;
-
-async function fail(p: Promise<unknown>): Promise<HarborError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(HarborError);
-  return e as HarborError;
-}
-
-function addUser(username: string): { username: string; password: string } {
-  const password = `${username[0]?.toUpperCase()}${username.slice(1)}12345`;
-  h.emulator.control.users.add({ username, password });
-  return { username, password };
-}
 
 describe("projects", () => {
   test("lifecycle: create, exists, get, list, update, delete", async () => {
@@ -61,19 +39,13 @@ describe("projects", () => {
 
     await h.admin.projects.delete(id);
     expect(await h.admin.projects.exists("life")).toBe(false);
-    const err = await fail(h.admin.projects.get(id));
-    expect(err).toMatchObject({
-      kind: "notFound",
-      status: 404,
-      code: "NOT_FOUND",
-      harborMessage: `project ${id} not found`,
-    });
+    const err = await harborFailure(h.admin.projects.get(id));
+    expect(err).toMatchObject(harborError(404, `project ${id} not found`));
   });
 
   test("201 has an empty body and a path-only Location: the id, or the name on request", async () => {
-    const byId = await fetch(api("/projects"), {
+    const byId = await h.api("/projects", {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json" },
       body: JSON.stringify({ project_name: "loc-id" }),
     });
     expect(byId.status).toBe(201);
@@ -81,9 +53,9 @@ describe("projects", () => {
     const id = h.emulator.world.projects.byName("loc-id")?.project_id;
     expect(byId.headers.get("location")).toBe(`/api/v2.0/projects/${id}`);
 
-    const byName = await fetch(api("/projects/"), {
+    const byName = await h.api("/projects/", {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json", "X-Resource-Name-In-Location": "true" },
+      headers: { "X-Resource-Name-In-Location": "true" },
       body: JSON.stringify({ project_name: "loc-name" }),
     });
     expect(byName.status).toBe(201);
@@ -91,27 +63,18 @@ describe("projects", () => {
   });
 
   test("names: the pattern, a 409 for duplicates and a 422 past 255 characters", async () => {
-    const bad = await fail(h.admin.projects.create({ project_name: "Bad_Name" }));
-    expect(bad).toMatchObject({
-      kind: "invalid",
-      status: 400,
-      code: "BAD_REQUEST",
-      harborMessage: "project name is not in lower case or contains illegal characters",
-    });
+    const bad = await harborFailure(h.admin.projects.create({ project_name: "Bad_Name" }));
+    expect(bad).toMatchObject(
+      harborError(400, "project name is not in lower case or contains illegal characters"),
+    );
     await h.admin.projects.create({ project_name: "twice" });
-    const dup = await fail(h.admin.projects.create({ project_name: "twice" }));
-    expect(dup).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "The project named twice already exists",
-    });
-    const dupLibrary = await fail(h.admin.projects.create({ project_name: "library" }));
+    const dup = await harborFailure(h.admin.projects.create({ project_name: "twice" }));
+    expect(dup).toMatchObject(harborError(409, "The project named twice already exists"));
+    const dupLibrary = await harborFailure(h.admin.projects.create({ project_name: "library" }));
     expect(dupLibrary.harborMessage).toBe("The project named library already exists");
 
-    const long = await fetch(api("/projects"), {
+    const long = await h.api("/projects", {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json" },
       body: JSON.stringify({ project_name: "a".repeat(256) }),
     });
     expect(long.status).toBe(422);
@@ -122,9 +85,8 @@ describe("projects", () => {
 
   test("metadata: strings only, public defaults to false, invalid public and retention_id refused", async () => {
     const post = (body: unknown) =>
-      fetch(api("/projects"), {
+      h.api("/projects", {
         method: "POST",
-        headers: { ...asAdmin(), "content-type": "application/json" },
         body: JSON.stringify(body),
       });
     const invalidPublic = await post({ project_name: "md-bad", metadata: { public: "yes" } });
@@ -147,7 +109,7 @@ describe("projects", () => {
 
     await h.admin.projects.create({ project_name: "md-default", metadata: { severity: "critical" } });
     const raw = (await (
-      await fetch(api("/projects/md-default"), { headers: { ...asAdmin(), "X-Is-Resource-Name": "true" } })
+      await h.api("/projects/md-default", { headers: { "X-Is-Resource-Name": "true" } })
     ).json()) as Record<string, unknown>;
     expect(raw.metadata).toEqual({ public: "false", severity: "critical" });
     expect(raw.repo_count).toBe(0); // always emitted
@@ -157,9 +119,9 @@ describe("projects", () => {
 
   test("PUT merges metadata and ignores name, storage_limit and registry_id", async () => {
     await h.admin.projects.create({ project_name: "merge", metadata: { auto_scan: "true", public: "true" } });
-    const put = await fetch(api("/projects/merge"), {
+    const put = await h.api("/projects/merge", {
       method: "PUT",
-      headers: { ...asAdmin(), "content-type": "application/json", "X-Is-Resource-Name": "true" },
+      headers: { "X-Is-Resource-Name": "true" },
       body: JSON.stringify({
         project_name: "renamed",
         storage_limit: 5,
@@ -179,7 +141,9 @@ describe("projects", () => {
     await h.admin.projects.update("merge", { metadata: { public: "false" } });
     expect((await h.admin.projects.get("merge")).metadata?.public).toBe("false");
 
-    const retention = await fail(h.admin.projects.update("merge", { metadata: { retention_id: "99" } }));
+    const retention = await harborFailure(
+      h.admin.projects.update("merge", { metadata: { retention_id: "99" } }),
+    );
     expect(retention).toMatchObject({ status: 400, code: "BAD_REQUEST" });
     expect(retention.harborMessage).toContain(
       "the retention_id in the request's payload when updating a project",
@@ -201,7 +165,9 @@ describe("projects", () => {
     expect(replaced?.items).toEqual([{ cve_id: "CVE-2024-3" }]);
     expect(replaced?.expires_at).toBeUndefined();
 
-    const err = await fail(h.admin.projects.update(id, { cve_allowlist: { project_id: 1, items: [] } }));
+    const err = await harborFailure(
+      h.admin.projects.update(id, { cve_allowlist: { project_id: 1, items: [] } }),
+    );
     expect(err).toMatchObject({
       status: 400,
       harborMessage: `project_id in cve_allowlist must be ${id} but it's 1`,
@@ -215,43 +181,41 @@ describe("projects", () => {
     expect(await h.admin.projects.get("123")).toMatchObject({ project_id: id, name: "123" });
     expect(await h.admin.projects.get(id)).toMatchObject({ name: "123" });
 
-    const asId = await fetch(api("/projects/123"), { headers: asAdmin() });
+    const asId = await h.api("/projects/123");
     expect(asId.status).toBe(404);
     expect(await asId.json()).toEqual({ errors: [{ code: "NOT_FOUND", message: "project 123 not found" }] });
-    const asName = await fetch(api("/projects/123"), {
-      headers: { ...asAdmin(), "X-Is-Resource-Name": "true" },
+    const asName = await h.api("/projects/123", {
+      headers: { "X-Is-Resource-Name": "true" },
     });
     expect(asName.status).toBe(200);
     expect(((await asName.json()) as { project_id: number }).project_id).toBe(id);
-    const badHeader = await fetch(api("/projects/123"), {
-      headers: { ...asAdmin(), "X-Is-Resource-Name": "maybe" },
+    const badHeader = await h.api("/projects/123", {
+      headers: { "X-Is-Resource-Name": "maybe" },
     });
     expect(badHeader.status).toBe(422);
   });
 
   test("unknown projects: 404 for admins, 403 for users, 401 for anonymous callers", async () => {
-    const err = await fail(h.admin.projects.get("ghost"));
+    const err = await harborFailure(h.admin.projects.get("ghost"));
     expect(err).toMatchObject({ kind: "notFound", harborMessage: "project ghost not found" });
 
-    const carol = addUser("carol");
+    const carol = h.addUser("carol");
     const c = h.client(carol);
-    expect(await fail(c.projects.get("ghost"))).toMatchObject({
-      kind: "forbidden",
-      status: 403,
-      code: "FORBIDDEN",
-      harborMessage: "forbidden",
+    expect(await harborFailure(c.projects.get("ghost"))).toMatchObject(harborError(403, "forbidden"));
+    const anon = await h.api("/projects/ghost", {
+      as: "anonymous",
+      headers: { "X-Is-Resource-Name": "true" },
     });
-    const anon = await fetch(api("/projects/ghost"), { headers: { "X-Is-Resource-Name": "true" } });
     expect(anon.status).toBe(401);
     expect(await anon.json()).toEqual({ errors: [{ code: "UNAUTHORIZED", message: "unauthorized" }] });
   });
 
   test("HEAD needs an authenticated caller", async () => {
-    const anon = await fetch(api("/projects?project_name=library"), { method: "HEAD" });
+    const anon = await h.api("/projects?project_name=library", { method: "HEAD", as: "anonymous" });
     expect(anon.status).toBe(401);
-    const dave = addUser("dave");
+    const dave = h.addUser("dave");
     expect(await h.client(dave).projects.exists("library")).toBe(true);
-    const missingParam = await fetch(api("/projects"), { method: "HEAD", headers: asAdmin() });
+    const missingParam = await h.api("/projects", { method: "HEAD" });
     expect(missingParam.status).toBe(422);
   });
 
@@ -259,17 +223,14 @@ describe("projects", () => {
     const id = await h.admin.projects.create({ project_name: "full", storage_limit: 1024 ** 3 });
     h.emulator.control.projects.addRepository("full", "app", 3, 1000);
     h.emulator.control.projects.addRepository("full", "db", 1, 500);
-    const erin = addUser("erin");
+    const erin = h.addUser("erin");
     h.emulator.control.users.setMember("full", erin.username, "developer");
 
-    const err = await fail(h.admin.projects.delete("full"));
-    expect(err).toMatchObject({
-      kind: "precondition",
-      status: 412,
-      code: "PRECONDITION",
-      harborMessage: "precondition failed: the project contains repositories, can not be deleted",
-    });
-    const raw = await fetch(api(`/projects/${id}/_deletable`), { headers: asAdmin() });
+    const err = await harborFailure(h.admin.projects.delete("full"));
+    expect(err).toMatchObject(
+      harborError(412, "precondition failed: the project contains repositories, can not be deleted"),
+    );
+    const raw = await h.api(`/projects/${id}/_deletable`);
     // deletable=false is left out (omitempty).
     expect(await raw.json()).toEqual({ message: "the project contains repositories, can not be deleted" });
     expect(await h.admin.projects.deletable(id)).toEqual({
@@ -292,7 +253,7 @@ describe("projects", () => {
 
   test("summary shows member counts and quota only to callers allowed to see them", async () => {
     await h.admin.projects.create({ project_name: "sum-vis", metadata: { public: "true" } });
-    const stranger = h.client(addUser("stranger"));
+    const stranger = h.client(h.addUser("stranger"));
     expect(await stranger.projects.summary("sum-vis")).toEqual({ repo_count: 0 });
   });
 
@@ -300,16 +261,18 @@ describe("projects", () => {
     await h.admin.projects.create({ project_name: "quota-zero", storage_limit: 0 });
     expect((await h.admin.projects.summary("quota-zero")).quota?.hard).toEqual({ storage: -1 });
 
-    const frank = addUser("frank");
+    const frank = h.addUser("frank");
     await h.client(frank).projects.create({ project_name: "quota-user", storage_limit: 10 });
     expect((await h.admin.projects.summary("quota-user")).quota?.hard).toEqual({ storage: -1 });
 
-    const bad = await fail(h.admin.projects.create({ project_name: "quota-bad", storage_limit: -5 }));
+    const bad = await harborFailure(
+      h.admin.projects.create({ project_name: "quota-bad", storage_limit: -5 }),
+    );
     expect(bad).toMatchObject({
       status: 400,
       harborMessage: "bad request: invalid value for resource storage",
     });
-    const tooBig = await fail(
+    const tooBig = await harborFailure(
       h.admin.projects.create({ project_name: "quota-big", storage_limit: 1025 * 1024 ** 4 }),
     );
     expect(tooBig.status).toBe(400);
@@ -328,8 +291,8 @@ describe("projects", () => {
       url: "https://gitlab.example.com",
     });
 
-    const grace = addUser("grace");
-    const denied = await fail(
+    const grace = h.addUser("grace");
+    const denied = await harborFailure(
       h.client(grace).projects.create({ project_name: "proxy-user", registry_id: hub }),
     );
     expect(denied).toMatchObject({
@@ -337,27 +300,24 @@ describe("projects", () => {
       harborMessage: "Only system admin can create proxy cache project",
     });
 
-    const zero = await fail(h.admin.projects.create({ project_name: "proxy-zero", registry_id: 0 }));
+    const zero = await harborFailure(h.admin.projects.create({ project_name: "proxy-zero", registry_id: 0 }));
     expect(zero).toMatchObject({
       status: 400,
       harborMessage: "bad request: 0 is invalid value of registry_id, it should be geater than 0",
     });
-    const wrongType = await fail(h.admin.projects.create({ project_name: "proxy-lab", registry_id: lab }));
+    const wrongType = await harborFailure(
+      h.admin.projects.create({ project_name: "proxy-lab", registry_id: lab }),
+    );
     expect(wrongType).toMatchObject({
       status: 400,
       harborMessage: "bad request: unsupported registry type gitlab",
     });
     // Harbor wraps the failed registry lookup in a plain error: a masked 500.
-    const missing = await fail(
+    const missing = await harborFailure(
       h.admin.projects.create({ project_name: "proxy-missing", registry_id: 9999 }, { timeoutMs: 5000 }),
     );
-    expect(missing).toMatchObject({
-      kind: "server",
-      status: 500,
-      code: "UNKNOWN",
-      harborMessage: "internal server error",
-    });
-    const speed = await fail(
+    expect(missing).toMatchObject(harborError(500, "internal server error"));
+    const speed = await harborFailure(
       h.admin.projects.create({
         project_name: "proxy-speed",
         registry_id: hub,
@@ -393,31 +353,31 @@ describe("projects", () => {
     await h.admin.projects.create({ project_name: "vis-public", metadata: { public: "true" } });
     await h.admin.projects.create({ project_name: "vis-private" });
     await h.admin.projects.create({ project_name: "vis-member" });
-    const henry = addUser("henry");
+    const henry = h.addUser("henry");
     h.emulator.control.users.setMember("vis-member", henry.username, "guest");
 
-    const names = async (headers: Record<string, string>) => {
-      const res = await fetch(api("/projects?page_size=100&name=vis-"), { headers });
+    const names = async (as?: Login | "anonymous") => {
+      const res = await h.api("/projects?page_size=100&name=vis-", { ...(as ? { as } : {}) });
       expect(res.status).toBe(200);
       return ((await res.json()) as Array<{ name: string }>).map((p) => p.name);
     };
-    expect(await names({})).toEqual(["vis-public"]);
-    expect(await names(basic("admin", "wrong-password"))).toEqual(["vis-public"]);
-    expect(await names(basic(henry.username, henry.password))).toEqual(["vis-member", "vis-public"]);
-    expect(await names(asAdmin())).toEqual(["vis-member", "vis-private", "vis-public"]);
+    expect(await names("anonymous")).toEqual(["vis-public"]);
+    expect(await names({ username: "admin", password: "wrong-password" })).toEqual(["vis-public"]);
+    expect(await names(henry)).toEqual(["vis-member", "vis-public"]);
+    expect(await names()).toEqual(["vis-member", "vis-private", "vis-public"]);
 
     const member = (await h.client(henry).projects.list({ name: "vis-member" }))[0];
     expect(member?.current_user_role_ids).toEqual([3]);
 
     // Anonymous callers asking for private projects get an empty list without Link.
-    const anonPrivate = await fetch(api("/projects?public=false"));
+    const anonPrivate = await h.api("/projects?public=false", { as: "anonymous" });
     expect(anonPrivate.headers.get("x-total-count")).toBe("0");
     expect(anonPrivate.headers.get("link")).toBeNull();
     expect(await anonPrivate.json()).toEqual([]);
   });
 
   test("list filters: name (fuzzy), owner, public, q and sort; default order name asc", async () => {
-    const ivy = addUser("ivy");
+    const ivy = h.addUser("ivy");
     const ivyClient = h.client(ivy);
     await ivyClient.projects.create({ project_name: "flt-b", metadata: { public: "true" } });
     await ivyClient.projects.create({ project_name: "flt-a" });
@@ -448,32 +408,34 @@ describe("projects", () => {
 
   test("list paging: X-Total-Count, Link, and no Link when nothing matches", async () => {
     for (const n of ["pg-1", "pg-2", "pg-3"]) await h.admin.projects.create({ project_name: n });
-    const res = await fetch(api("/projects?name=pg-&page=2&page_size=1"), { headers: asAdmin() });
+    const res = await h.api("/projects?name=pg-&page=2&page_size=1");
     expect(res.headers.get("x-total-count")).toBe("3");
     expect(res.headers.get("link")).toBe(
       '</api/v2.0/projects?name=pg-&page=1&page_size=1>; rel="prev" , </api/v2.0/projects?name=pg-&page=3&page_size=1>; rel="next"',
     );
     expect(((await res.json()) as Array<{ name: string }>).map((p) => p.name)).toEqual(["pg-2"]);
-    const none = await fetch(api("/projects?name=zzz-none&page=2&page_size=1"), { headers: asAdmin() });
+    const none = await h.api("/projects?name=zzz-none&page=2&page_size=1");
     expect(none.headers.get("x-total-count")).toBe("0");
     expect(none.headers.get("link")).toBeNull();
-    const tooBig = await fetch(api("/projects?page_size=101"), { headers: asAdmin() });
+    const tooBig = await h.api("/projects?page_size=101");
     expect(tooBig.status).toBe(422);
   });
 
   test("permissions: a guest reads but cannot update or delete; a project admin can", async () => {
     await h.admin.projects.create({ project_name: "perm" });
-    const jack = addUser("jack");
-    const kate = addUser("kate");
+    const jack = h.addUser("jack");
+    const kate = h.addUser("kate");
     h.emulator.control.users.setMember("perm", jack.username, "guest");
     h.emulator.control.users.setMember("perm", kate.username, "projectAdmin");
     const guest = h.client(jack);
     expect((await guest.projects.get("perm")).current_user_role_id).toBe(3);
-    expect(await fail(guest.projects.update("perm", { metadata: { auto_scan: "true" } }))).toMatchObject({
+    expect(
+      await harborFailure(guest.projects.update("perm", { metadata: { auto_scan: "true" } })),
+    ).toMatchObject({
       status: 403,
       harborMessage: "forbidden",
     });
-    expect((await fail(guest.projects.deletable("perm"))).status).toBe(403);
+    expect((await harborFailure(guest.projects.deletable("perm"))).status).toBe(403);
     const admin = h.client(kate);
     await admin.projects.update("perm", { metadata: { auto_scan: "true" } });
     await admin.projects.delete("perm");
@@ -481,12 +443,9 @@ describe("projects", () => {
 
   test("robot callers: only system robots create projects, owned by the first admin", async () => {
     await h.admin.projects.create({ project_name: "robo-home" });
-    const sys = await h.admin.robots.create({
-      name: "creator",
-      level: "system",
-      duration: -1,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "project", action: "create" }] }],
-    });
+    const sys = await h.admin.robots.create(
+      systemRobot("creator", [{ resource: "project", action: "create" }], -1),
+    );
     const sysClient = h.client({ username: sys.name, password: sys.secret });
     const id = await sysClient.projects.create({ project_name: "robo-made" });
     expect(await h.admin.projects.get(id)).toMatchObject({ owner_id: 1, owner_name: "admin" });
@@ -500,7 +459,7 @@ describe("projects", () => {
       ],
     });
     const projClient = h.client({ username: proj.name, password: proj.secret });
-    expect(await fail(projClient.projects.create({ project_name: "robo-denied" }))).toMatchObject({
+    expect(await harborFailure(projClient.projects.create({ project_name: "robo-denied" }))).toMatchObject({
       status: 403,
       code: "FORBIDDEN",
       harborMessage: "Only system level robot can create project",
@@ -537,10 +496,12 @@ describe("projects", () => {
     const oldestFirst = await h.admin.projects.logs("audited", { sort: "op_time,id" });
     expect(oldestFirst[0]?.resource_type).toBe("project");
 
-    const outsider = h.client(addUser("liam"));
-    expect((await fail(outsider.projects.logs("audited"))).status).toBe(403);
+    const outsider = h.client(h.addUser("liam"));
+    expect((await harborFailure(outsider.projects.logs("audited"))).status).toBe(403);
     // {project_name} is a name even when it looks like an id.
-    expect((await fail(h.admin.projects.logs(String(id)))).harborMessage).toBe(`project ${id} not found`);
+    expect((await harborFailure(h.admin.projects.logs(String(id)))).harborMessage).toBe(
+      `project ${id} not found`,
+    );
   });
 
   test("audit logs hold only what Harbor 2.12.4 records: no project updates, labels or webhook policies", async () => {

@@ -2,17 +2,11 @@
 // quota listed by reference, read by id, its hard limit replaced; system access only.
 import { describe, expect, test } from "vitest";
 import { quotaProjectId } from "../../../src/harbor/quotas.ts";
-import { firstError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { firstError, harborError, harborErrorOf, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
 const GiB = 2 ** 30;
-
-function addUser(username: string): { username: string; password: string } {
-  const password = `${username[0]?.toUpperCase()}${username.slice(1)}12345`;
-  h.emulator.control.users.add({ username, password });
-  return { username, password };
-}
 
 describe("quotas", () => {
   test("list by reference: the project's one quota, with its own id, the project as ref, hard and used", async () => {
@@ -92,12 +86,9 @@ describe("quotas", () => {
     const got = await h.admin.quotas.get(quota?.id as number);
     expect(got).toMatchObject({ id: quota?.id, ref: { id, name: "q-get" }, hard: { storage: -1 } });
 
-    expect(await harborErrorOf(h.admin.quotas.get(987_654))).toMatchObject({
-      kind: "notFound",
-      status: 404,
-      code: "NOT_FOUND",
-      harborMessage: "quota 987654 not found",
-    });
+    expect(await harborErrorOf(h.admin.quotas.get(987_654))).toMatchObject(
+      harborError(404, "quota 987654 not found"),
+    );
     expect((await h.raw("GET", "/quotas/abc")).status).toBe(422);
   });
 
@@ -167,7 +158,7 @@ describe("quotas", () => {
   });
 
   test("system access only: a project admin reads the summary but not /quotas (403, its name); robots need the permission", async () => {
-    const owner = addUser("quotaowner");
+    const owner = h.addUser("quotaowner");
     const ownerClient = h.client(owner);
     const id = await ownerClient.projects.create({ project_name: "q-owned" });
     const quotaId = (await h.admin.quotas.ofProject(id))?.id as number;
@@ -183,34 +174,23 @@ describe("quotas", () => {
       ownerClient.quotas.get(quotaId),
       ownerClient.quotas.update(quotaId, { storage: GiB }),
     ]) {
-      expect(await harborErrorOf(call)).toMatchObject({
-        kind: "forbidden",
-        status: 403,
-        code: "FORBIDDEN",
-        harborMessage: "quotaowner",
-      });
+      expect(await harborErrorOf(call)).toMatchObject(harborError(403, "quotaowner"));
     }
     const anonymous = await fetch(`${h.emulator.url}/api/v2.0/quotas`);
     expect(anonymous.status).toBe(401);
 
-    const reader = await h.admin.robots.create({
-      name: "quota-reader",
-      level: "system",
-      duration: -1,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "quota", action: "list" }] }],
-    });
+    const reader = await h.admin.robots.create(
+      systemRobot("quota-reader", [{ resource: "quota", action: "list" }], -1),
+    );
     const readerClient = h.client({ username: reader.name, password: reader.secret });
     expect(await readerClient.quotas.ofProject(id)).toMatchObject({ id: quotaId });
     expect(await harborErrorOf(readerClient.quotas.update(quotaId, { storage: GiB }))).toMatchObject({
       status: 403,
       harborMessage: reader.name,
     });
-    const writer = await h.admin.robots.create({
-      name: "quota-writer",
-      level: "system",
-      duration: -1,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "quota", action: "update" }] }],
-    });
+    const writer = await h.admin.robots.create(
+      systemRobot("quota-writer", [{ resource: "quota", action: "update" }], -1),
+    );
     await h
       .client({ username: writer.name, password: writer.secret })
       .quotas.update(quotaId, { storage: GiB });

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -169,12 +169,7 @@ describe("registries", () => {
 
     await h.admin.registries.delete(id);
     const err = await harborErrorOf(h.admin.registries.get(id));
-    expect(err).toMatchObject({
-      kind: "notFound",
-      status: 404,
-      code: "NOT_FOUND",
-      harborMessage: `registry ${id} not found`,
-    });
+    expect(err).toMatchObject(harborError(404, `registry ${id} not found`));
     expect(await harborErrorOf(h.admin.registries.delete(id))).toMatchObject({ status: 404 });
   });
 
@@ -257,12 +252,7 @@ describe("registries", () => {
 
     // Same name, dead URL: the health check answers first (400, not 409).
     const dup = await harborErrorOf(h.admin.registries.create({ name: "flaky", type: "harbor", url }));
-    expect(dup).toMatchObject({
-      kind: "invalid",
-      status: 400,
-      code: "BAD_REQUEST",
-      harborMessage: "the registry is unhealthy",
-    });
+    expect(dup).toMatchObject(harborError(400, "the registry is unhealthy"));
     expect(await harborErrorOf(h.admin.registries.update(id, { description: "x" }))).toMatchObject({
       status: 400,
       harborMessage: "the registry is unhealthy",
@@ -275,12 +265,7 @@ describe("registries", () => {
     h.emulator.control.registries.setHealth(url, true);
     await h.admin.registries.ping({ id });
     const conflict = await harborErrorOf(h.admin.registries.create({ name: "flaky", type: "harbor", url }));
-    expect(conflict).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "registry flaky already exists",
-    });
+    expect(conflict).toMatchObject(harborError(409, "registry flaky already exists"));
 
     // Renaming onto another registry's name conflicts too.
     const other = await h.admin.registries.create({
@@ -375,12 +360,9 @@ describe("registries", () => {
       dest_registry: { id: 0 },
     });
     for (const id of [pushTarget, pullSource]) {
-      expect(await harborErrorOf(h.admin.registries.delete(id))).toMatchObject({
-        kind: "precondition",
-        status: 412,
-        code: "PRECONDITION",
-        harborMessage: `the registry ${id} is referenced by replication policies, cannot delete it`,
-      });
+      expect(await harborErrorOf(h.admin.registries.delete(id))).toMatchObject(
+        harborError(412, `the registry ${id} is referenced by replication policies, cannot delete it`),
+      );
     }
     await h.admin.replication.deletePolicy(push);
     await h.admin.replication.deletePolicy(pull);
@@ -430,8 +412,7 @@ describe("registries", () => {
   });
 
   test("permissions: system scope; non-admins get 403 with their name, anonymous callers 401", async () => {
-    h.emulator.control.users.add({ username: "rita", password: "Rita12345" });
-    const rita = h.client({ username: "rita", password: "Rita12345" });
+    const rita = h.client(h.addUser("rita"));
     expect(await harborErrorOf(rita.registries.list())).toMatchObject({
       kind: "forbidden",
       status: 403,
@@ -444,7 +425,7 @@ describe("registries", () => {
     ).toMatchObject({ status: 403, code: "FORBIDDEN" });
     expect(await harborErrorOf(rita.registries.listProviderTypes())).toMatchObject({ status: 403 });
     const anonymous = await h.raw("GET", "/registries", undefined, {
-      as: { user: "nobody", password: "wrong" },
+      as: { username: "nobody", password: "wrong" },
     });
     expect(anonymous.status).toBe(401);
     expect(JSON.parse(anonymous.text).errors[0]).toEqual({ code: "UNAUTHORIZED", message: "unauthorized" });

@@ -3,23 +3,13 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { RobotPermissionInput } from "../../../src/harbor/robots.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { basicAuth, projectRobot, rejectionOf, useEmulator } from "../../env/harbor.ts";
 import { pullAccess, RegistryAuthError, tokenAccess } from "../../env/registry-auth.ts";
 
 const h = useEmulator();
 
-const basic = (username: string, password: string) => ({
-  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
-});
-
-async function robot(name: string, project: string, access: RobotPermissionInput["access"]) {
-  return h.admin.robots.create({
-    name,
-    level: "project",
-    duration: -1,
-    permissions: [{ kind: "project", namespace: project, access }],
-  });
-}
+const robot = (name: string, project: string, access: RobotPermissionInput["access"]) =>
+  h.admin.robots.create(projectRobot(name, project, access));
 
 function claims(token: string): Record<string, unknown> {
   return JSON.parse(Buffer.from(token.split(".")[1] ?? "", "base64url").toString("utf8")) as Record<
@@ -28,14 +18,7 @@ function claims(token: string): Record<string, unknown> {
   >;
 }
 
-async function rejected(p: Promise<unknown>): Promise<RegistryAuthError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(RegistryAuthError);
-  return e as RegistryAuthError;
-}
+const rejected = (p: Promise<unknown>) => rejectionOf(p, RegistryAuthError);
 
 /** The README's pull-secret check: its curl line that asks /service/token without a scope. */
 function readmeCheck(): string {
@@ -78,7 +61,7 @@ describe("registry auth (token service)", () => {
       errors: [{ code: "UNAUTHORIZED", message: "authentication required", detail: null }],
     });
     const authed = await fetch(`${h.emulator.url}/v2/`, {
-      headers: basic("admin", h.emulator.adminPassword),
+      headers: basicAuth("admin", h.emulator.adminPassword),
     });
     expect(authed.status).toBe(200);
   });
@@ -114,9 +97,9 @@ describe("registry auth (token service)", () => {
   });
 
   test("users get their role's repository actions", async () => {
-    h.emulator.control.users.add({ username: "dev", password: "Dev12345" });
-    h.emulator.control.users.add({ username: "guest", password: "Guest12345" });
-    h.emulator.control.users.add({ username: "outsider", password: "Outsider12345" });
+    h.addUser("dev");
+    h.addUser("guest");
+    h.addUser("outsider");
     h.emulator.control.users.setMember("private", "dev", "developer");
     h.emulator.control.users.setMember("private", "guest", "guest");
     expect(await pullAccess(h.emulator.url, "dev", "Dev12345", "private/app")).toEqual(["pull", "push"]);
@@ -179,7 +162,7 @@ describe("registry auth (token service)", () => {
     const r = await robot("jwt", "private", [{ resource: "repository", action: "pull" }]);
     const res = await fetch(
       `${h.emulator.url}/service/token?service=harbor-registry&scope=${encodeURIComponent("repository:private/app:pull")}`,
-      { headers: basic(r.name, r.secret) },
+      { headers: basicAuth(r.name, r.secret) },
     );
     expect(res.status).toBe(200);
     const body = (await res.json()) as { token: string; expires_in: number; issued_at: string };
@@ -221,7 +204,7 @@ describe("registry auth (token service)", () => {
       access: [{ type: "repository", name: "open/app", actions: ["pull"] }],
     });
     const other = await fetch(`${h.emulator.url}/service/token?service=harbor-notary`, {
-      headers: basic("admin", h.emulator.adminPassword),
+      headers: basicAuth("admin", h.emulator.adminPassword),
     });
     expect(other.status).toBe(400);
     expect(await other.text()).toBe("Unable to handle service: harbor-notary");

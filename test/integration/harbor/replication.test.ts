@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, test, vi } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import type { ReplicationPolicyReq } from "../../../src/harbor/replication.ts";
-import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -161,12 +161,7 @@ describe("replication policies", () => {
           dest_registry: { id: dest ?? 0 },
         }),
       );
-      expect(err).toMatchObject({
-        kind: "invalid",
-        status: 400,
-        code: "BAD_REQUEST",
-        harborMessage: message,
-      });
+      expect(err).toMatchObject(harborError(400, message));
     }
     expect(
       await harborErrorOf(h.admin.replication.createPolicy(pushPolicy({ dest_registry: { id: 4242 } }))),
@@ -261,12 +256,7 @@ describe("replication policies", () => {
     const other = await h.admin.replication.createPolicy(pushPolicy({ name: "unique-two" }));
     expect(
       await harborErrorOf(h.admin.replication.createPolicy(pushPolicy({ name: "unique-one" }))),
-    ).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "replication policy unique-one already exists",
-    });
+    ).toMatchObject(harborError(409, "replication policy unique-one already exists"));
     expect(
       await harborErrorOf(h.admin.replication.updatePolicy(other, pushPolicy({ name: "unique-one" }))),
     ).toMatchObject({
@@ -619,12 +609,9 @@ describe("replication executions", () => {
 
   test("a disabled policy cannot start: 412", async () => {
     const id = await h.admin.replication.createPolicy(pushPolicy({ enabled: false }));
-    expect(await harborErrorOf(h.admin.replication.start(id))).toMatchObject({
-      kind: "precondition",
-      status: 412,
-      code: "PRECONDITION",
-      harborMessage: `the policy ${id} is disabled`,
-    });
+    expect(await harborErrorOf(h.admin.replication.start(id))).toMatchObject(
+      harborError(412, `the policy ${id} is disabled`),
+    );
     expect(await harborErrorOf(h.admin.replication.start(777777))).toMatchObject({
       status: 404,
       harborMessage: "replication policy 777777 not found",
@@ -721,8 +708,7 @@ describe("replication executions", () => {
   });
 
   test("permissions: replication is system scope", async () => {
-    h.emulator.control.users.add({ username: "olga", password: "Olga12345" });
-    const olga = h.client({ username: "olga", password: "Olga12345" });
+    const olga = h.client(h.addUser("olga"));
     expect(await harborErrorOf(olga.replication.listPolicies())).toMatchObject({
       kind: "forbidden",
       status: 403,

@@ -1,42 +1,18 @@
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { HarborClient } from "../../../src/harbor/client.ts";
-import { HarborError } from "../../../src/harbor/errors.ts";
 import { q } from "../../../src/harbor/query.ts";
 import type { RobotCreate, RobotPermissionInput } from "../../../src/harbor/robots.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, projectRobot, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
-const basic = (username: string, password: string) => ({
-  authorization: `Basic ${Buffer.from(`${username}:${password}`).toString("base64")}`,
-});
-const asAdmin = () => basic(h.emulator.adminUsername, h.emulator.adminPassword);
-const api = (path: string) => `${h.emulator.url}/api/v2.0${path}`;
 const DAY = 86_400;
-
-async function fail(p: Promise<unknown>): Promise<HarborError> {
-  const e = await p.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(e).toBeInstanceOf(HarborError);
-  return e as HarborError;
-}
 
 const pull = (project: string): RobotPermissionInput => ({
   kind: "project",
   namespace: project,
   access: [{ resource: "repository", action: "pull" }],
 });
-
-function projectRobot(name: string, project: string, access: RobotPermissionInput["access"]): RobotCreate {
-  return {
-    name,
-    level: "project",
-    duration: -1,
-    permissions: [{ kind: "project", namespace: project, access }],
-  };
-}
 
 function as(robot: { name: string; secret: string }): HarborClient {
   return h.client({ username: robot.name, password: robot.secret, maxRetries: 0 });
@@ -49,9 +25,8 @@ beforeAll(async () => {
 
 describe("robot accounts (v2)", () => {
   test("create returns the one-time secret; GET and list never show it", async () => {
-    const res = await fetch(api("/robots"), {
+    const res = await h.api("/robots", {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json" },
       body: JSON.stringify({
         name: "ci",
         description: "builds",
@@ -80,10 +55,7 @@ describe("robot accounts (v2)", () => {
     const created = Date.parse(body.creation_time) / 1000;
     expect(body.expires_at).toBe(Math.floor(created) + 30 * DAY);
 
-    const raw = (await (await fetch(api(`/robots/${body.id}`), { headers: asAdmin() })).json()) as Record<
-      string,
-      unknown
-    >;
+    const raw = (await (await h.api(`/robots/${body.id}`)).json()) as Record<string, unknown>;
     expect(raw).not.toHaveProperty("secret");
     expect(raw).toMatchObject({
       id: body.id,
@@ -115,58 +87,51 @@ describe("robot accounts (v2)", () => {
     const mine = await c.robots.list({ projectId: teamId });
     expect(mine.map((r) => r.name)).toContain("robot$team+lister");
     // No system robot:list: 403 with the robot's name as the message.
-    expect(await fail(c.robots.list())).toMatchObject({
+    expect(await harborFailure(c.robots.list())).toMatchObject({
       status: 403,
       code: "FORBIDDEN",
       harborMessage: "robot$team+lister",
     });
-    expect(await fail(c.projects.create({ project_name: "robot-project" }))).toMatchObject({
+    expect(await harborFailure(c.projects.create({ project_name: "robot-project" }))).toMatchObject({
       status: 403,
       harborMessage: "Only system level robot can create project",
     });
     // robot:list does not include robot:read or robot:create.
-    expect((await fail(c.robots.get(robot.id))).status).toBe(403);
+    expect((await harborFailure(c.robots.get(robot.id))).status).toBe(403);
     expect(
-      (await fail(c.robots.create(projectRobot("child", "team", [{ resource: "robot", action: "list" }]))))
-        .status,
+      (
+        await harborFailure(
+          c.robots.create(projectRobot("child", "team", [{ resource: "robot", action: "list" }])),
+        )
+      ).status,
     ).toBe(403);
   });
 
   test("expired, disabled and wrong secrets give 401 on protected routes", async () => {
     const make = async (name: string, duration = -1) =>
-      h.admin.robots.create({
-        name,
-        level: "system",
-        duration,
-        permissions: [{ kind: "system", namespace: "/", access: [{ resource: "robot", action: "list" }] }],
-      });
+      h.admin.robots.create(systemRobot(name, [{ resource: "robot", action: "list" }], duration));
     const ok = await make("auth-ok");
     await as(ok).robots.list();
 
-    const wrong = await fail(as({ name: ok.name, secret: `${ok.secret}x` }).robots.list());
-    expect(wrong).toMatchObject({
-      kind: "unauthorized",
-      status: 401,
-      code: "UNAUTHORIZED",
-      harborMessage: "unauthorized",
-    });
+    const wrong = await harborFailure(as({ name: ok.name, secret: `${ok.secret}x` }).robots.list());
+    expect(wrong).toMatchObject(harborError(401, "unauthorized"));
 
     const disabled = await make("auth-disabled");
     h.emulator.control.robots.disable(disabled.id);
-    expect((await fail(as(disabled).robots.list())).status).toBe(401);
+    expect((await harborFailure(as(disabled).robots.list())).status).toBe(401);
     expect(h.emulator.control.robots.verify(disabled.name, disabled.secret)).toBe(false);
     h.emulator.control.robots.disable(disabled.id, false);
     await as(disabled).robots.list();
 
     const expired = await make("auth-expired");
     h.emulator.control.robots.expire(expired.id);
-    expect((await fail(as(expired).robots.list())).status).toBe(401);
+    expect((await harborFailure(as(expired).robots.list())).status).toBe(401);
 
     // Expiry follows the world clock: a 1-day robot stops working after a day.
     const short = await make("auth-short", 1);
     await as(short).robots.list();
     h.emulator.control.clock.advance(DAY * 1000 + 1000);
-    expect((await fail(as(short).robots.list())).status).toBe(401);
+    expect((await harborFailure(as(short).robots.list())).status).toBe(401);
     // A disabled robot set through PUT stops working too.
     const viaPut = await make("auth-put");
     const got = await h.admin.robots.get(viaPut.id);
@@ -176,25 +141,21 @@ describe("robot accounts (v2)", () => {
       disable: true,
       permissions: [{ kind: "system", namespace: "/", access: [{ resource: "robot", action: "list" }] }],
     });
-    expect((await fail(as(viaPut).robots.list())).status).toBe(401);
+    expect((await harborFailure(as(viaPut).robots.list())).status).toBe(401);
   });
 
   test("refresh: a generated secret replaces the old one; a user secret returns {}; weak secrets 400", async () => {
-    const robot = await h.admin.robots.create({
-      name: "rotating",
-      level: "system",
-      duration: -1,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "robot", action: "list" }] }],
-    });
+    const robot = await h.admin.robots.create(
+      systemRobot("rotating", [{ resource: "robot", action: "list" }], -1),
+    );
     const { secret } = await h.admin.robots.refreshSecret(robot.id);
     expect(secret).toMatch(/^[A-Za-z0-9]{32}$/);
     expect(secret).not.toBe(robot.secret);
-    expect((await fail(as(robot).robots.list())).status).toBe(401);
+    expect((await harborFailure(as(robot).robots.list())).status).toBe(401);
     await as({ name: robot.name, secret: secret ?? "" }).robots.list();
 
-    const res = await fetch(api(`/robots/${robot.id}`), {
+    const res = await h.api(`/robots/${robot.id}`, {
       method: "PATCH",
-      headers: { ...asAdmin(), "content-type": "application/json" },
       body: JSON.stringify({ secret: "MyOwnSecret9" }),
     });
     expect(res.status).toBe(200);
@@ -209,7 +170,7 @@ describe("robot accounts (v2)", () => {
       "NoDigitsHere",
       `A1${"a".repeat(127)}`,
     ]) {
-      const err = await fail(h.admin.robots.refreshSecret(robot.id, weak));
+      const err = await harborFailure(h.admin.robots.refreshSecret(robot.id, weak));
       expect(err).toMatchObject({
         status: 400,
         code: "BAD_REQUEST",
@@ -217,9 +178,11 @@ describe("robot accounts (v2)", () => {
           "the secret must be 8-128, inclusively, characters long with at least 1 uppercase letter, 1 lowercase letter and 1 number",
       });
     }
-    const noBody = await fetch(api(`/robots/${robot.id}`), { method: "PATCH", headers: asAdmin() });
+    const noBody = await h.api(`/robots/${robot.id}`, { method: "PATCH" });
     expect(noBody.status).toBe(422);
-    expect((await fail(h.admin.robots.refreshSecret(999_999))).harborMessage).toBe("robot 999999 not found");
+    expect((await harborFailure(h.admin.robots.refreshSecret(999_999))).harborMessage).toBe(
+      "robot 999999 not found",
+    );
   });
 
   test("PUT: GET-modify-PUT works; name and level must repeat; duration recomputes from creation", async () => {
@@ -263,7 +226,7 @@ describe("robot accounts (v2)", () => {
     });
     expect((await h.admin.robots.get(robot.id)).expires_at).toBe(-1);
 
-    const renamed = await fail(
+    const renamed = await harborFailure(
       h.admin.robots.update(robot.id, {
         name: "robot$team+other",
         level: "project",
@@ -275,7 +238,7 @@ describe("robot accounts (v2)", () => {
       code: "BAD_REQUEST",
       harborMessage: "cannot update the level or name of robot",
     });
-    const bare = await fail(
+    const bare = await harborFailure(
       h.admin.robots.update(robot.id, {
         name: "team+editable",
         level: "project",
@@ -283,12 +246,12 @@ describe("robot accounts (v2)", () => {
       }),
     );
     expect(bare.harborMessage).toBe("cannot update the level or name of robot");
-    const relevel = await fail(
+    const relevel = await harborFailure(
       h.admin.robots.update(robot.id, { name: got.name ?? "", level: "system", permissions: [pull("team")] }),
     );
     expect(relevel.harborMessage).toBe("cannot update the level or name of robot");
     await h.admin.projects.create({ project_name: "elsewhere" });
-    const moved = await fail(
+    const moved = await harborFailure(
       h.admin.robots.update(robot.id, {
         name: got.name ?? "",
         level: "project",
@@ -303,7 +266,7 @@ describe("robot accounts (v2)", () => {
     const got = await h.admin.robots.get(legacy.id);
     expect(got).toMatchObject({ name: "robot$old-style", editable: false, level: "project" });
     expect(got.permissions).toBeUndefined();
-    const err = await fail(
+    const err = await harborFailure(
       h.admin.robots.update(legacy.id, {
         name: "robot$old-style",
         level: "project",
@@ -319,22 +282,14 @@ describe("robot accounts (v2)", () => {
   });
 
   test("duplicates are 409 with Harbor's message (stored name and project id)", async () => {
-    const system: RobotCreate = {
-      name: "dup",
-      level: "system",
-      duration: -1,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "robot", action: "read" }] }],
-    };
+    const system: RobotCreate = systemRobot("dup", [{ resource: "robot", action: "read" }], -1);
     await h.admin.robots.create(system);
-    expect(await fail(h.admin.robots.create(system))).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "robot account 0:dup already exists",
-    });
+    expect(await harborFailure(h.admin.robots.create(system))).toMatchObject(
+      harborError(409, "robot account 0:dup already exists"),
+    );
     // The same short name in a project is a different robot.
     await h.admin.robots.create({ ...system, level: "project", permissions: [pull("team")] });
-    const err = await fail(
+    const err = await harborFailure(
       h.admin.robots.create({ ...system, level: "project", permissions: [pull("team")] }),
     );
     expect(err.harborMessage).toBe(`robot account ${teamId}:team+dup already exists`);
@@ -342,7 +297,7 @@ describe("robot accounts (v2)", () => {
 
   test("create validation: name, duration, level, permissions, scopes and namespaces", async () => {
     const base: RobotCreate = { name: "valid", level: "project", duration: 7, permissions: [pull("team")] };
-    const message = async (r: RobotCreate) => (await fail(h.admin.robots.create(r))).harborMessage;
+    const message = async (r: RobotCreate) => (await harborFailure(h.admin.robots.create(r))).harborMessage;
     expect(await message({ ...base, name: "Bad+Name" })).toBe(
       "robot name is not in lower case or contains illegal characters",
     );
@@ -386,7 +341,7 @@ describe("robot accounts (v2)", () => {
         ],
       }),
     ).toBe("unknown namespace");
-    const unknownProject = await fail(
+    const unknownProject = await harborFailure(
       h.admin.robots.create({ ...base, permissions: [pull("no-such-project")] }),
     );
     expect(unknownProject).toMatchObject({
@@ -396,9 +351,8 @@ describe("robot accounts (v2)", () => {
     });
 
     const raw = async (body: unknown) => {
-      const res = await fetch(api("/robots"), {
+      const res = await h.api("/robots", {
         method: "POST",
-        headers: { ...asAdmin(), "content-type": "application/json" },
         body: JSON.stringify(body),
       });
       return {
@@ -470,7 +424,7 @@ describe("robot accounts (v2)", () => {
     expect(fuzzy.map((r) => r.name)).toEqual(["robot$listing+alpha"]);
 
     const raw = async (query: string) => {
-      const res = await fetch(api(`/robots?${query}`), { headers: asAdmin() });
+      const res = await h.api(`/robots?${query}`);
       return { status: res.status, headers: res.headers, body: (await res.json()) as unknown };
     };
     const paged = await raw(
@@ -494,12 +448,12 @@ describe("robot accounts (v2)", () => {
       status: 400,
       body: { errors: [{ message: "Project ID must be int type." }] },
     });
-    const anon = await fetch(api("/robots"));
+    const anon = await h.api("/robots", { as: "anonymous" });
     expect(anon.status).toBe(401);
   });
 
   test("project roles: maintainers list and read project robots but cannot create them", async () => {
-    h.emulator.control.users.add({ username: "mona", password: "Mona12345" });
+    h.addUser("mona");
     h.emulator.control.users.setMember("team", "mona", "maintainer");
     const mona = h.client({ username: "mona", password: "Mona12345" });
     const robot = await h.admin.robots.create(
@@ -508,20 +462,20 @@ describe("robot accounts (v2)", () => {
     expect((await mona.robots.list({ projectId: teamId })).map((r) => r.name)).toContain("robot$team+seen");
     expect((await mona.robots.get(robot.id)).name).toBe("robot$team+seen");
     expect(
-      await fail(
+      await harborFailure(
         mona.robots.create(projectRobot("nope", "team", [{ resource: "repository", action: "pull" }])),
       ),
     ).toMatchObject({
       status: 403,
       harborMessage: "forbidden",
     });
-    expect((await fail(mona.robots.delete(robot.id))).status).toBe(403);
+    expect((await harborFailure(mona.robots.delete(robot.id))).status).toBe(403);
     // System robots need system access: the username is the message.
-    expect(await fail(mona.robots.list())).toMatchObject({ status: 403, harborMessage: "mona" });
+    expect(await harborFailure(mona.robots.list())).toMatchObject({ status: 403, harborMessage: "mona" });
     // An unknown project is 403 for non-admins, 404 for admins.
     expect(
       (
-        await fail(
+        await harborFailure(
           mona.robots.create(
             projectRobot("x", "ghost-project", [{ resource: "repository", action: "pull" }]),
           ),
@@ -549,7 +503,7 @@ describe("robot accounts (v2)", () => {
     });
     const got = await h.admin.robots.get(child.id);
     expect(got).toMatchObject({ creator_type: "robot", creator_ref: parent.id });
-    const wider = await fail(
+    const wider = await harborFailure(
       c.robots.create({
         name: "wider",
         level: "system",
@@ -582,7 +536,7 @@ describe("robot accounts (v2)", () => {
       ],
     });
     await h.admin.projects.delete("doomed");
-    expect(await fail(h.admin.robots.get(inProject.id))).toMatchObject({
+    expect(await harborFailure(h.admin.robots.get(inProject.id))).toMatchObject({
       status: 404,
       harborMessage: `robot ${inProject.id} not found`,
     });
@@ -590,9 +544,11 @@ describe("robot accounts (v2)", () => {
     expect(h.emulator.control.robots.verify(inProject.name, inProject.secret)).toBe(false);
 
     await h.admin.robots.delete(system.id);
-    expect((await fail(h.admin.robots.delete(system.id))).harborMessage).toBe(`robot ${system.id} not found`);
-    expect((await fail(h.admin.robots.get(-1))).status).toBe(404);
-    const nonInt = await fetch(api("/robots/abc"), { headers: asAdmin() });
+    expect((await harborFailure(h.admin.robots.delete(system.id))).harborMessage).toBe(
+      `robot ${system.id} not found`,
+    );
+    expect((await harborFailure(h.admin.robots.get(-1))).status).toBe(404);
+    const nonInt = await h.api("/robots/abc");
     expect(nonInt.status).toBe(422);
   });
 
@@ -613,9 +569,9 @@ describe("robot accounts (v2)", () => {
 
 describe("robot accounts (v1), as Harbor 2.12.4 has them (the emulator's default)", () => {
   test("create is broken: 201 with robot$+<name>, stored without a project, already expired", async () => {
-    const res = await fetch(api("/projects/team/robots"), {
+    const res = await h.api("/projects/team/robots", {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json", "X-Is-Resource-Name": "true" },
+      headers: { "X-Is-Resource-Name": "true" },
       body: JSON.stringify({
         name: "lost",
         access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
@@ -638,20 +594,20 @@ describe("robot accounts (v1), as Harbor 2.12.4 has them (the emulator's default
 
     // The project's v1 routes do not find it; only the v2 delete removes it.
     const message = `resource not found: cannot find robot with project id: ${teamId} and id: ${body.id}`;
-    expect(await fail(h.admin.robotsV1.get("team", body.id))).toMatchObject({
+    expect(await harborFailure(h.admin.robotsV1.get("team", body.id))).toMatchObject({
       status: 404,
       harborMessage: message,
     });
-    expect(await fail(h.admin.robotsV1.update("team", body.id, { disable: true }))).toMatchObject({
+    expect(await harborFailure(h.admin.robotsV1.update("team", body.id, { disable: true }))).toMatchObject({
       status: 404,
     });
-    expect(await fail(h.admin.robotsV1.delete("team", body.id))).toMatchObject({ status: 404 });
+    expect(await harborFailure(h.admin.robotsV1.delete("team", body.id))).toMatchObject({ status: 404 });
     await h.admin.robots.delete(body.id);
-    expect(await fail(h.admin.robots.get(body.id))).toMatchObject({ status: 404 });
+    expect(await harborFailure(h.admin.robots.get(body.id))).toMatchObject({ status: 404 });
   });
 
   test("the client refuses the broken answer, naming it and the robot left behind", async () => {
-    const err = await fail(
+    const err = await harborFailure(
       h.admin.robotsV1.create("team", {
         name: "refused",
         access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
@@ -673,7 +629,7 @@ describe("robot accounts (v1), as Harbor 2.12.4 has them (the emulator's default
     await h.admin.robotsV1.update("team", robot.id, { disable: true, description: "off" });
     expect(await h.admin.robots.get(robot.id)).toMatchObject({ disable: true, description: "off" });
     await h.admin.robotsV1.delete("team", robot.id);
-    expect(await fail(h.admin.robots.get(robot.id))).toMatchObject({ status: 404 });
+    expect(await harborFailure(h.admin.robots.get(robot.id))).toMatchObject({ status: 404 });
   });
 
   test("the 2.11 model keeps the project but expires the robot at creation", async () => {
@@ -700,9 +656,9 @@ describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set 
   afterAll(() => h.emulator.control.robots.setV1Create("2.12"));
 
   test("create from the path's project with /project/<id>/<resource>; 30-day expiry; no expires_at in the response", async () => {
-    const res = await fetch(api("/projects/team/robots"), {
+    const res = await h.api("/projects/team/robots", {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json", "X-Is-Resource-Name": "true" },
+      headers: { "X-Is-Resource-Name": "true" },
       body: JSON.stringify({
         name: "legacy-ci",
         expires_at: 1,
@@ -755,7 +711,7 @@ describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set 
     expect(got.description).toBeUndefined(); // v1 update sets the description too (omitted → cleared)
     expect(h.emulator.control.robots.verify(robot.name, robot.secret)).toBe(false);
     await h.admin.robotsV1.delete("team", robot.id);
-    const err = await fail(h.admin.robotsV1.get("team", robot.id));
+    const err = await harborFailure(h.admin.robotsV1.get("team", robot.id));
     expect(err).toMatchObject({
       status: 404,
       harborMessage: `resource not found: cannot find robot with project id: ${teamId} and id: ${robot.id}`,
@@ -764,7 +720,7 @@ describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set 
 
   test("v1 validation: resources must be /project/<this id>/<resource> from the role policies", async () => {
     const message = async (access: Array<{ resource: string; action: string }>) =>
-      (await fail(h.admin.robotsV1.create("team", { name: "bad", access }))).harborMessage;
+      (await harborFailure(h.admin.robotsV1.create("team", { name: "bad", access }))).harborMessage;
     expect(await message([{ resource: "repository", action: "pull" }])).toBe(
       "pull action of repository resource not exist in project team",
     );
@@ -777,9 +733,8 @@ describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set 
     expect(await message([{ resource: `/project/${teamId}`, action: "read" }])).toBe(
       `bad resource /project/${teamId}`,
     );
-    const noAccess = await fetch(api(`/projects/${teamId}/robots`), {
+    const noAccess = await h.api(`/projects/${teamId}/robots`, {
       method: "POST",
-      headers: { ...asAdmin(), "content-type": "application/json" },
       body: JSON.stringify({ name: "empty", access: [] }),
     });
     expect(await noAccess.json()).toEqual({
@@ -791,15 +746,15 @@ describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set 
       name: "theirs",
       access: [{ resource: `/project/${other}/repository`, action: "pull" }],
     });
-    expect((await fail(h.admin.robotsV1.get("team", robot.id))).status).toBe(404);
+    expect((await harborFailure(h.admin.robotsV1.get("team", robot.id))).status).toBe(404);
     // v1 needs project robot permissions.
-    h.emulator.control.users.add({ username: "nina", password: "Nina12345" });
+    h.addUser("nina");
     h.emulator.control.users.setMember("team", "nina", "developer");
     const nina = h.client({ username: "nina", password: "Nina12345" });
     await nina.robotsV1.list("team");
     expect(
       (
-        await fail(
+        await harborFailure(
           nina.robotsV1.create("team", {
             name: "x",
             access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],

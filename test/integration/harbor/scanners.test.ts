@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
-import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { harborError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 
@@ -155,12 +155,7 @@ describe("scanners", () => {
   test("validation: reserved name Trivy, auth values, credential required, URL scheme", async () => {
     expect(
       await harborErrorOf(h.admin.scanners.create({ name: "Trivy", url: "http://t.example.com" })),
-    ).toMatchObject({
-      kind: "invalid",
-      status: 400,
-      code: "BAD_REQUEST",
-      harborMessage: 'name "Trivy" is reserved, please try a different name',
-    });
+    ).toMatchObject(harborError(400, 'name "Trivy" is reserved, please try a different name'));
     for (const auth of ["Basic", "Bearer", "APIKey"] as const) {
       expect(
         await harborErrorOf(
@@ -202,12 +197,7 @@ describe("scanners", () => {
     const byName = await harborErrorOf(
       h.admin.scanners.create({ name: "second", url: "http://other.example.com" }),
     );
-    expect(byName).toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "registration name or url already exists",
-    });
+    expect(byName).toMatchObject(harborError(409, "registration name or url already exists"));
     // The same URL once normalised.
     const byUrl = await harborErrorOf(
       h.admin.scanners.create({ name: "again", url: "second.example.com:8080/" }),
@@ -333,12 +323,9 @@ describe("scanners", () => {
       description: "bye",
       url: "http://doomed.example.com",
     });
-    expect(await harborErrorOf(h.admin.scanners.get(uuidGone))).toMatchObject({
-      kind: "notFound",
-      status: 404,
-      code: "NOT_FOUND",
-      harborMessage: `scanner ${uuidGone} not found`,
-    });
+    expect(await harborErrorOf(h.admin.scanners.get(uuidGone))).toMatchObject(
+      harborError(404, `scanner ${uuidGone} not found`),
+    );
     expect(await harborErrorOf(h.admin.scanners.delete(uuidGone))).toMatchObject({ status: 404 });
   });
 
@@ -389,9 +376,9 @@ describe("scanners", () => {
   });
 
   test("project scanner permissions follow the project roles", async () => {
-    h.emulator.control.users.add({ username: "dev", password: "Dev12345" });
-    h.emulator.control.users.add({ username: "boss", password: "Boss12345" });
-    h.emulator.control.users.add({ username: "stranger", password: "Str12345" });
+    h.addUser("dev");
+    h.addUser("boss");
+    h.addUser("stranger", "Str12345");
     const p = h.emulator.world.projects.insert({
       name: "team",
       ownerId: 1,
@@ -444,12 +431,9 @@ describe("scanners", () => {
       await harborErrorOf(
         h.admin.scanners.update(trivy, { name: "Trivy", url: "http://trivy-adapter:8080" }),
       ),
-    ).toMatchObject({
-      kind: "forbidden",
-      status: 403,
-      code: "FORBIDDEN",
-      harborMessage: "registration Trivy is not allowed to update as it is immutable: scanner API: update",
-    });
+    ).toMatchObject(
+      harborError(403, "registration Trivy is not allowed to update as it is immutable: scanner API: update"),
+    );
     expect(await harborErrorOf(h.admin.scanners.delete(trivy))).toMatchObject({
       status: 403,
       harborMessage: "registration Trivy is not allowed to delete as it is immutable: scanner API: delete",

@@ -2,20 +2,9 @@
 // tells valid credentials from wrong ones (401) and robots (412), and the configurations read shows
 // the auth mode and LDAP settings to administrators only.
 import { describe, expect, test } from "vitest";
-import { HarborError } from "../../../src/harbor/errors.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborFailure, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
-
-async function fail(p: Promise<unknown>): Promise<HarborError> {
-  try {
-    await p;
-  } catch (e) {
-    if (e instanceof HarborError) return e;
-    throw e;
-  }
-  throw new Error("expected the call to fail");
-}
 
 describe("getSystemInfo", () => {
   test("an anonymous caller gets the version and auth mode, not the protected fields", async () => {
@@ -68,26 +57,25 @@ describe("getCurrentUser", () => {
   });
 
   test("a plain user: sysadmin_flag is false and still present", async () => {
-    h.emulator.control.users.add({ username: "plain", password: "Plain-pw1" });
+    h.addUser("plain", "Plain-pw1");
     const me = await h.client({ username: "plain", password: "Plain-pw1" }).system.getCurrentUser();
     expect(me.username).toBe("plain");
     expect(me.sysadmin_flag).toBe(false);
   });
 
   test("wrong credentials: 401 unauthorized, without the password in the error", async () => {
-    const e = await fail(h.client({ password: "Wrong-password-1" }).system.getCurrentUser());
+    const e = await harborFailure(h.client({ password: "Wrong-password-1" }).system.getCurrentUser());
     expect(e).toMatchObject({ kind: "unauthorized", status: 401, operation: "getCurrentUserInfo" });
     expect(e.message).not.toContain("Wrong-password-1");
   });
 
   test("a robot logs in but has no user record: 412", async () => {
-    const robot = await h.admin.robots.create({
-      name: "probe",
-      level: "system",
-      duration: 30,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "project", action: "list" }] }],
-    });
-    const e = await fail(h.client({ username: robot.name, password: robot.secret }).system.getCurrentUser());
+    const robot = await h.admin.robots.create(
+      systemRobot("probe", [{ resource: "project", action: "list" }]),
+    );
+    const e = await harborFailure(
+      h.client({ username: robot.name, password: robot.secret }).system.getCurrentUser(),
+    );
     expect(e).toMatchObject({ kind: "precondition", status: 412 });
     expect(e.harborMessage).toContain("robot");
   });
@@ -108,10 +96,12 @@ describe("getConfigurations", () => {
   });
 
   test("anyone else is refused: 403 for a plain user, 401 for anonymous callers", async () => {
-    h.emulator.control.users.add({ username: "reader", password: "Reader-pw1" });
-    const e = await fail(h.client({ username: "reader", password: "Reader-pw1" }).system.getConfigurations());
+    h.addUser("reader", "Reader-pw1");
+    const e = await harborFailure(
+      h.client({ username: "reader", password: "Reader-pw1" }).system.getConfigurations(),
+    );
     expect(e).toMatchObject({ kind: "forbidden", status: 403 });
-    const anon = await fail(h.client({ password: "Wrong-password-1" }).system.getConfigurations());
+    const anon = await harborFailure(h.client({ password: "Wrong-password-1" }).system.getConfigurations());
     expect(anon).toMatchObject({ kind: "unauthorized", status: 401 });
   });
 });

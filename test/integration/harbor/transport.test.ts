@@ -1,9 +1,7 @@
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, test } from "vitest";
 import { HarborClient } from "../../../src/harbor/client.ts";
-import { HarborError } from "../../../src/harbor/errors.ts";
-import { useEmulator } from "../../env/harbor.ts";
+import { harborError, harborFailure, systemRobot, useEmulator } from "../../env/harbor.ts";
+import { listenOnLoopback } from "../../env/http.ts";
 
 const h = useEmulator();
 
@@ -17,12 +15,11 @@ function calls(op: string): number {
 
 describe("every call", () => {
   test("carries a fresh X-Request-Id that Harbor echoes and errors keep", async () => {
-    const err = (await h.admin.labels.get(999_999).catch((e: unknown) => e)) as HarborError;
-    expect(err).toBeInstanceOf(HarborError);
+    const err = await harborFailure(h.admin.labels.get(999_999));
     expect(err.requestId).toMatch(/^[0-9a-f-]{36}$/);
     expect(err.message).toContain(err.requestId);
     expect(err.message).toContain("GetLabelByID");
-    const again = (await h.admin.labels.get(999_999).catch((e: unknown) => e)) as HarborError;
+    const again = await harborFailure(h.admin.labels.get(999_999));
     expect(again.requestId).not.toBe(err.requestId);
   });
 
@@ -60,8 +57,7 @@ describe("every call", () => {
   });
 
   test("a 401 while someone else's wrong password freezes the user is retried once, and succeeds", async () => {
-    h.emulator.control.users.add({ username: "shared", password: "Good-pw1" });
-    const good = h.client({ username: "shared", password: "Good-pw1" });
+    const good = h.client(h.addUser("shared", "Good-pw1"));
     // A stale copy of the password, sent by another client of the same user, freezes it for 1.5 s.
     const stale = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
       headers: { authorization: `Basic ${Buffer.from("shared:Stale-pw1").toString("base64")}` },
@@ -75,12 +71,9 @@ describe("every call", () => {
   });
 
   test("a robot's 401 is not retried: robots log in without Harbor's freeze", async () => {
-    const robot = await h.admin.robots.create({
-      name: "no-freeze",
-      level: "system",
-      duration: 30,
-      permissions: [{ kind: "system", namespace: "/", access: [{ resource: "label", action: "create" }] }],
-    });
+    const robot = await h.admin.robots.create(
+      systemRobot("no-freeze", [{ resource: "label", action: "create" }]),
+    );
     const wrong = h.client({ username: robot.name, password: "Wrong-secret-1" });
     const before = h.emulator.counters.total({ op: "CreateLabel", status: 401 });
     await expect(wrong.labels.create({ name: "by-robot", scope: "g" })).rejects.toMatchObject({
@@ -91,8 +84,7 @@ describe("every call", () => {
 
   test("an id Harbor cannot hold (beyond int4) is refused before it is sent", async () => {
     const before = h.emulator.counters.total();
-    const err = (await h.admin.labels.get(2 ** 31).catch((e: unknown) => e)) as HarborError;
-    expect(err).toBeInstanceOf(HarborError);
+    const err = await harborFailure(h.admin.labels.get(2 ** 31));
     expect(err).toMatchObject({ kind: "invalid", operation: "GetLabelByID", status: undefined });
     expect(err.message).toContain("id 2147483648 is beyond Harbor's ids (at most 2147483647)");
     await expect(h.admin.replication.listExecutions({ policyId: 2 ** 33 })).rejects.toMatchObject({
@@ -108,7 +100,7 @@ describe("every call", () => {
 
   test("an anonymous call leaves the credentials out", async () => {
     const seen: Array<string | undefined> = [];
-    const server = await serve((req, res) => {
+    const server = await listenOnLoopback((req, res) => {
       seen.push(req.headers.authorization);
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ harbor_version: "v2.12.4" }));
@@ -152,13 +144,13 @@ describe("error classes", () => {
   });
 
   test("a 2xx body that does not fit the model is an error naming the operation", async () => {
-    const server = await serve((_req, res) => {
+    const server = await listenOnLoopback((_req, res) => {
       res.setHeader("content-type", "application/json");
       res.end(JSON.stringify({ id: "not-a-number", name: 42 }));
     });
     const c = new HarborClient({ url: server.url, username: "u", password: "p" });
     try {
-      const err = (await c.labels.get(1).catch((e: unknown) => e)) as HarborError;
+      const err = await harborFailure(c.labels.get(1));
       expect(err).toMatchObject({ kind: "invalidResponse", operation: "GetLabelByID" });
       expect(err.message).toContain("GetLabelByID");
       expect(err.message).toContain("id: invalid_type");
@@ -171,7 +163,7 @@ describe("error classes", () => {
 
   test("a stored object without its id is an error where it is read, naming the id", async () => {
     // Harbor always sends the id of what it has stored; an answer without one is not Harbor's.
-    const server = await serve((req, res) => {
+    const server = await listenOnLoopback((req, res) => {
       res.setHeader("content-type", "application/json");
       res.setHeader("x-total-count", "1");
       const item = { name: "team", creation_time: "2025-03-01T10:00:00Z" };
@@ -188,7 +180,7 @@ describe("error classes", () => {
         ["listReplicationExecutions", "0.id", () => c.replication.listExecutions({ policyId: 1 })],
       ];
       for (const [operation, path, call] of calls) {
-        const err = (await call().catch((e: unknown) => e)) as HarborError;
+        const err = await harborFailure(call());
         expect(err).toMatchObject({ kind: "invalidResponse", operation });
         expect(err.message).toContain(`${path}: invalid_type`);
       }
@@ -215,13 +207,8 @@ describe("retries", () => {
     h.emulator.control.faults.add({ op: "ListLabels", status: 500 });
     const c = h.client({ maxRetries: 2 });
     const before = calls("ListLabels");
-    const err = (await c.labels.list({ scope: "g" }).catch((e: unknown) => e)) as HarborError;
-    expect(err).toMatchObject({
-      kind: "server",
-      status: 500,
-      code: "UNKNOWN",
-      harborMessage: "internal server error",
-    });
+    const err = await harborFailure(c.labels.list({ scope: "g" }));
+    expect(err).toMatchObject(harborError(500, "internal server error"));
     expect(err.retryable).toBe(true);
     expect(calls("ListLabels") - before).toBe(3);
   });
@@ -256,7 +243,7 @@ describe("retries", () => {
   test("a Retry-After beyond the in-line limit is handed to the caller with retryAfterMs", async () => {
     h.emulator.control.faults.add({ op: "ListLabels", status: 429, retryAfterSeconds: 120, times: 1 });
     const before = calls("ListLabels");
-    const err = (await h.admin.labels.list({ scope: "g" }).catch((e: unknown) => e)) as HarborError;
+    const err = await harborFailure(h.admin.labels.list({ scope: "g" }));
     expect(err).toMatchObject({ kind: "rateLimited", status: 429, retryAfterMs: 120_000 });
     expect(calls("ListLabels") - before).toBe(1);
   });
@@ -284,19 +271,3 @@ describe("deadlines and cancellation", () => {
     expect(calls("ListLabels") - before).toBeLessThanOrEqual(2);
   });
 });
-
-async function serve(
-  handler: Parameters<typeof createServer>[1],
-): Promise<{ url: string; close: () => Promise<void> }> {
-  const server: Server = createServer(handler);
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise((r) => {
-        server.close(() => r());
-        server.closeAllConnections();
-      }),
-  };
-}

@@ -2,16 +2,9 @@
 // §0 and §8 say, on the wire; everything else is the same on both.
 import { describe, expect, test } from "vitest";
 import { startEmulator } from "../../env/emulator/index.ts";
-import { harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { harborErrorOf, systemRobot, useEmulator } from "../../env/harbor.ts";
 
-const systemRobot = (name: string, duration: number) => ({
-  name,
-  level: "system" as const,
-  duration,
-  permissions: [
-    { kind: "system" as const, namespace: "/", access: [{ resource: "project", action: "list" }] },
-  ],
-});
+const listProjects = [{ resource: "project", action: "list" }];
 
 describe.each([
   { version: "2.12.4", newer: true },
@@ -26,7 +19,7 @@ describe.each([
   });
 
   test("robots: creator fields from 2.12; duration 0 is the 30-day default up to 2.10", async () => {
-    const robot = await h.admin.robots.create(systemRobot("creator", 7));
+    const robot = await h.admin.robots.create(systemRobot("creator", listProjects, 7));
     const raw = JSON.parse((await h.raw("GET", `/robots/${robot.id}`)).text);
     if (newer) expect(raw).toMatchObject({ creator_type: "local", creator_ref: 1 });
     else {
@@ -34,7 +27,7 @@ describe.each([
       expect(raw).not.toHaveProperty("creator_ref");
     }
 
-    const zero = harborErrorOf(h.admin.robots.create(systemRobot("zero", 0)));
+    const zero = harborErrorOf(h.admin.robots.create(systemRobot("zero", listProjects, 0)));
     if (newer) expect(await zero).toMatchObject({ status: 400 });
     else {
       expect(await zero).toBeUndefined();

@@ -20,7 +20,7 @@ import { q } from "../../../src/harbor/query.ts";
 import type { WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
 import type { ProjectRecord } from "../../env/emulator/areas/projects.ts";
 import { startEmulator } from "../../env/emulator/index.ts";
-import { firstError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
+import { firstError, harborError, harborErrorOf, useEmulator } from "../../env/harbor.ts";
 import { GUARD_PATH, guardRecords } from "../../env/net-guard-env.ts";
 
 const h = useEmulator();
@@ -197,12 +197,9 @@ describe("policies", () => {
     const a = await h.admin.webhooks.createPolicy(project.name, base({ name: "dup" }));
     const b = await h.admin.webhooks.createPolicy(project.name, base({ name: "dup-2" }));
     const c = await h.admin.webhooks.createPolicy(other.name, base({ name: "dup" }));
-    await expect(h.admin.webhooks.createPolicy(project.name, base({ name: "dup" }))).rejects.toMatchObject({
-      kind: "conflict",
-      status: 409,
-      code: "CONFLICT",
-      harborMessage: "notification policy named dup already exists",
-    });
+    await expect(h.admin.webhooks.createPolicy(project.name, base({ name: "dup" }))).rejects.toMatchObject(
+      harborError(409, "notification policy named dup already exists"),
+    );
     // Renaming onto a taken name conflicts too.
     await expect(h.admin.webhooks.updatePolicy(project.name, b, base({ name: "dup" }))).rejects.toMatchObject(
       {
@@ -875,7 +872,7 @@ describe("permissions", () => {
       h.emulator.control.users.add({ username, password: "Pass1234" });
       h.emulator.control.users.setMember(project.name, username, role);
     }
-    h.emulator.control.users.add({ username: "stranger", password: "Pass1234" });
+    h.addUser("stranger", "Pass1234");
   });
   const as = (username: string) => h.client({ username, password: "Pass1234" });
 
@@ -891,12 +888,9 @@ describe("permissions", () => {
   test("a maintainer may list policies but not read, create or change them", async () => {
     const maya = as("maya");
     await expect(maya.webhooks.listPolicies(project.name)).resolves.toBeInstanceOf(Array);
-    await expect(maya.webhooks.createPolicy(project.name, base({ name: "nope" }))).rejects.toMatchObject({
-      kind: "forbidden",
-      status: 403,
-      code: "FORBIDDEN",
-      harborMessage: "forbidden",
-    });
+    await expect(maya.webhooks.createPolicy(project.name, base({ name: "nope" }))).rejects.toMatchObject(
+      harborError(403, "forbidden"),
+    );
     await expect(maya.webhooks.supportedEventTypes(project.name)).rejects.toMatchObject({ status: 403 });
   });
 

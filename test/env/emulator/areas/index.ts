@@ -6,6 +6,7 @@ import { area as ldap } from "./ldap.ts";
 import { area as projects } from "./projects.ts";
 import { area as quotas } from "./quotas.ts";
 import { area as registries } from "./registries.ts";
+import { area as registryAuth } from "./registry-auth.ts";
 import { area as replication } from "./replication.ts";
 import { area as robots } from "./robots.ts";
 import { area as scanners } from "./scanners.ts";
@@ -27,4 +28,5 @@ export const areas = {
   gc,
   webhooks,
   system,
+  registryAuth,
 };

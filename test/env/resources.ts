@@ -1,0 +1,248 @@
+// The operator's objects as tests write them and read them back: a builder per kind (its spec typed
+// from src/api, the connection defaulted to the fixtures' "harbor"), Secrets, the status a test
+// looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
+import { z } from "zod";
+import {
+  API_VERSION,
+  type ConditionSchema,
+  managedStatus,
+  USABLE_AS_ANNOTATION,
+  WATCH_LABEL,
+} from "../../src/api/common.ts";
+import {
+  type ClusterHarborConnectionSpec,
+  type ConnectionStatus,
+  clusterHarborConnection,
+  type HarborConnectionSpec,
+  harborConnection,
+} from "../../src/api/connection.ts";
+import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
+import {
+  type HarborRegistrySpec,
+  type HarborRegistryStatus,
+  harborRegistry,
+} from "../../src/api/registry.ts";
+import {
+  type HarborReplicationPolicySpec,
+  type HarborReplicationPolicyStatus,
+  harborReplicationPolicy,
+} from "../../src/api/replication.ts";
+import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
+import {
+  type HarborWebhookPolicySpec,
+  type HarborWebhookPolicyStatus,
+  harborWebhookPolicy,
+} from "../../src/api/webhook.ts";
+import type { Kubectl, KubeObject } from "./kubectl.ts";
+
+// ---------------------------------------------------------------------------------------------
+// Builders
+
+/** Where an object goes and what it carries besides its spec. */
+export interface Meta {
+  namespace?: string;
+  labels?: Record<string, string>;
+  annotations?: Record<string, string>;
+}
+
+/** A spec as a test writes it: any field may be left out; the builders fill what a kind needs. */
+export type SpecInput<S extends z.ZodType> = Partial<z.input<S>>;
+
+/** An object of the API group as `kubectl apply` takes it. */
+export interface Manifest<S = Record<string, unknown>> {
+  apiVersion: string;
+  kind: string;
+  metadata: { name: string } & Meta;
+  spec: S;
+}
+
+/**
+ * A value the spec's type does not allow, written on purpose (for a test that expects it refused):
+ * `policy("x", { direction: invalid("sideways") })`.
+ */
+export const invalid = <T>(value: unknown): T => value as T;
+
+const metadata = (name: string, meta: Meta = {}): Manifest["metadata"] => ({
+  name,
+  ...(meta.namespace ? { namespace: meta.namespace } : {}),
+  ...(meta.labels ? { labels: meta.labels } : {}),
+  ...(meta.annotations ? { annotations: meta.annotations } : {}),
+});
+
+/** Any object of the API group by its kind, e.g. to go through every kind alike. */
+export function manifest<S extends object>(kind: string, name: string, spec: S, meta?: Meta): Manifest<S> {
+  return { apiVersion: API_VERSION, kind, metadata: metadata(name, meta), spec };
+}
+
+/** The connection the fixtures make Ready in each namespace (`useOperator`). */
+export const HARBOR = { connectionRef: { name: "harbor" } };
+
+/** Pull access to a project's repositories, the permission robots get unless a test says otherwise. */
+export const PULL = [{ resource: "repository", action: "pull" }];
+
+/** A HarborConnection to `url` with the credentials in Secret `secretName`. */
+export const connection = (
+  name: string,
+  url: string,
+  secretName: string,
+  spec: SpecInput<typeof HarborConnectionSpec> = {},
+  meta?: Meta,
+) =>
+  manifest(harborConnection.kind, name, { url, credentialsSecretRef: { name: secretName }, ...spec }, meta);
+
+/** A ClusterHarborConnection (cluster-scoped: no namespace). */
+export const clusterConnection = (name: string, spec: SpecInput<typeof ClusterHarborConnectionSpec>) =>
+  manifest(clusterHarborConnection.kind, name, spec);
+
+/** A HarborProject through the "harbor" connection. */
+export const project = (name: string, spec: SpecInput<typeof HarborProjectSpec> = {}, meta?: Meta) =>
+  manifest(harborProject.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborRobot through the "harbor" connection, allowed to pull; a project robot needs projectRef. */
+export const robot = (name: string, spec: SpecInput<typeof HarborRobotSpec> = {}, meta?: Meta) =>
+  manifest(harborRobot.kind, name, { ...HARBOR, permissions: [{ access: PULL }], ...spec }, meta);
+
+/** A HarborRegistry of type docker-registry at https://<name>.example.com unless the spec says otherwise. */
+export const registry = (name: string, spec: SpecInput<typeof HarborRegistrySpec> = {}, meta?: Meta) =>
+  manifest(
+    harborRegistry.kind,
+    name,
+    { ...HARBOR, type: "docker-registry", url: `https://${name}.example.com`, ...spec },
+    meta,
+  );
+
+/** A HarborReplicationPolicy that pushes, unless the spec says otherwise; it needs a registryRef. */
+export const replicationPolicy = (
+  name: string,
+  spec: SpecInput<typeof HarborReplicationPolicySpec> = {},
+  meta?: Meta,
+) => manifest(harborReplicationPolicy.kind, name, { ...HARBOR, direction: "push", ...spec }, meta);
+
+/** A HarborWebhookPolicy on PUSH_ARTIFACT unless the spec says otherwise; it needs projectRef and targets. */
+export const webhookPolicy = (
+  name: string,
+  spec: SpecInput<typeof HarborWebhookPolicySpec> = {},
+  meta?: Meta,
+) => manifest(harborWebhookPolicy.kind, name, { ...HARBOR, eventTypes: ["PUSH_ARTIFACT"], ...spec }, meta);
+
+export interface SecretOptions extends Meta {
+  type?: string;
+  /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
+  watched?: boolean;
+  /** Annotated harborconfig.io/usable-as with these uses, e.g. "registry-credential". */
+  usableAs?: string;
+}
+
+/** A Secret with these string values. */
+export const secret = (name: string, stringData: Record<string, string>, o: SecretOptions = {}) => {
+  const { type, watched, usableAs, ...meta } = o;
+  return {
+    apiVersion: "v1",
+    kind: "Secret",
+    ...(type ? { type } : {}),
+    metadata: metadata(name, {
+      ...meta,
+      ...(watched ? { labels: { ...meta.labels, [WATCH_LABEL]: "true" } } : {}),
+      ...(usableAs ? { annotations: { ...meta.annotations, [USABLE_AS_ANNOTATION]: usableAs } } : {}),
+    }),
+    stringData,
+  };
+};
+
+/** A connection's credentials Secret: username and password. */
+export const credentials = (name: string, login: { username: string; password: string }, meta?: Meta) =>
+  secret(name, { username: login.username, password: login.password }, meta);
+
+// ---------------------------------------------------------------------------------------------
+// Status
+
+export type Condition = z.output<typeof ConditionSchema>;
+
+const ManagedStatus = z.object(managedStatus);
+/** The status every managed kind has: conditions, observedGeneration, harborId, harborUrl, drift. */
+export type ManagedStatus = z.output<typeof ManagedStatus>;
+
+/** An object of the API group as `kubectl get -o json` shows it, with the kind's status. */
+export type Resource<Status = ManagedStatus> = KubeObject & {
+  spec?: Record<string, unknown>;
+  status?: Status;
+};
+
+export type ConnectionCR = Resource<ConnectionStatus>;
+export type ProjectCR = Resource<HarborProjectStatus>;
+export type RobotCR = Resource<HarborRobotStatus>;
+export type RegistryCR = Resource<HarborRegistryStatus>;
+export type ReplicationPolicyCR = Resource<HarborReplicationPolicyStatus>;
+export type WebhookPolicyCR = Resource<HarborWebhookPolicyStatus>;
+
+interface WithConditions {
+  metadata: { generation?: number };
+  status?: { conditions?: Condition[]; observedGeneration?: number };
+}
+
+/** The condition of this type, if the status has one. */
+export const condition = (o: WithConditions, type: string): Condition | undefined =>
+  o.status?.conditions?.find((c) => c.type === type);
+
+/** The Ready condition. */
+export const ready = (o: WithConditions): Condition | undefined => condition(o, "Ready");
+
+/** Ready=True for the spec as it is now (status.observedGeneration caught up). */
+export const readyForSpec = (o: WithConditions): boolean =>
+  ready(o)?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
+
+/** Stalled=True: no retry will fix it. */
+export const stalled = (o: WithConditions): boolean => condition(o, "Stalled")?.status === "True";
+
+// ---------------------------------------------------------------------------------------------
+// Events
+
+export interface KubeEvent {
+  type: string;
+  reason: string;
+  message: string;
+  count?: number;
+  involvedObject: { kind: string; name: string; namespace?: string };
+  source?: { component?: string };
+}
+
+/** The Events about the object of this name (and kind, if given) in kubectl's namespace. */
+export async function eventsOf(kubectl: Kubectl, name: string, kind?: string): Promise<KubeEvent[]> {
+  const selector = `involvedObject.name=${name}${kind ? `,involvedObject.kind=${kind}` : ""}`;
+  const list = await kubectl.run(["get", "events", "--field-selector", selector, "-o", "json"]);
+  return (JSON.parse(list) as { items: KubeEvent[] }).items;
+}
+
+/** The reasons of those Events, oldest first. */
+export const eventReasons = async (kubectl: Kubectl, name: string, kind?: string): Promise<string[]> =>
+  (await eventsOf(kubectl, name, kind)).map((e) => e.reason);
+
+// ---------------------------------------------------------------------------------------------
+// What Secrets and ServiceAccounts hold
+
+export interface SecretObject extends KubeObject {
+  type: string;
+  metadata: KubeObject["metadata"] & { ownerReferences?: Array<{ kind: string; name: string; uid: string }> };
+  data?: Record<string, string>;
+}
+
+/** A Secret's values, decoded. */
+export async function secretValues(
+  kubectl: Kubectl,
+  name: string,
+): Promise<{ secret: SecretObject; text: (key: string) => string }> {
+  const secret = await kubectl.get<SecretObject>("secret", name);
+  return { secret, text: (key) => Buffer.from(secret.data?.[key] ?? "", "base64").toString("utf8") };
+}
+
+/** The username and password a Secret delivers (a robot's pull secret, say), with the Secret. */
+export async function deliveredCredentials(kubectl: Kubectl, name: string) {
+  const { secret, text } = await secretValues(kubectl, name);
+  return { username: text("username"), password: text("password"), secret, text };
+}
+
+/** The names in a ServiceAccount's imagePullSecrets (the ServiceAccount must exist). */
+export async function pullSecretsOf(kubectl: Kubectl, account: string): Promise<string[]> {
+  const sa = await kubectl.get<{ imagePullSecrets?: Array<{ name: string }> }>("serviceaccount", account);
+  return (sa.imagePullSecrets ?? []).map((e) => e.name);
+}
