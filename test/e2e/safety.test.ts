@@ -60,11 +60,13 @@ beforeAll(async () => {
   await op.waitReady("harborconnection", "other");
 }, 60_000);
 
+// While the operator still runs (hooks run in reverse order): the tenant's resources, then the
+// cluster-scoped connection they used, so that no other test's operator finds it left behind.
 afterAll(async () => {
-  await admin.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
-  for (const name of [bundle, tenant, apps])
-    await admin.tryRun(["delete", "namespace", name, "--wait=false"]);
-});
+  await admin.tryRun(["delete", "namespace", tenant, "--timeout=60s"], { timeoutMs: 70_000 });
+  await admin.tryRun(["delete", "clusterharborconnection", shared, "--timeout=60s"], { timeoutMs: 70_000 });
+  for (const name of [bundle, apps]) await admin.tryRun(["delete", "namespace", name, "--wait=false"]);
+}, 150_000);
 
 describe("Harbor ids are bound to their Harbor", () => {
   test("moving a resource to another connection never touches the object with its old id there", async () => {

@@ -84,9 +84,13 @@ beforeAll(async () => {
   await op.waitReady("harborproject", "team");
 });
 
+// While the operator still runs (hooks run in reverse order): the resources that use the shared
+// connection, then the connection, so that its finalizer is released and nothing is left behind.
 afterAll(async () => {
-  if (shared) await admin.delete("clusterharborconnection", shared);
-});
+  if (!shared) return;
+  await op.kubectl.tryRun(["delete", "harbor", "--all", "--timeout=60s"], { timeoutMs: 70_000 });
+  await admin.tryRun(["delete", "clusterharborconnection", shared, "--timeout=60s"], { timeoutMs: 70_000 });
+}, 150_000);
 
 describe("a webhook auth header Secret", () => {
   test("without the annotation: SecretNotAllowed saying how to opt in, and Harbor never sees the value", async () => {

@@ -73,9 +73,11 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Cluster-scoped, so no namespace deletion takes them: deleted while the controllers that hold
+  // their finalizer still run, so that no other test's operator finds them.
+  for (const name of clusterNames) await admin.delete("clusterharborconnection", name, { wait: true });
   await running?.stop();
   await events?.flush();
-  for (const name of clusterNames) await admin.delete("clusterharborconnection", name);
   kube?.close();
 });
 
