@@ -313,28 +313,30 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
   test("a spec only Harbor can judge: Degraded with Harbor's reason, Healthy again once reverted", {
     timeout: 180_000,
   }, async () => {
-    // 2000 TiB passes the CRD's pattern; Harbor's ceiling is 1024 TiB.
+    // The CRD takes any type name; only the Harbor behind the connection knows which it supports.
     const rejected = {
       apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborProject",
-      metadata: { name: "example-too-big", namespace: NAMESPACE },
-      spec: { connectionRef: { name: "harbor" }, storageLimit: "2000Ti" },
+      kind: "HarborRegistry",
+      metadata: { name: "example-odd-type", namespace: NAMESPACE },
+      spec: { connectionRef: { name: "harbor" }, type: "quay-io", url: "https://odd.example.com" },
     };
     let started = Date.now();
-    revision = await commit("A project with a quota Harbor refuses", { "too-big.yaml": [rejected] });
+    revision = await commit("A registry of a type Harbor does not support", { "odd-type.yaml": [rejected] });
     const degraded = await waitApp(
       "Degraded",
       (app) => app.status?.sync?.revision === revision && app.status.health?.status === "Degraded",
       90_000,
     );
-    const r = resource(degraded, "HarborProject", "example-too-big");
-    say(`rejected quota: Degraded ${seconds(Date.now() - started)} after the commit: ${r?.health?.message}`);
+    const r = resource(degraded, "HarborRegistry", "example-odd-type");
+    say(
+      `unsupported registry type: Degraded ${seconds(Date.now() - started)} after the commit: ${r?.health?.message}`,
+    );
     expect(r?.health?.status).toBe("Degraded");
-    expect(r?.health?.message).toMatch(/^HarborRejected: .*invalid value for resource storage/);
+    expect(r?.health?.message).toMatch(/^UnsupportedType: .*quay-io/);
     expect(degraded.status?.health?.status).toBe("Degraded");
 
     started = Date.now();
-    revision = await commit("Remove the project Harbor refuses", { "too-big.yaml": null });
+    revision = await commit("Remove the registry Harbor refuses", { "odd-type.yaml": null });
     await waitApp("Healthy again", settled(revision, "Healthy"), 90_000);
     say(`reverted: Synced + Healthy ${seconds(Date.now() - started)} after the commit`);
   });
