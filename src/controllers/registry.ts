@@ -10,7 +10,7 @@ import type { KindModule } from "./shared/kinds.ts";
 import { webhookKind } from "./webhook/index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-export const MANAGED_KINDS: readonly KindModule<any, any, any, any>[] = [
+export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   projectKind,
   robotKind,
   registryKind,
