@@ -1,4 +1,4 @@
-// HarborScannerRegistration end to end: kubectl → apiserver → the
+// HarborScannerRegistration and HarborProject.spec.scanner end to end: kubectl → apiserver → the
 // operator process → Harbor (the emulator). Harbor registers only an adapter that answers its ping,
 // so each test puts the adapters it registers into the emulator's world first. Two operators: one
 // with a short drift interval (drift, the default scanner kept, the sweep's cost), one with a drift
@@ -13,6 +13,8 @@ import {
   eventReasons,
   eventsOf,
   invalid,
+  type ProjectCR,
+  project,
   type Resource,
   readyForSpec,
   type ScannerRegistrationCR,
@@ -338,6 +340,68 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     expect(await eventReasons(op.kubectl, "existing")).toContain("Adopted");
   });
 
+  test("a project's scanner: a referenced registration, or Harbor's default, kept when changed in Harbor", async () => {
+    await op.kubectl.apply([
+      project("scanned", { scanner: { registrationRef: { name: "team" } } }),
+      project("follows", { scanner: { systemDefault: true } }),
+    ]);
+    const teamUuid = await uuidOf(op, "team");
+    const secondUuid = await uuidOf(op, "second"); // Harbor's default now
+    const scanned = await op.waitReady<ProjectCR>("harborproject", "scanned");
+    expect(scanned.status?.scanner).toEqual({ name: "team", uuid: teamUuid, inherited: false });
+    expect((await op.harbor.scanners.getOfProject("scanned"))?.uuid).toBe(teamUuid);
+    const follows = await op.waitReady<ProjectCR>("harborproject", "follows");
+    expect(follows.status?.scanner).toEqual({ name: "second", uuid: secondUuid, inherited: true });
+
+    // Changed in Harbor: put back.
+    await op.harbor.scanners.setOfProject("scanned", secondUuid);
+    await op.harbor.scanners.setOfProject("follows", teamUuid);
+    for (const name of ["scanned", "follows"]) {
+      const cr = await op.waitFor<ProjectCR>(
+        "harborproject",
+        name,
+        (o) => o.status?.lastDriftCorrection?.fields.includes("scanner") === true,
+        30_000,
+      );
+      expect(cr.status?.lastDriftCorrection?.fields).toEqual(["scanner"]);
+    }
+    expect((await op.harbor.scanners.getOfProject("scanned"))?.uuid).toBe(teamUuid);
+    expect((await op.harbor.scanners.getOfProject("follows"))?.uuid).toBe(secondUuid);
+
+    // Harbor's default moves (its holder changes): the project that follows it goes along.
+    await op.kubectl.apply([
+      scannerRegistration("second", { default: false }),
+      scannerRegistration("plain", { default: true }),
+    ]);
+    const plainUuid = await op
+      .waitFor<ScannerRegistrationCR>(
+        "harborscannerregistration",
+        "plain",
+        (o) => o.status?.isDefault === true,
+        30_000,
+      )
+      .then((o) => o.status?.harborId);
+    const moved = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "follows",
+      (o) => o.status?.scanner?.uuid === plainUuid,
+      30_000,
+    );
+    expect(moved.status?.scanner).toEqual({ name: "plain", uuid: plainUuid, inherited: true });
+
+    // A project naming a registration that is not there waits for it.
+    await op.kubectl.apply(project("orphan-scan", { scanner: { registrationRef: { name: "nowhere" } } }));
+    const waiting = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "orphan-scan",
+      (o) => condition(o, "Ready")?.reason === "DependencyNotReady",
+      30_000,
+    );
+    expect(condition(waiting, "Ready")?.message).toContain(
+      "HarborScannerRegistration nowhere does not exist",
+    );
+  });
+
   test("an export of what the operator created, read straight from Harbor's API, matches the specs field for field", async () => {
     const crs = (
       await op.kubectl.get<{ items: Array<ScannerRegistrationCR & { spec: Record<string, unknown> }> }>(
@@ -385,13 +449,30 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
         }
       }
     }
+    // The projects' scanners, as Harbor answers for them.
+    for (const name of ["scanned", "follows"]) {
+      const cr = await op.kubectl.get<
+        ProjectCR & { spec: { scanner: { registrationRef?: { name: string } } } }
+      >("harborproject", name);
+      const answer = await harborApi<HarborScanner>(op, `/projects/${name}/scanner`);
+      const ref = cr.spec.scanner.registrationRef;
+      if (ref) expect(answer.uuid, name).toBe(await uuidOf(op, ref.name));
+      else expect(answer.is_default, name).toBe(true);
+      expect(cr.status?.scanner?.uuid, name).toBe(answer.uuid);
+    }
   });
 
-  test("deleting a registration deletes it in Harbor", async () => {
+  test("deleting a registration deletes it in Harbor; its project waits for it", async () => {
     const uuid = await uuidOf(op, "team");
     await op.kubectl.delete("harborscannerregistration", "team", { wait: true });
     await expect(op.harbor.scanners.get(uuid)).rejects.toMatchObject({ kind: "notFound" });
     expect(await eventReasons(op.kubectl, "team")).toContain("Deleted");
+    const waiting = await op.waitFor<ProjectCR>(
+      "harborproject",
+      "scanned",
+      (o) => condition(o, "Ready")?.reason === "DependencyNotReady",
+    );
+    expect(condition(waiting, "Ready")?.message).toContain("HarborScannerRegistration team does not exist");
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {
@@ -425,6 +506,14 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
       "Harbor reserves the name Trivy for its built-in scanner, which can only be adopted, read-only: set creationPolicy: Adopt (it is CreateOrAdopt)",
     );
     expect(await refused(scannerRegistration("plain", { name: "renamed" }))).toContain("name is immutable");
+    expect(await refused(project("bad-scan", { scanner: {} }))).toContain(
+      "scanner takes exactly one of registrationRef or systemDefault: true",
+    );
+    expect(
+      await refused(
+        project("bad-scan", { scanner: { registrationRef: { name: "x" }, systemDefault: true } }),
+      ),
+    ).toContain("scanner takes exactly one of registrationRef or systemDefault: true");
   });
 });
 
