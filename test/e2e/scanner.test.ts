@@ -109,6 +109,7 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     expect(cr.status?.builtIn).toBeUndefined();
     expect(JSON.stringify(cr)).not.toContain("team-Token-1");
     expect(JSON.stringify(await eventsOf(op.kubectl, "team"))).not.toContain("team-Token-1");
+    expect(op.output()).not.toContain("team-Token-1");
 
     const table = await op.kubectl.run(["get", "harborscannerregistrations"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+DEFAULT\s+HEALTH\s+AGE/);
@@ -173,6 +174,7 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     expect(storedCredential(op, uuid)).toBe("team-Token-2");
     expect(cr.status?.lastDriftCorrection?.fields).toEqual(["auth.secretRef"]);
     expect(JSON.stringify(await eventsOf(op.kubectl, "team"))).not.toContain("team-Token-2");
+    expect(op.output()).not.toContain("team-Token-2");
   });
 
   test("a change made in Harbor behind the operator's back is reverted and named, the credential included", async () => {
