@@ -868,12 +868,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
       status?.harborId !== undefined &&
       (status.harborUrl === undefined || status.harborUrl === harbor) &&
       obj.metadata.finalizers?.includes(FINALIZER) === true;
+    // A resource in Conflict has not looked at Harbor since: what its status says it holds is stale.
+    const inConflict = status?.conditions?.some((c) => c.type === "Ready" && c.reason === "Conflict");
     return {
       key,
       uid: obj.metadata.uid,
       creationTimestamp: obj.metadata.creationTimestamp,
       harbor,
-      holds: holdsObject && (!setting || this.#o.external.holdsSetting?.(status) === true),
+      holds: holdsObject && (!setting || (!inConflict && this.#o.external.holdsSetting?.(status) === true)),
     };
   }
 

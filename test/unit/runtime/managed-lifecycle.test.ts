@@ -834,6 +834,9 @@ describe("per-Harbor settings a spec takes besides its object", () => {
     env.apply("older", { flag: true });
     expect((await env.reconcile("older")).calls).toEqual(["kube status"]);
     expect(env.condition("older", "Ready")?.message).toContain(`${NS}/younger already holds`);
+    // Its status saying it holds the setting (as before the setting moved) is stale while it is in
+    // Conflict: listed first after a restart, it still does not take the setting.
+    env.setStatus("older", { flagged: true });
     env.restart();
     expect((await env.reconcile("older")).calls).toEqual([]); // still in Conflict: nothing new to write
     expect(env.condition("older", "Ready")?.reason).toBe("Conflict");
