@@ -66,6 +66,12 @@ export function crdFor(def: KindDefinition): Json {
   const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
   const spec: Json = { description: specText(managed), ...toOpenApi(def.spec) };
   if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
+  const status = toOpenApi(def.status);
+  // Most Harbor ids are integers; a scanner registration's is a UUID.
+  const idType =
+    (status.properties as Record<string, { type?: string }> | undefined)?.harborId?.type === "string"
+      ? "string"
+      : "integer";
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -100,7 +106,7 @@ export function crdFor(def: KindDefinition): Json {
               ? [
                   {
                     name: "Harbor ID",
-                    type: "integer",
+                    type: idType,
                     jsonPath: ".status.harborId",
                     description: "The id of the object in Harbor.",
                   },
@@ -132,7 +138,7 @@ export function crdFor(def: KindDefinition): Json {
                 // The apiserver allows nothing else here; kubectl explain shows ObjectMeta's own text.
                 metadata: { type: "object" },
                 spec: spec,
-                status: { description: statusText(managed), ...toOpenApi(def.status) },
+                status: { description: statusText(managed), ...status },
               },
               // Only the root sees metadata.name (the default of spec.name) and the stored status.
               ...rootRules(def),

@@ -22,9 +22,9 @@ import { type KindContext, type KindModule, managedKind, resourceType } from "./
 import { removedPullSecrets, trimServiceAccount } from "./shared/service-accounts.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-type AnyKind = ManagedKind<any, any, any, any>;
+type AnyKind = ManagedKind<any, any, any, any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-type AnyModule = KindModule<any, any, any, any>;
+type AnyModule = KindModule<any, any, any, any, any>;
 
 export interface Kinds {
   /** Every kind by its Kubernetes kind name. */

@@ -6,16 +6,18 @@ import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
 import { robotKind } from "./robot/index.ts";
+import { scannerKind } from "./scanner/index.ts";
 import type { KindModule } from "./shared/kinds.ts";
 import { webhookKind } from "./webhook/index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-export const MANAGED_KINDS: readonly KindModule<any, any, any, any>[] = [
+export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   projectKind,
   robotKind,
   registryKind,
   replicationKind,
   webhookKind,
+  scannerKind,
 ];
 
 /** The connection kinds: not managed objects of Harbor, but how the managed kinds reach one. */

@@ -16,7 +16,7 @@ import { isHarborError } from "../../src/harbor/errors.ts";
 import { createGitRepo, type GitRepo } from "../env/argocd/git.ts";
 import { ARGOCD_NAMESPACE, type ArgoCd, startArgoCd } from "../env/argocd/launcher.ts";
 import { type ControlPlane, startControlPlane } from "../env/controlplane/launcher.ts";
-import { exampleFiles, examplesDir, type Manifest } from "../env/examples.ts";
+import { addExampleAdapters, exampleFiles, examplesDir, type Manifest } from "../env/examples.ts";
 import { useEmulator } from "../env/harbor.ts";
 import { type Kubectl, kubectl } from "../env/kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
@@ -86,6 +86,7 @@ beforeAll(async () => {
   // manages what is in its folder, not the namespaces (the apps namespace gets robot Secret copies).
   await admin.apply(readFileSync(join(examplesDir, "namespaces.yaml"), "utf8"));
   const { emulator } = h;
+  addExampleAdapters(emulator.control);
   files = exampleFiles({
     url: emulator.url,
     username: emulator.adminUsername,
@@ -254,6 +255,7 @@ async function leftInHarbor(): Promise<string[]> {
   for (const r of robots) left.push(`robot ${r.name}`);
   for (const r of await harbor.registries.list()) left.push(`registry ${r.name}`);
   for (const p of await harbor.replication.listPolicies()) left.push(`replication policy ${p.name}`);
+  for (const s of await harbor.scanners.list()) left.push(`scanner registration ${s.name}`);
   return left;
 }
 

@@ -29,6 +29,11 @@ import {
 } from "../../src/api/replication.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
 import {
+  type HarborScannerRegistrationSpec,
+  type HarborScannerRegistrationStatus,
+  harborScannerRegistration,
+} from "../../src/api/scanner.ts";
+import {
   type HarborWebhookPolicySpec,
   type HarborWebhookPolicyStatus,
   harborWebhookPolicy,
@@ -125,6 +130,23 @@ export const webhookPolicy = (
   meta?: Meta,
 ) => manifest(harborWebhookPolicy.kind, name, { ...HARBOR, eventTypes: ["PUSH_ARTIFACT"], ...spec }, meta);
 
+/**
+ * A HarborScannerRegistration of the adapter at http://<name>-adapter:8080 unless the spec says
+ * otherwise. Harbor registers only an adapter that answers: put one there first
+ * (`emulator.control.scanners.addAdapter(url)`).
+ */
+export const scannerRegistration = (
+  name: string,
+  spec: SpecInput<typeof HarborScannerRegistrationSpec> = {},
+  meta?: Meta,
+) =>
+  manifest(
+    harborScannerRegistration.kind,
+    name,
+    { ...HARBOR, url: `http://${name}-adapter:8080`, ...spec },
+    meta,
+  );
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -174,6 +196,7 @@ export type RobotCR = Resource<HarborRobotStatus>;
 export type RegistryCR = Resource<HarborRegistryStatus>;
 export type ReplicationPolicyCR = Resource<HarborReplicationPolicyStatus>;
 export type WebhookPolicyCR = Resource<HarborWebhookPolicyStatus>;
+export type ScannerRegistrationCR = Resource<HarborScannerRegistrationStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

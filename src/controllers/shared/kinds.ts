@@ -13,6 +13,7 @@ import type {
   ConnectionResolver,
   ErrorClassifier,
   ExternalClient,
+  HarborId,
   ManagedObject,
   ManagedSpec,
 } from "../../runtime/managed.ts";
@@ -96,12 +97,21 @@ export interface KindWatches<S> {
  * A managed kind's self-description: everything the central wiring, the RBAC and the CRDs need.
  * Adding a kind is its folder, its API definition, and one line in controllers/registry.ts.
  */
-export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X = unknown, St = unknown> {
+export interface KindModule<
+  S extends ManagedSpec = ManagedSpec,
+  O = unknown,
+  X = unknown,
+  St = unknown,
+  Id extends HarborId = number,
+> {
   /** The API definition: names, columns, and the spec's and status's schemas. */
   def: KindDefinition<S, St>;
   watches?: KindWatches<S>;
-  /** The kind's Harbor side: the status it reports is the definition's status type. */
-  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X, St>;
+  /**
+   * The kind's Harbor side: the status it reports is the definition's status type, its ids are
+   * Harbor's for the kind (numbers, or UUIDs for scanner registrations).
+   */
+  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X, St, Id>;
   /** Default: the shared Harbor classification. */
   errors?: ErrorClassifier;
   /**
@@ -112,17 +122,17 @@ export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X 
 }
 
 /** Declares a kind; the types of its spec, status, Harbor object and prepared extras flow from here. */
-export function defineKind<S extends ManagedSpec, O, X, St>(
-  m: KindModule<S, O, X, St>,
-): KindModule<S, O, X, St> {
+export function defineKind<S extends ManagedSpec, O, X, St, Id extends HarborId = number>(
+  m: KindModule<S, O, X, St, Id>,
+): KindModule<S, O, X, St, Id> {
   return m;
 }
 
 /** One managed kind, wired the same way as every other. */
-export function managedKind<S extends ManagedSpec, O, X, St>(
-  m: KindModule<S, O, X, St>,
+export function managedKind<S extends ManagedSpec, O, X, St, Id extends HarborId>(
+  m: KindModule<S, O, X, St, Id>,
   deps: KindDeps,
-): ManagedKind<S, O, HarborConnectionHandle, X> {
+): ManagedKind<S, O, HarborConnectionHandle, X, Id> {
   const { ctx } = deps;
   const nameRule = m.def.harborName;
   return new ManagedKind(ctx.kube, {
