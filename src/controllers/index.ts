@@ -130,7 +130,8 @@ export function createKinds(
   }
 
   // A run waits on its target's status (a policy Ready, its Harbor id) and on what its spec says
-  // (a policy enabled again): any such change of the target queues the runs that point at it.
+  // (a policy enabled again, and that change applied): any such change queues the runs that point
+  // at it.
   for (const m of runModules) {
     const dependent = runs.get(m.def.kind) as AnyRunKind;
     for (const [targetKind, refOf] of Object.entries(m.watches?.references ?? {})) {
@@ -145,6 +146,7 @@ export function createKinds(
             readiness(a) !== readiness(b) ||
             a.status?.harborId !== b.status?.harborId ||
             a.metadata.generation !== b.metadata.generation ||
+            a.status?.observedGeneration !== b.status?.observedGeneration ||
             a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
           )
             wake(b);

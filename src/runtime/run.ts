@@ -10,7 +10,7 @@
 // - waits before the start (a connection, a referenced resource, something the kind says it must
 //   wait for, such as another GC) keep the run Pending with the reason, and are retried;
 // - following: a running execution is looked at again after a quarter of its running time so far
-//   (1 s up to followMaxMs) until it ends; the final phase (Succeeded, Failed, Stopped, Skipped)
+//   (1 s up to 5 s) until it ends; the final phase (Succeeded, Failed, Stopped, Skipped)
 //   never changes, and the kind reads what only an ended execution has (a log tail, failed tasks);
 // - conditions for kubectl wait, kstatus and Argo CD: Ready=True on success; Stalled=True on
 //   failure, stop or skip; Reconciling=True while waiting or running;
@@ -39,6 +39,7 @@ import { describeIssues, INVALID_SPEC } from "./invalid-spec.ts";
 import { needsReconcile } from "./kind.ts";
 import {
   type ConnectionResolver,
+  DEPENDENCY_NOT_READY,
   type ErrorClassifier,
   type ManagedCache,
   type ManagedObject,
@@ -140,7 +141,10 @@ export interface RunReconcilerOptions<S extends RunSpec, E, C, X> {
   now: () => number;
   /** How often a run that waits to start looks again. Default 5 s. */
   waitRetryMs?: number;
-  /** The longest wait between two looks at a running execution. Default 10 s. */
+  /**
+   * The longest wait between two looks at a running execution. Default 5 s: a run exists to be
+   * waited on, and one read per 5 s of a running execution costs Harbor little.
+   */
   followMaxMs?: number;
 }
 
@@ -151,6 +155,8 @@ export const EXECUTION_LOST = "ExecutionLost";
 const FOLLOW_MIN_MS = 1_000;
 /** How often a quiet wait looks again (what it waits on usually announces itself first). */
 const QUIET_WAIT_RETRY_MS = 2_000;
+/** How long a new run may wait on another resource (applied with it) before the wait shows. */
+const DEPENDENCY_GRACE_MS = 10_000;
 
 type Ready = { status: Condition["status"]; reason: string; message: string };
 
@@ -342,7 +348,7 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
     const st = statusOf(r);
     const since = Date.parse(st.startRequest?.time ?? st.startTime ?? "");
     const ran = Number.isNaN(since) ? 0 : Math.max(0, this.#o.now() - since);
-    return Math.min(this.#o.followMaxMs ?? 10_000, Math.max(FOLLOW_MIN_MS, Math.round(ran / 4)));
+    return Math.min(this.#o.followMaxMs ?? 5_000, Math.max(FOLLOW_MIN_MS, Math.round(ran / 4)));
   }
 
   /** A run that has ended: its finalizer goes, the status follows the generation, the TTL applies. */
@@ -434,6 +440,10 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
     if (e instanceof NotReady) {
       log.debug({ reason: e.reason, message: e.message }, "waiting");
       if (e.quiet) return { requeueAfterMs: QUIET_WAIT_RETRY_MS };
+      // A run applied together with its policy usually waits a moment for it: not worth a status.
+      const age = this.#o.now() - Date.parse(r.metadata.creationTimestamp ?? "");
+      if (e.reason === DEPENDENCY_NOT_READY && age < DEPENDENCY_GRACE_MS && !statusOf(r).conditions?.length)
+        return { requeueAfterMs: QUIET_WAIT_RETRY_MS };
       await this.#write(r, { phase, ready: { status: "False", reason: e.reason, message: e.message } });
       return { requeueAfterMs: this.#o.waitRetryMs ?? 5_000 };
     }

@@ -25,8 +25,11 @@ import { FAILED_TASKS, failedTask, replicationOutcome } from "./mapping.ts";
 export const POLICY_DISABLED = "PolicyDisabled";
 
 export interface ReplicationRunExtra {
-  /** The policy's Harbor id. */
-  policyId: number;
+  /**
+   * The policy's Harbor id. Undefined only for a run being deleted whose policy is gone and that
+   * recorded none: nothing of it can be found then (Harbor deletes a policy's executions with it).
+   */
+  policyId: number | undefined;
 }
 
 type External = RunExternal<
@@ -36,6 +39,12 @@ type External = RunExternal<
   ReplicationRunExtra,
   HarborReplicationRunStatus
 >;
+
+/** The policy id, which only a deletion may go without. */
+function required(extra: ReplicationRunExtra): number {
+  if (extra.policyId === undefined) throw new Error("the policy reference was not resolved");
+  return extra.policyId;
+}
 
 export function replicationRunExternal(deps: { policies: Informer<ManagedObject> }): External {
   const policyName = (spec: HarborReplicationRunSpec) => `"${spec.policyRef.name}"`;
@@ -65,8 +74,9 @@ export function replicationRunExternal(deps: { policies: Informer<ManagedObject>
     },
 
     async blocker({ spec, conn, extra, signal }) {
+      const policyId = required(extra);
       try {
-        const policy = await conn.client.replication.getPolicy(extra.policyId, { signal });
+        const policy = await conn.client.replication.getPolicy(policyId, { signal });
         if (policy.enabled !== true)
           return { reason: POLICY_DISABLED, message: disabled(spec, "enabled: false").message };
         return undefined;
@@ -74,20 +84,21 @@ export function replicationRunExternal(deps: { policies: Informer<ManagedObject>
         if (!isHarborError(e, "notFound")) throw e;
         return {
           reason: DEPENDENCY_NOT_READY,
-          message: `HarborReplicationPolicy ${policyName(spec)} (id ${extra.policyId}) is not in Harbor: it is being created again`,
+          message: `HarborReplicationPolicy ${policyName(spec)} (id ${policyId}) is not in Harbor: it is being created again`,
         };
       }
     },
 
     async newestId({ conn, extra, signal }) {
       const recent = await conn.client.replication.listExecutions(
-        { policyId: extra.policyId, limit: 10 },
+        { policyId: required(extra), limit: 10 },
         { signal },
       );
       return Math.max(0, ...recent.map((e) => e.id));
     },
 
     async startedAfter({ conn, extra, signal }, afterId) {
+      if (extra.policyId === undefined) return [];
       const recent = await conn.client.replication.listExecutions(
         { policyId: extra.policyId, trigger: "manual", limit: 100 },
         { signal },
@@ -98,7 +109,7 @@ export function replicationRunExternal(deps: { policies: Informer<ManagedObject>
     async start({ spec, conn, extra, signal }) {
       let id: number;
       try {
-        id = await conn.client.replication.start(extra.policyId, { signal });
+        id = await conn.client.replication.start(required(extra), { signal });
       } catch (e) {
         if (isHarborError(e, "precondition"))
           throw disabled(spec, e.harborMessage ?? "Harbor refused to start it");

@@ -17,6 +17,7 @@ import { type Result, TerminalError } from "../../../src/runtime/controller.ts";
 import type { InformerHandlers } from "../../../src/runtime/informer.ts";
 import {
   type ConnectionResolver,
+  DEPENDENCY_NOT_READY,
   type ErrorClassifier,
   type ManagedCache,
   type ManagedObject,
@@ -140,6 +141,7 @@ function setup() {
   const calls: string[] = [];
   const events: Array<{ name: string; type: string; reason: string; message: string }> = [];
   let blocked: { reason: string; message: string } | undefined;
+  let prepareWait: NotReady | undefined;
   let startRefused: NotReady | undefined;
   /** The connection "harbor" reaches this system. */
   let reaches = ONE;
@@ -152,7 +154,10 @@ function setup() {
   };
   const sys = (url: string) => systems.get(url) as FakeSystem;
   const external: RunExternal<JobSpec, Execution, { url: string }, Record<string, never>> = {
-    prepare: async () => ({}),
+    prepare: async () => {
+      if (prepareWait) throw prepareWait;
+      return {};
+    },
     blocker: async () => blocked,
     newestId: async ({ conn }) => {
       calls.push("newestId");
@@ -265,6 +270,10 @@ function setup() {
     server,
     block(b: { reason: string; message: string } | undefined) {
       blocked = b;
+    },
+    /** What prepare waits for (e.g. the referenced policy). */
+    needs(e: NotReady | undefined) {
+      prepareWait = e;
     },
     refuseStart(e: NotReady | undefined) {
       startRefused = e;
@@ -480,6 +489,22 @@ describe("starting exactly once", () => {
     expect(out.result?.requeueAfterMs).toBe(5_000);
   });
 
+  test("a new run waiting for a resource applied with it shows the wait only after 10 s", async () => {
+    const env = setup();
+    env.apply("nightly");
+    env.needs(new NotReady(DEPENDENCY_NOT_READY, "HarborReplicationPolicy mirror is not Ready"));
+    const early = await env.reconcile("nightly");
+    expect(early.calls).toEqual([]);
+    expect(early.result).toEqual({ requeueAfterMs: 2_000 });
+    env.clock.advance(10_000);
+    await env.reconcile("nightly");
+    expect(env.status("nightly").phase).toBe("Pending");
+    expect(env.condition("nightly", "Ready")?.reason).toBe(DEPENDENCY_NOT_READY);
+    env.needs(undefined);
+    await env.reconcile("nightly");
+    expect(env.status("nightly")).toMatchObject({ phase: "Running", harborId: 1 });
+  });
+
   test("the system refusing the start for now (a disabled policy) is a wait, not a failure", async () => {
     const env = setup();
     env.apply("nightly");
@@ -534,14 +559,14 @@ describe("following to a final phase", () => {
     expect(out.events).toEqual(["Warning ExecutionLost"]);
   });
 
-  test("looks again after a quarter of the running time, from 1 s up to 10 s", async () => {
+  test("looks again after a quarter of the running time, from 1 s up to 5 s", async () => {
     const env = setup();
     env.apply("nightly");
     expect((await env.reconcile("nightly")).result?.requeueAfterMs).toBe(1_000);
-    env.clock.advance(20_000);
-    expect((await env.reconcile("nightly")).result?.requeueAfterMs).toBe(5_000);
+    env.clock.advance(12_000);
+    expect((await env.reconcile("nightly")).result?.requeueAfterMs).toBe(3_000);
     env.clock.advance(100_000);
-    expect((await env.reconcile("nightly")).result?.requeueAfterMs).toBe(10_000);
+    expect((await env.reconcile("nightly")).result?.requeueAfterMs).toBe(5_000);
   });
 
   test("a connection that now reaches another system: the recorded execution is not looked for there", async () => {
