@@ -255,6 +255,7 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
     const input: RunInput<S, C, X> = { ...base, extra: await ext.prepare(base) };
     let id = st.harborId;
     let execution: E | undefined;
+    let startedNow = false;
     if (id === undefined && st.startRequest) {
       // Interrupted between the start request and recording its answer: did the start happen?
       execution = await this.#findStarted(input, harbor, st.startRequest.afterId);
@@ -279,8 +280,11 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
       // The first thing after the start: its id, so that no later failure can lose it.
       input.resource = await this.#recordId(input.resource, id, harbor, `${name(id)} started in Harbor`);
       this.#o.events.record(input.resource, "Normal", "Started", `Started ${name(id)} in Harbor ${harbor}`);
+      startedNow = true;
     }
     execution ??= await ext.get(input, id);
+    // An execution just accepted may not be readable yet: look again before calling it lost.
+    if (!execution && startedNow) return { requeueAfterMs: FOLLOW_MIN_MS };
     if (!execution) {
       const message = `Harbor ${harbor} no longer has ${name(id)} (deleted with its policy, or removed by Harbor's sweep of old executions): how it ended is unknown`;
       const r2 = await this.#write(input.resource, {
