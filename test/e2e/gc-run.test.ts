@@ -88,7 +88,8 @@ describe("HarborGarbageCollectionRun", () => {
     ]);
     const lagMs = kubectlShowed - harborEnded;
     console.log(`GC run: kubectl wait --for=condition=Ready returned ${lagMs} ms after Harbor ended the GC`);
-    expect(lagMs).toBeLessThan(6_000);
+    // At most one look (every 5 s at this age) plus kubectl's own start.
+    expect(lagMs).toBeLessThan(8_000);
 
     const done = await op.kubectl.get<GcRunCR>(KIND, "first");
     expect(done.status).toMatchObject({
