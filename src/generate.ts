@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { stringify } from "yaml";
 import { GROUP } from "./api/common.ts";
 import { crdFor } from "./api/crd.ts";
-import { ALL_DEFINITIONS, CONNECTION_DEFINITIONS, MANAGED_KINDS } from "./controllers/registry.ts";
+import { ALL_DEFINITIONS, CONNECTION_DEFINITIONS, MANAGED_KINDS, RUN_KINDS } from "./controllers/registry.ts";
 
 const ROOT = join(import.meta.dirname, "..");
 export const CRD_DIR = join(ROOT, "crds");
@@ -105,6 +105,7 @@ function renderRule(r: Rule): string {
 /** The ClusterRole's rules: what the registered kinds need, and nothing more. */
 export function operatorRules(): Rule[] {
   const managed = MANAGED_KINDS.map((k) => k.def.plural);
+  const runs = RUN_KINDS.map((k) => k.def.plural);
   const connections = CONNECTION_DEFINITIONS.map((d) => d.plural);
   const owners = MANAGED_KINDS.filter((k) => k.ownsSecrets).map((k) => `${k.def.plural}/finalizers`);
   const followsAccounts = MANAGED_KINDS.some((k) => k.watches?.serviceAccounts);
@@ -120,6 +121,20 @@ export function operatorRules(): Rule[] {
       resources: managed,
       verbs: ["get", "list", "watch", "patch"],
     },
+    ...(runs.length
+      ? [
+          {
+            why: [
+              "The run kinds, in every namespace: informers list and watch them; the finalizer is added",
+              "(while an execution may run) and removed with a merge patch. delete: only a finished run",
+              "whose spec.ttlSecondsAfterFinished has passed. The operator never creates or replaces them.",
+            ],
+            apiGroups: [GROUP],
+            resources: runs,
+            verbs: ["get", "list", "watch", "patch", "delete"],
+          },
+        ]
+      : []),
     {
       why: [
         "Connections are read; their finalizer is added and removed with a merge patch, so that a",
@@ -132,7 +147,7 @@ export function operatorRules(): Rule[] {
     {
       why: ["Status is written through the status subresource, as a merge patch."],
       apiGroups: [GROUP],
-      resources: [...managed, ...connections].map((p) => `${p}/status`),
+      resources: [...managed, ...runs, ...connections].map((p) => `${p}/status`),
       verbs: ["patch"],
     },
   ];

@@ -384,6 +384,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown> {
   singular: string;
   shortNames: string[];
   scope: "Namespaced" | "Cluster";
+  /**
+   * "run" for kinds whose resource is one Harbor execution (started once, followed to its end)
+   * rather than a Harbor object kept equal to the spec. Default: managed.
+   */
+  lifecycle?: "run";
   /** The spec's schema, with its defaults: the CRD is generated from it, and the operator parses with it. */
   spec: z.ZodType<Spec>;
   status: z.ZodType<Status>;

@@ -1,13 +1,16 @@
-// Every kind of the operator: the two connection kinds, then the managed kinds, one line each. The
-// central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are derived from here.
+// Every kind of the operator: the two connection kinds, then the managed kinds and the run kinds, one
+// line each. The central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are
+// derived from here.
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
+import { gcRunKind } from "./gc-run/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
+import { replicationRunKind } from "./replication-run/index.ts";
 import { robotKind } from "./robot/index.ts";
 import { scannerKind } from "./scanner/index.ts";
-import type { KindModule } from "./shared/kinds.ts";
+import type { KindModule, RunKindModule } from "./shared/kinds.ts";
 import { webhookKind } from "./webhook/index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
@@ -20,6 +23,10 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   scannerKind,
 ];
 
+/** Kinds whose resource is one Harbor execution, started once and followed to its end. */
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
+export const RUN_KINDS: readonly RunKindModule<any, any, any, any>[] = [gcRunKind, replicationRunKind];
+
 /** The connection kinds: not managed objects of Harbor, but how the managed kinds reach one. */
 export const CONNECTION_DEFINITIONS: readonly KindDefinition[] = [harborConnection, clusterHarborConnection];
 
@@ -27,4 +34,5 @@ export const CONNECTION_DEFINITIONS: readonly KindDefinition[] = [harborConnecti
 export const ALL_DEFINITIONS: readonly KindDefinition[] = [
   ...CONNECTION_DEFINITIONS,
   ...MANAGED_KINDS.map((k) => k.def),
+  ...RUN_KINDS.map((k) => k.def),
 ];

@@ -16,6 +16,11 @@ import {
   type HarborConnectionSpec,
   harborConnection,
 } from "../../src/api/connection.ts";
+import {
+  type HarborGarbageCollectionRunSpec,
+  type HarborGarbageCollectionRunStatus,
+  harborGarbageCollectionRun,
+} from "../../src/api/gc-run.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -27,6 +32,11 @@ import {
   type HarborReplicationPolicyStatus,
   harborReplicationPolicy,
 } from "../../src/api/replication.ts";
+import {
+  type HarborReplicationRunSpec,
+  type HarborReplicationRunStatus,
+  harborReplicationRun,
+} from "../../src/api/replication-run.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
 import {
   type HarborScannerRegistrationSpec,
@@ -147,6 +157,21 @@ export const scannerRegistration = (
     meta,
   );
 
+/** A HarborGarbageCollectionRun through the "harbor" connection (Harbor's defaults: no dry run, 1 worker). */
+export const gcRun = (
+  name: string,
+  spec: SpecInput<typeof HarborGarbageCollectionRunSpec> = {},
+  meta?: Meta,
+) => manifest(harborGarbageCollectionRun.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborReplicationRun of the policy `policy` through the "harbor" connection. */
+export const replicationRun = (
+  name: string,
+  policy: string,
+  spec: SpecInput<typeof HarborReplicationRunSpec> = {},
+  meta?: Meta,
+) => manifest(harborReplicationRun.kind, name, { ...HARBOR, policyRef: { name: policy }, ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -197,6 +222,9 @@ export type RegistryCR = Resource<HarborRegistryStatus>;
 export type ReplicationPolicyCR = Resource<HarborReplicationPolicyStatus>;
 export type WebhookPolicyCR = Resource<HarborWebhookPolicyStatus>;
 export type ScannerRegistrationCR = Resource<HarborScannerRegistrationStatus>;
+
+export type GcRunCR = Resource<HarborGarbageCollectionRunStatus>;
+export type ReplicationRunCR = Resource<HarborReplicationRunStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

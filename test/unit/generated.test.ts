@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { MANAGED_KINDS } from "../../src/controllers/registry.ts";
+import { MANAGED_KINDS, RUN_KINDS } from "../../src/controllers/registry.ts";
 import {
   CHART_CRD_DIR,
   CHART_RBAC_FILE,
@@ -52,5 +52,25 @@ describe("generated files", () => {
       expect(granted(`${k.def.plural}/finalizers`), k.def.kind).toEqual(k.ownsSecrets ? ["update"] : []);
     }
     expect(granted("configmaps")).toEqual([]);
+  });
+
+  test("run kinds: what managed kinds get, plus delete (a finished run's TTL), and only they get delete", () => {
+    const [role] = parseAllDocuments(readFileSync(RBAC_FILE, "utf8")).map((d) => d.toJS()) as Array<{
+      rules: Array<{ apiGroups: string[]; resources: string[]; verbs: string[] }>;
+    }>;
+    const rules = role?.rules ?? [];
+    const granted = (resource: string) =>
+      rules.filter((r) => r.resources.includes(resource)).flatMap((r) => r.verbs);
+    expect(RUN_KINDS.length).toBeGreaterThan(0);
+    for (const k of RUN_KINDS) {
+      expect(granted(k.def.plural).sort(), k.def.kind).toEqual(["delete", "get", "list", "patch", "watch"]);
+      expect(granted(`${k.def.plural}/status`), k.def.kind).toEqual(["patch"]);
+      expect(granted(`${k.def.plural}/finalizers`), k.def.kind).toEqual([]);
+    }
+    const runs = new Set(RUN_KINDS.map((k) => k.def.plural));
+    const deletable = rules
+      .filter((r) => r.apiGroups.includes("harborconfig.io") && r.verbs.includes("delete"))
+      .flatMap((r) => r.resources);
+    expect(deletable.sort()).toEqual([...runs].sort());
   });
 });

@@ -1,5 +1,6 @@
 // What every kind is made of: the context the composition root gives, the self-description each
-// kind exports (KindModule), and the one way a kind is wired (managedKind).
+// kind exports (KindModule for managed kinds, RunKindModule for run kinds), and the one way each
+// is wired (managedKind, runKind).
 import type { Logger } from "pino";
 import type { KindDefinition } from "../../api/common.ts";
 import { GROUP, harborNameProblem, VERSION } from "../../api/common.ts";
@@ -18,6 +19,7 @@ import type {
   ManagedSpec,
 } from "../../runtime/managed.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
+import { type RunExternal, RunKind, type RunSpec } from "../../runtime/run.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
 import type { SecretUses } from "./secret-uses.ts";
@@ -61,7 +63,7 @@ export function resourceType(def: KindDefinition): ResourceType {
 /** What a kind's external client may use besides the context: the caches of other kinds. */
 export interface KindDeps {
   ctx: KindContext;
-  /** The informer of a managed kind, by Kubernetes kind (shared: e.g. robots read projects'). */
+  /** The informer of a managed or run kind, by Kubernetes kind (shared: e.g. robots read projects'). */
   informer(kind: string): Informer<ManagedObject>;
   /** Every Namespace, cluster-wide (for kinds that follow namespaces). */
   namespaces: Informer<NamespaceObject>;
@@ -151,5 +153,54 @@ export function managedKind<S extends ManagedSpec, O, X, St, Id extends HarborId
     driftIntervalMs: ctx.driftIntervalMs,
     ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
     ...(ctx.dependencyTimeoutMs ? { waitTimeoutMs: ctx.dependencyTimeoutMs } : {}),
+  });
+}
+
+/**
+ * A run kind's self-description: a resource that is one Harbor execution (a GC, a replication
+ * execution), started once and followed to its end by the RunReconciler. Adding one is its folder,
+ * its API definition (lifecycle "run"), and one line in RUN_KINDS of controllers/registry.ts.
+ */
+export interface RunKindModule<S extends RunSpec = RunSpec, E = unknown, X = unknown, St = unknown> {
+  /** The API definition: names, columns, and the spec's and status's schemas. */
+  def: KindDefinition<S, St>;
+  /**
+   * Resources of other kinds it references in its own namespace, by Kubernetes kind: the referenced
+   * name. Any change of a referenced resource's spec, readiness or Harbor id queues the runs that
+   * reference it (a run waits on what its target's status says, e.g. a policy turning Ready).
+   */
+  watches?: { references?: Readonly<Record<string, (spec: S) => string | undefined>> };
+  /** The kind's Harbor side. */
+  external(deps: KindDeps): RunExternal<S, E, HarborConnectionHandle, X, St>;
+  /** Default: the shared Harbor classification. */
+  errors?: ErrorClassifier;
+}
+
+/** Declares a run kind; the types of its spec, status, execution and prepared extras flow from here. */
+export function defineRunKind<S extends RunSpec, E, X, St>(
+  m: RunKindModule<S, E, X, St>,
+): RunKindModule<S, E, X, St> {
+  return m;
+}
+
+/** One run kind, wired the same way as every other. */
+export function runKind<S extends RunSpec, E, X, St>(
+  m: RunKindModule<S, E, X, St>,
+  deps: KindDeps,
+): RunKind<S, E, HarborConnectionHandle, X> {
+  const { ctx } = deps;
+  return new RunKind({
+    type: resourceType(m.def),
+    specSchema: m.def.spec,
+    informer: deps.informer(m.def.kind),
+    external: m.external(deps),
+    connections: ctx.connections,
+    errors: m.errors ?? harborErrors,
+    kube: ctx.kube,
+    events: ctx.events,
+    logger: ctx.logger.child({ kind: m.def.kind }),
+    metrics: ctx.metrics,
+    workers: ctx.workers,
+    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
   });
 }
