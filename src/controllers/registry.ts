@@ -2,11 +2,14 @@
 // central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are derived from here.
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
+import { labelKind } from "./label/index.ts";
+import { memberKind } from "./member/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
 import { robotKind } from "./robot/index.ts";
 import type { KindModule } from "./shared/kinds.ts";
+import { userGroupKind } from "./usergroup/index.ts";
 import { webhookKind } from "./webhook/index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
@@ -16,6 +19,9 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any>[] = [
   registryKind,
   replicationKind,
   webhookKind,
+  labelKind,
+  userGroupKind,
+  memberKind,
 ];
 
 /** The connection kinds: not managed objects of Harbor, but how the managed kinds reach one. */

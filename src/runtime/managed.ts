@@ -103,6 +103,12 @@ export class Stalled extends Error {
   }
 }
 
+/** What a delete did besides deleting the object, for the Deleted Event. */
+export interface DeleteOutcome {
+  /** E.g. "Harbor also removed its memberships in every project". */
+  note?: string;
+}
+
 /** Harbor refuses the deletion for now (e.g. the project holds repositories). */
 export class DeletionBlocked extends Error {
   override readonly name = "DeletionBlocked";
@@ -138,8 +144,13 @@ export interface ExternalClient<S, O, C, X, St = Record<string, unknown>> {
   observe(input: Input<S, C, X>): Promise<O | undefined>;
   create(input: Input<S, C, X>): Promise<O>;
   update(input: Input<S, C, X>, current: O, drift: string[]): Promise<O>;
-  /** Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now. */
-  delete(input: Input<S, C, X>, current: O): Promise<void>;
+  /**
+   * Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now. What
+   * Harbor removed along with the object, if anything, goes into the Deleted Event (the outcome's
+   * note).
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most kinds' delete resolves with nothing
+  delete(input: Input<S, C, X>, current: O): Promise<void | DeleteOutcome>;
   /** Pure: the spec fields whose Harbor value differs. Empty means up to date. */
   diff(input: Input<S, C, X>, observed: O): string[];
   id(observed: O): number;
@@ -559,9 +570,10 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       );
       return this.#releaseFinalizer(resource, base.logger, "recorded id names another object");
     }
+    let deleted: DeleteOutcome | undefined;
     if (observed) {
       try {
-        await ext.delete(input, observed);
+        deleted = (await ext.delete(input, observed)) ?? undefined;
       } catch (e) {
         if (e instanceof DeletionBlocked) {
           // The status write records the Warning Event when the resource first gets blocked.
@@ -578,7 +590,12 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         }
         throw e;
       }
-      this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}`);
+      this.#o.events.record(
+        resource,
+        "Normal",
+        "Deleted",
+        `Deleted ${this.#what(input)}${deleted?.note ? `; ${deleted.note}` : ""}`,
+      );
     }
     await ext.finalize?.(input);
     this.#blocked.delete(objectKey(resource));

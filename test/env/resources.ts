@@ -16,6 +16,12 @@ import {
   type HarborConnectionSpec,
   harborConnection,
 } from "../../src/api/connection.ts";
+import { type HarborLabelSpec, type HarborLabelStatus, harborLabel } from "../../src/api/label.ts";
+import {
+  type HarborProjectMemberSpec,
+  type HarborProjectMemberStatus,
+  harborProjectMember,
+} from "../../src/api/member.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -28,6 +34,11 @@ import {
   harborReplicationPolicy,
 } from "../../src/api/replication.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
+import {
+  type HarborUserGroupSpec,
+  type HarborUserGroupStatus,
+  harborUserGroup,
+} from "../../src/api/usergroup.ts";
 import {
   type HarborWebhookPolicySpec,
   type HarborWebhookPolicyStatus,
@@ -125,6 +136,21 @@ export const webhookPolicy = (
   meta?: Meta,
 ) => manifest(harborWebhookPolicy.kind, name, { ...HARBOR, eventTypes: ["PUSH_ARTIFACT"], ...spec }, meta);
 
+/** A HarborLabel through the "harbor" connection: global unless the spec names a projectRef. */
+export const label = (name: string, spec: SpecInput<typeof HarborLabelSpec> = {}, meta?: Meta) =>
+  manifest(harborLabel.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborUserGroup through the "harbor" connection, of type oidc unless the spec says otherwise. */
+export const userGroup = (name: string, spec: SpecInput<typeof HarborUserGroupSpec> = {}, meta?: Meta) =>
+  manifest(harborUserGroup.kind, name, { ...HARBOR, type: "oidc", ...spec }, meta);
+
+/** A HarborProjectMember through the "harbor" connection, a developer; it needs projectRef and a user or group. */
+export const projectMember = (
+  name: string,
+  spec: SpecInput<typeof HarborProjectMemberSpec> = {},
+  meta?: Meta,
+) => manifest(harborProjectMember.kind, name, { ...HARBOR, role: "developer", ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -174,6 +200,9 @@ export type RobotCR = Resource<HarborRobotStatus>;
 export type RegistryCR = Resource<HarborRegistryStatus>;
 export type ReplicationPolicyCR = Resource<HarborReplicationPolicyStatus>;
 export type WebhookPolicyCR = Resource<HarborWebhookPolicyStatus>;
+export type LabelCR = Resource<HarborLabelStatus>;
+export type UserGroupCR = Resource<HarborUserGroupStatus>;
+export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };
