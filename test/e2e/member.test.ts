@@ -160,6 +160,25 @@ describe("HarborProjectMember", () => {
     expect(groupCount()).toBe(groups + 1);
   });
 
+  test("an inline group deleted and created again in Harbor: the member is added to the new group", async () => {
+    const before = await op.kubectl.get<ProjectMemberCR>(RESOURCE, "team-qa");
+    const old = before.status?.entityId as number;
+    const dn = "cn=qa,ou=groups,dc=example,dc=com";
+    await op.harbor.userGroups.delete(old); // Harbor removes the membership with it
+    const id = await op.harbor.userGroups.create({ group_name: "QA", group_type: 1, ldap_group_dn: dn });
+    const after = await op.waitFor<ProjectMemberCR>(
+      RESOURCE,
+      "team-qa",
+      (o) => o.status?.entityId === id && condition(o, "Ready")?.status === "True",
+      30_000,
+    );
+    expect(after.status?.harborId).not.toBe(before.status?.harborId);
+    expect((await membersOf("team")).find((m) => m.entity_name === "QA")).toMatchObject({ entity_id: id });
+    expect((await eventsOf(op.kubectl, "team-qa", "HarborProjectMember")).map((e) => e.reason)).toContain(
+      "Recreated",
+    );
+  });
+
   test("the project creator's membership: refused by Create, adopted by CreateOrAdopt", async () => {
     await op.kubectl.apply(
       projectMember("team-admin", {

@@ -181,8 +181,7 @@ export function memberExternal(deps: MemberExternalDeps): Client {
       if (entity.type === "g" && entity.inline) {
         // Looked up afresh (the group may have been replaced); create reuses what is found here.
         const group = await findGroup(conn, entity.inline, signal);
-        entity.id = group.id;
-        entity.name = group.name;
+        Object.assign(entity, { id: group.id, name: group.name, lookedUp: true });
       }
       const members = await conn.client.members.list(extra.projectId, {}, { signal });
       return members.find((m) => isEntity(entity, m));
@@ -194,10 +193,11 @@ export function memberExternal(deps: MemberExternalDeps): Client {
       if (entity.type === "u") {
         member = { type: "u", id: await resolveUser(conn, entity.name, signal), name: entity.name };
       } else {
-        if (entity.id === undefined && entity.inline) {
+        // An inline group is looked up afresh: the id status recorded may be of a group since
+        // deleted (with its memberships) and created again.
+        if (entity.inline && !entity.lookedUp) {
           const group = await findGroup(conn, entity.inline, signal);
-          entity.id = group.id;
-          entity.name = group.name;
+          Object.assign(entity, { id: group.id, name: group.name, lookedUp: true });
         }
         if (entity.id === undefined) throw new Error(`${describeMember(spec)} has no Harbor id yet`);
         member = { type: "g", id: entity.id, name: entity.name ?? "" };

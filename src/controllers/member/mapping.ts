@@ -12,8 +12,12 @@ export type ObservedMember = ProjectMember & { id: number };
 /** Who the member is, as far as it is known without asking Harbor. */
 export type Entity =
   | { type: "u"; name: string }
-  /** A group: its Harbor id once known (a HarborUserGroup's status, or recorded), its identity if inline. */
-  | { type: "g"; id?: number; name?: string; inline?: GroupIdentity };
+  /**
+   * A group: its Harbor id once known (a HarborUserGroup's status, or recorded in status), and its
+   * identity if inline; `lookedUp` once this reconcile has found the inline group in Harbor (a
+   * recorded id may name a group since deleted and created again).
+   */
+  | { type: "g"; id?: number; name?: string; inline?: GroupIdentity; lookedUp?: boolean };
 
 export const roleId = (role: MemberRole): number => ProjectRole[role];
 
