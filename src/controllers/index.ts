@@ -25,6 +25,7 @@ import {
   type KindContext,
   type KindModule,
   managedKind,
+  type ReferenceWatch,
   type RunKindModule,
   resourceType,
   runKind,
@@ -99,32 +100,44 @@ export function createKinds(
   const extra: Array<Informer<KubeObject>> = [];
   const watching = (pick: (m: AnyModule) => unknown) => modules.filter((m) => pick(m) !== undefined);
 
-  // References: a target's change queues who points at it; a referrer going queues its target.
+  // References: a target's change queues who points at it; a referrer going, or pointing elsewhere,
+  // queues its target.
   for (const m of modules) {
     const dependent = byKind.get(m.def.kind) as AnyKind;
-    for (const [targetKind, refOf] of Object.entries(m.watches?.references ?? {})) {
-      const pointsAt = (obj: KubeObject) => (d: ManagedObject) =>
-        d.metadata.namespace === obj.metadata.namespace && refOf(d.spec ?? {}) === obj.metadata.name;
-      const wake = (obj: KubeObject) => dependent.enqueueWhere(pointsAt(obj));
-      informerOf(targetKind).on({
-        add: wake,
-        // Only what dependents wait on: readiness, the Harbor id, deletion (not e.g. usage).
-        update: (a, b) => {
-          if (
-            readiness(a) !== readiness(b) ||
-            a.status?.harborId !== b.status?.harborId ||
-            a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
-          )
-            wake(b);
-        },
-        delete: wake,
-      });
+    for (const [targetKind, ref] of Object.entries(m.watches?.references ?? {})) {
+      const refers = referenceTest(ref);
+      const pointsAt = (obj: ManagedObject) => (d: ManagedObject) => refers(d, obj);
+      const wake = (obj: ManagedObject) => dependent.enqueueWhere(pointsAt(obj));
+      if (typeof ref === "function" || !ref.releaseOnly)
+        informerOf(targetKind).on({
+          add: wake,
+          // Only what dependents wait on: readiness, the Harbor id, deletion (not e.g. usage).
+          update: (a, b) => {
+            if (
+              readiness(a) !== readiness(b) ||
+              a.status?.harborId !== b.status?.harborId ||
+              a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
+            )
+              wake(b);
+          },
+          delete: wake,
+        });
       const target = byKind.get(targetKind);
+      // Queues what `before` referenced and `after` (if any) no longer does.
+      const release = (before: ManagedObject, after?: ManagedObject) => {
+        if (typeof ref === "function") {
+          const name = ref(before.spec ?? {});
+          if (name && (!after || ref(after.spec ?? {}) !== name))
+            target?.controller.enqueue(`${before.metadata.namespace}/${name}`);
+          return;
+        }
+        target?.enqueueWhere((t) => refers(before, t) && !(after && refers(after, t)));
+      };
       dependent.informer.on({
-        delete: (obj) => {
-          const name = refOf(obj.spec ?? {});
-          if (name) target?.controller.enqueue(`${obj.metadata.namespace}/${name}`);
+        update: (a, b) => {
+          if (a.metadata.generation !== b.metadata.generation) release(a, b);
         },
+        delete: (obj) => release(obj),
       });
     }
   }
@@ -310,6 +323,16 @@ export function createKinds(
       await Promise.all(extra.map((i) => i.stop()));
     },
   };
+}
+
+/** Whether `from` references `target`, by a reference declared either way (see ReferenceWatch). */
+function referenceTest(
+  ref: ReferenceWatch<unknown>,
+): (from: ManagedObject, target: ManagedObject) => boolean {
+  if (typeof ref === "function")
+    return (from, target) =>
+      from.metadata.namespace === target.metadata.namespace && ref(from.spec ?? {}) === target.metadata.name;
+  return (from, target) => ref.matches(from.spec ?? {}, from.metadata.namespace ?? "", target);
 }
 
 /** connectionKey of a resource's spec.connectionRef. */

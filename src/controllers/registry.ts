@@ -4,6 +4,8 @@
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
 import { gcRunKind } from "./gc-run/index.ts";
+import { labelKind } from "./label/index.ts";
+import { memberKind } from "./member/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
@@ -11,6 +13,7 @@ import { replicationRunKind } from "./replication-run/index.ts";
 import { robotKind } from "./robot/index.ts";
 import { scannerKind } from "./scanner/index.ts";
 import type { KindModule, RunKindModule } from "./shared/kinds.ts";
+import { userGroupKind } from "./usergroup/index.ts";
 import { webhookKind } from "./webhook/index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
@@ -21,6 +24,9 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   replicationKind,
   webhookKind,
   scannerKind,
+  labelKind,
+  userGroupKind,
+  memberKind,
 ];
 
 /** Kinds whose resource is one Harbor execution, started once and followed to its end. */

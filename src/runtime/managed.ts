@@ -110,6 +110,12 @@ export class Stalled extends Error {
   }
 }
 
+/** What a delete did besides deleting the object, for the Deleted Event. */
+export interface DeleteOutcome {
+  /** E.g. "Harbor also removed its memberships in every project". */
+  note?: string;
+}
+
 /** Harbor refuses the deletion for now (e.g. the project holds repositories). */
 export class DeletionBlocked extends Error {
   override readonly name = "DeletionBlocked";
@@ -156,10 +162,12 @@ export interface ExternalClient<S, O, C, X, St = Record<string, unknown>, Id ext
   create(input: Input<S, C, X, Id>): Promise<O>;
   update(input: Input<S, C, X, Id>, current: O, drift: string[]): Promise<O>;
   /**
-   * Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now;
-   * return Kept when Harbor keeps the object by design.
+   * Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now. The
+   * outcome says what Harbor removed along with the object (a note for the Deleted Event), or that
+   * Harbor keeps the object by design (Kept: the resource goes as with Orphan).
    */
-  delete(input: Input<S, C, X, Id>, current: O): Promise<Kept | undefined>;
+  // biome-ignore lint/suspicious/noConfusingVoidType: most kinds' delete resolves with nothing
+  delete(input: Input<S, C, X, Id>, current: O): Promise<void | DeleteOutcome | Kept>;
   /** Pure: the spec fields whose Harbor value differs. Empty means up to date. */
   diff(input: Input<S, C, X, Id>, observed: O): string[];
   id(observed: O): Id;
@@ -609,9 +617,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
       return this.#releaseFinalizer(resource, base.logger, "recorded id names another object");
     }
     if (observed) {
-      let outcome: Kept | undefined;
+      let outcome: DeleteOutcome | Kept | undefined;
       try {
-        outcome = await ext.delete(input, observed);
+        outcome = (await ext.delete(input, observed)) ?? undefined;
       } catch (e) {
         if (e instanceof DeletionBlocked) {
           // The status write records the Warning Event when the resource first gets blocked.
@@ -628,8 +636,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         }
         throw e;
       }
-      if (outcome) this.#o.events.record(resource, "Normal", "Orphaned", outcome.kept);
-      else this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}`);
+      if (outcome && "kept" in outcome) this.#o.events.record(resource, "Normal", "Orphaned", outcome.kept);
+      else
+        this.#o.events.record(
+          resource,
+          "Normal",
+          "Deleted",
+          `Deleted ${this.#what(input)}${outcome?.note ? `; ${outcome.note}` : ""}`,
+        );
     }
     await ext.finalize?.(input);
     this.#blocked.delete(objectKey(resource));

@@ -21,6 +21,13 @@ import {
   type HarborGarbageCollectionRunStatus,
   harborGarbageCollectionRun,
 } from "../../src/api/gc-run.ts";
+
+import { type HarborLabelSpec, type HarborLabelStatus, harborLabel } from "../../src/api/label.ts";
+import {
+  type HarborProjectMemberSpec,
+  type HarborProjectMemberStatus,
+  harborProjectMember,
+} from "../../src/api/member.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -43,6 +50,11 @@ import {
   type HarborScannerRegistrationStatus,
   harborScannerRegistration,
 } from "../../src/api/scanner.ts";
+import {
+  type HarborUserGroupSpec,
+  type HarborUserGroupStatus,
+  harborUserGroup,
+} from "../../src/api/usergroup.ts";
 import {
   type HarborWebhookPolicySpec,
   type HarborWebhookPolicyStatus,
@@ -172,6 +184,21 @@ export const replicationRun = (
   meta?: Meta,
 ) => manifest(harborReplicationRun.kind, name, { ...HARBOR, policyRef: { name: policy }, ...spec }, meta);
 
+/** A HarborLabel through the "harbor" connection: global unless the spec names a projectRef. */
+export const label = (name: string, spec: SpecInput<typeof HarborLabelSpec> = {}, meta?: Meta) =>
+  manifest(harborLabel.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborUserGroup through the "harbor" connection, of type oidc unless the spec says otherwise. */
+export const userGroup = (name: string, spec: SpecInput<typeof HarborUserGroupSpec> = {}, meta?: Meta) =>
+  manifest(harborUserGroup.kind, name, { ...HARBOR, type: "oidc", ...spec }, meta);
+
+/** A HarborProjectMember through the "harbor" connection, a developer; it needs projectRef and a user or group. */
+export const projectMember = (
+  name: string,
+  spec: SpecInput<typeof HarborProjectMemberSpec> = {},
+  meta?: Meta,
+) => manifest(harborProjectMember.kind, name, { ...HARBOR, role: "developer", ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -225,6 +252,10 @@ export type ScannerRegistrationCR = Resource<HarborScannerRegistrationStatus>;
 
 export type GcRunCR = Resource<HarborGarbageCollectionRunStatus>;
 export type ReplicationRunCR = Resource<HarborReplicationRunStatus>;
+
+export type LabelCR = Resource<HarborLabelStatus>;
+export type UserGroupCR = Resource<HarborUserGroupStatus>;
+export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

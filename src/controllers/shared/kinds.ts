@@ -70,18 +70,34 @@ export interface KindDeps {
 }
 
 /**
+ * How a kind references resources of another kind:
+ * - a function: the referenced resource's name, in the referencing resource's namespace (a
+ *   `projectRef`, a `registryRef`);
+ * - `{ matches }`: for references a name in the namespace cannot express — a Harbor object named
+ *   in a field (a label in a replication filter), or an identity such as an LDAP DN — whether the
+ *   target, of any namespace, is referenced. It runs per pair of resources on an event: keep it
+ *   cheap. `releaseOnly`: the referencing resource does not wait for the target (a replication
+ *   filter names labels whether or not a resource manages them), so a target's changes queue
+ *   nothing; only its release (below) is followed.
+ */
+export type ReferenceWatch<S> =
+  | ((spec: S) => string | undefined)
+  | { matches: (spec: S, namespace: string, target: ManagedObject) => boolean; releaseOnly?: boolean };
+
+/**
  * What a kind follows, so that a change elsewhere queues exactly the resources it concerns — as
  * controller-runtime's `Watches` with a map function. Each function reads a resource's typed spec
  * as stored (the CRD has applied its defaults) and must stay cheap: it runs per resource per event.
  */
 export interface KindWatches<S> {
   /**
-   * Resources of other kinds this kind references in its own namespace, by Kubernetes kind: the
-   * referenced name. A referenced resource appearing, turning Ready, changing its Harbor id or
-   * going queues the resources that reference it; a referencing resource going queues the one it
-   * referenced (whose deletion may have waited for it, e.g. a registry in use).
+   * Resources of other kinds this kind references, by Kubernetes kind (see ReferenceWatch). A
+   * referenced resource appearing, turning Ready, changing its Harbor id or going queues the
+   * resources that reference it; a referencing resource going, or its spec no longer referencing
+   * one, queues the one it referenced (whose deletion may have waited for it: a registry a policy
+   * uses, a label a replication filter names, a user group a member grants).
    */
-  references?: Readonly<Record<string, (spec: S) => string | undefined>>;
+  references?: Readonly<Record<string, ReferenceWatch<S>>>;
   /** Secrets of its namespace whose values it reads: queued when one (labelled harborconfig.io/watch) changes. */
   secrets?: (spec: S) => readonly (string | undefined)[];
   /** Queued when a Namespace appears, goes or changes its labels. */

@@ -51,6 +51,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     },
     labels: areas.labels.control(world),
     projects: areas.projects.control(world),
+    members: areas.members.control(world),
     robots: areas.robots.control(world),
     scanners: areas.scanners.control(world),
     registries: areas.registries.control(world),

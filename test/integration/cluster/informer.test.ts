@@ -76,6 +76,25 @@ describe("informer on the shared control plane", () => {
   });
   afterAll(() => kube?.close());
 
+  test("watches beyond the client's request connections leave its requests unaffected", async () => {
+    // One watch per kind and namespace: more kinds and more --namespace flags mean more long-lived
+    // connections than the 32 requests the client runs at once.
+    const { resourceVersion } = await kube.list<Gadget>(Gadgets, { namespace: ns.name });
+    const stop = new AbortController();
+    const watches = Array.from({ length: 40 }, () =>
+      kube.watch<Gadget>(Gadgets, { namespace: ns.name, resourceVersion, signal: stop.signal }, () => {}),
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 500)); // every watch connected
+      const started = Date.now();
+      await kube.list<Gadget>(Gadgets, { namespace: ns.name });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      stop.abort();
+      await Promise.allSettled(watches);
+    }
+  });
+
   test("a watch the server keeps closing loses nothing", async () => {
     const informer = new Informer<Gadget>({
       client: kube,
