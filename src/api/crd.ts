@@ -64,6 +64,8 @@ function rootRules(def: KindDefinition): Json {
 
 export function crdFor(def: KindDefinition): Json {
   const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
+  // A per-Harbor setting has no id or name in Harbor worth a column.
+  const identified = managed && !def.perHarbor;
   const spec: Json = { description: specText(managed), ...toOpenApi(def.spec) };
   if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
   return {
@@ -96,7 +98,7 @@ export function crdFor(def: KindDefinition): Json {
           additionalPrinterColumns: [
             { name: "Ready", type: "string", jsonPath: `${READY}.status` },
             { name: "Reason", type: "string", jsonPath: `${READY}.reason` },
-            ...(managed
+            ...(identified
               ? [
                   {
                     name: "Harbor ID",
@@ -108,7 +110,7 @@ export function crdFor(def: KindDefinition): Json {
               : []),
             ...(def.columns ?? []),
             // The name the object has in Harbor: spec.name or, when that is unset, metadata.name.
-            ...(managed
+            ...(identified
               ? [
                   {
                     name: "Harbor Name",

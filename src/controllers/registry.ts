@@ -2,6 +2,9 @@
 // central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are derived from here.
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
+import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
+import { garbageCollectionKind } from "./garbage-collection/index.ts";
+import { jobServiceKind } from "./job-service/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
@@ -16,6 +19,9 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any>[] = [
   registryKind,
   replicationKind,
   webhookKind,
+  garbageCollectionKind,
+  auditLogPurgeKind,
+  jobServiceKind,
 ];
 
 /** The connection kinds: not managed objects of Harbor, but how the managed kinds reach one. */

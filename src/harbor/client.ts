@@ -5,6 +5,7 @@ import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
 import { ProjectsApi } from "./projects.ts";
+import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
@@ -31,6 +32,7 @@ export class HarborClient {
   readonly ldap: LdapApi;
   readonly userGroups: UserGroupsApi;
   readonly gc: GcApi;
+  readonly purge: PurgeApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
 
@@ -49,6 +51,7 @@ export class HarborClient {
     this.ldap = new LdapApi(t);
     this.userGroups = new UserGroupsApi(t);
     this.gc = new GcApi(t);
+    this.purge = new PurgeApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
   }

@@ -144,6 +144,11 @@ export interface ExternalClient<S, O, C, X, St = Record<string, unknown>> {
   diff(input: Input<S, C, X>, observed: O): string[];
   id(observed: O): number;
   /**
+   * How Events and messages name the observed object instead of "id N": for a setting a Harbor has
+   * once (id 0), what it is now, e.g. "Daily, 0 0 0 * * *".
+   */
+  describe?(observed: O): string;
+  /**
    * Pure: whether the observed object carries the name this resource manages. An object found by
    * a recorded id that does not is another object now: it is never updated or deleted.
    */
@@ -425,7 +430,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
           resource,
           "Normal",
           "Created",
-          `Created ${this.#what(input)} (id ${ext.id(observed)})`,
+          `Created ${this.#what(input)} (${this.#named(observed)})`,
         );
       else
         this.#o.events.record(
@@ -440,7 +445,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       if (!ours && policy === "Create") {
         throw new Stalled(
           "AlreadyExists",
-          `${this.#what(input)} already exists in Harbor ${harbor} (id ${ext.id(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
+          `${this.#what(input)} already exists in Harbor ${harbor} (${this.#named(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
         );
       }
       if (!ours) {
@@ -448,7 +453,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         if (!adoption.allowed)
           throw new Stalled(
             "NotAllowed",
-            `${this.#what(input)} exists in Harbor (id ${ext.id(observed)}), but ${adoption.why}`,
+            `${this.#what(input)} exists in Harbor (${this.#named(observed)}), but ${adoption.why}`,
           );
       }
       resource = await this.#ensureFinalizer(resource);
@@ -458,7 +463,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
           resource,
           "Normal",
           "Adopted",
-          `Adopted ${this.#what(input)} (id ${ext.id(observed)})`,
+          `Adopted ${this.#what(input)} (${this.#named(observed)})`,
         );
     }
 
@@ -911,6 +916,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     const hint = this.#hints.get(key);
     this.#hints.delete(key);
     return hint && this.#o.now() - hint.at < HINT_TTL_MS ? hint.observed : undefined;
+  }
+
+  /** How messages name the Harbor object: "id 12", or what the kind says (a per-Harbor setting has no id). */
+  #named(observed: O): string {
+    return this.#o.external.describe?.(observed) ?? `id ${this.#o.external.id(observed)}`;
   }
 
   #what(input: { harborName: string }): string {

@@ -3,6 +3,11 @@
 // looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
 import { z } from "zod";
 import {
+  type HarborAuditLogPurgeSpec,
+  type HarborAuditLogPurgeStatus,
+  harborAuditLogPurge,
+} from "../../src/api/audit-log-purge.ts";
+import {
   API_VERSION,
   type ConditionSchema,
   managedStatus,
@@ -16,6 +21,16 @@ import {
   type HarborConnectionSpec,
   harborConnection,
 } from "../../src/api/connection.ts";
+import {
+  type HarborGarbageCollectionSpec,
+  type HarborGarbageCollectionStatus,
+  harborGarbageCollection,
+} from "../../src/api/garbage-collection.ts";
+import {
+  type HarborJobServiceSpec,
+  type HarborJobServiceStatus,
+  harborJobService,
+} from "../../src/api/job-service.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -125,6 +140,30 @@ export const webhookPolicy = (
   meta?: Meta,
 ) => manifest(harborWebhookPolicy.kind, name, { ...HARBOR, eventTypes: ["PUSH_ARTIFACT"], ...spec }, meta);
 
+/** A HarborGarbageCollection through the "harbor" connection, Daily unless the spec says otherwise. */
+export const garbageCollection = (
+  name: string,
+  spec: SpecInput<typeof HarborGarbageCollectionSpec> = {},
+  meta?: Meta,
+) => manifest(harborGarbageCollection.kind, name, { ...HARBOR, schedule: { type: "Daily" }, ...spec }, meta);
+
+/** A HarborAuditLogPurge through the "harbor" connection: Daily, a week kept, unless the spec says otherwise. */
+export const auditLogPurge = (
+  name: string,
+  spec: SpecInput<typeof HarborAuditLogPurgeSpec> = {},
+  meta?: Meta,
+) =>
+  manifest(
+    harborAuditLogPurge.kind,
+    name,
+    { ...HARBOR, schedule: { type: "Daily" }, retentionHours: 168, ...spec },
+    meta,
+  );
+
+/** A HarborJobService through the "harbor" connection; it needs queues. */
+export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
+  manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -174,6 +213,9 @@ export type RobotCR = Resource<HarborRobotStatus>;
 export type RegistryCR = Resource<HarborRegistryStatus>;
 export type ReplicationPolicyCR = Resource<HarborReplicationPolicyStatus>;
 export type WebhookPolicyCR = Resource<HarborWebhookPolicyStatus>;
+export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
+export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
+export type JobServiceCR = Resource<HarborJobServiceStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

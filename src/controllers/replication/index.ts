@@ -3,7 +3,7 @@
 // Ends of executions are Events; policies Harbor runs by itself are looked at every
 // --status-refresh-interval.
 import { harborReplicationPolicy } from "../../api/replication.ts";
-import { defineKind } from "../shared/kinds.ts";
+import { defineKind, resourceType } from "../shared/kinds.ts";
 import { replicationExternal } from "./external.ts";
 
 export const replicationKind = defineKind({
@@ -13,6 +13,8 @@ export const replicationKind = defineKind({
     replicationExternal({
       registries: informer("HarborRegistry"),
       events: ctx.events,
+      kube: ctx.kube,
+      type: resourceType(harborReplicationPolicy),
       statusRefreshMs: ctx.statusRefreshIntervalMs,
     }),
 });
