@@ -73,10 +73,11 @@ export function jobServiceExternal(): Client {
       return {};
     },
 
-    async observe({ conn, spec, knownId, signal }) {
+    async observe({ conn, spec, knownId, resource, signal }) {
       const observed = await observeAll(conn.client, signal);
       const unknown = unknownJobTypes(spec, observed);
-      if (unknown.length) {
+      // A resource being deleted goes whatever it lists: it resumes only queues Harbor has.
+      if (unknown.length && !resource.metadata.deletionTimestamp) {
         const known = observed.queues.map((q) => q.job_type).join(", ");
         throw new Stalled(
           UNKNOWN_JOB_TYPE,
