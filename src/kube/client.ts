@@ -60,6 +60,12 @@ export class KubeClient {
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   #agent: http.Agent | undefined;
+  /**
+   * Watches hold their connection for as long as they run, one per kind and namespace watched: on
+   * an agent of their own without a socket cap, so that they never take the sockets requests need
+   * (with the cap shared, 32 watches — 8 kinds in 4 namespaces — left no socket for any list).
+   */
+  #watchAgent: http.Agent | undefined;
 
   constructor(kc: KubeConfig, options: Omit<KubeClientOptions, "kubeconfig"> = {}) {
     const cluster = kc.getCurrentCluster();
@@ -223,7 +229,7 @@ export class KubeClient {
       labelSelector: o.labelSelector,
       fieldSelector: o.fieldSelector,
     });
-    const options = await this.#options("GET");
+    const options = await this.#options("GET", undefined, true);
     return new Promise<WatchEnd>((resolve, reject) => {
       let settled = false;
       let idleTimer: NodeJS.Timeout | undefined;
@@ -341,7 +347,7 @@ export class KubeClient {
   }
 
   /** Request options with fresh credentials (tokens may rotate) and one shared keep-alive agent. */
-  async #options(method: string, contentType?: string): Promise<https.RequestOptions> {
+  async #options(method: string, contentType?: string, watch = false): Promise<https.RequestOptions> {
     const opts: https.RequestOptions = {
       method,
       headers: {
@@ -351,26 +357,27 @@ export class KubeClient {
       },
     };
     await this.#kc.applyToHTTPSOptions(opts);
-    if (this.#server.protocol === "https:") {
-      this.#agent ??= new https.Agent({
-        keepAlive: true,
-        maxSockets: 32,
-        ...(opts.ca ? { ca: opts.ca } : {}),
-        ...(opts.cert ? { cert: opts.cert } : {}),
-        ...(opts.key ? { key: opts.key } : {}),
-        ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }),
-      });
-      opts.agent = this.#agent;
-    } else {
-      this.#agent ??= new http.Agent({ keepAlive: true, maxSockets: 32 });
-      opts.agent = this.#agent;
-    }
+    const maxSockets = watch ? Number.POSITIVE_INFINITY : 32;
+    const agent = () =>
+      this.#server.protocol === "https:"
+        ? new https.Agent({
+            keepAlive: true,
+            maxSockets,
+            ...(opts.ca ? { ca: opts.ca } : {}),
+            ...(opts.cert ? { cert: opts.cert } : {}),
+            ...(opts.key ? { key: opts.key } : {}),
+            ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }),
+          })
+        : new http.Agent({ keepAlive: true, maxSockets });
+    if (watch) opts.agent = this.#watchAgent ??= agent();
+    else opts.agent = this.#agent ??= agent();
     return opts;
   }
 
   /** Closes idle keep-alive connections (shutdown). */
   close(): void {
     this.#agent?.destroy();
+    this.#watchAgent?.destroy();
   }
 }
 
