@@ -70,6 +70,21 @@ describe("HarborGarbageCollection", () => {
     expect(table).toMatch(/gc\s+True\s+Synced\s+Weekly\s+\d{4}-/);
   });
 
+  test("steady state: no writes, and two reads per drift interval (the schedule, one page of one run)", async () => {
+    const before = op.emulator.counters.list();
+    const writes = op.emulator.counters.writes();
+    // Four drift intervals of 3 s (each jittered by ±10 %).
+    await new Promise((r) => setTimeout(r, 12_000));
+    expect(op.emulator.counters.writes()).toBe(writes);
+    const spent = op.emulator.counters.since(before);
+    // Besides the connection's own periodic check (systeminfo, current user), only these.
+    const own = Object.keys(spent).filter((o) => !["getSystemInfo", "getCurrentUserInfo"].includes(o));
+    expect(own.sort()).toEqual(["getGCHistory", "getGCSchedule"]);
+    expect(spent.getGCSchedule).toBe(spent.getGCHistory);
+    expect(spent.getGCSchedule).toBeGreaterThanOrEqual(3);
+    expect(spent.getGCSchedule).toBeLessThanOrEqual(5);
+  });
+
   test("a change made in Harbor is reverted within one drift interval (3 s) and named in status", async () => {
     await op.harbor.gc.updateSchedule({
       schedule: { type: "Custom", cron: "0 15 4 * * *" },

@@ -60,6 +60,20 @@ describe("HarborJobService", () => {
     expect(table).toMatch(/jobs\s+True\s+Synced\s+REPLICATION, WEBHOOK\s+false\s+0\s/);
   });
 
+  test("steady state: no writes, and three reads per drift interval (queues, pools, workers)", async () => {
+    const before = op.emulator.counters.list();
+    const writes = op.emulator.counters.writes();
+    await new Promise((r) => setTimeout(r, 12_000));
+    expect(op.emulator.counters.writes()).toBe(writes);
+    const spent = op.emulator.counters.since(before);
+    // Besides the connection's own periodic check (systeminfo, current user), only these.
+    const own = Object.keys(spent).filter((o) => !["getSystemInfo", "getCurrentUserInfo"].includes(o));
+    expect(own.sort()).toEqual(["getWorkerPools", "getWorkers", "listJobQueues"]);
+    expect(spent.listJobQueues).toBe(spent.getWorkerPools);
+    expect(spent.listJobQueues).toBeGreaterThanOrEqual(3);
+    expect(spent.listJobQueues).toBeLessThanOrEqual(5);
+  });
+
   test("waiting jobs show in status within a drift interval", async () => {
     op.emulator.control.jobservice.enqueue("REPLICATION", { count: 3 });
     const cr = await op.waitFor<JobsCR>(

@@ -13,7 +13,7 @@ import type { HarborAuditLogPurgeSpec, PurgeRunStatus } from "../../api/audit-lo
 import { effectiveCron } from "../../api/schedule.ts";
 import type { ExecHistory, PurgeSchedule } from "../../harbor/purge.ts";
 import { safeText } from "../../kube/text.ts";
-import { jobParameters } from "../garbage-collection/mapping.ts";
+import { FINAL_STATUSES, jobParameters } from "../shared/executions.ts";
 
 export interface ObservedPurgeSchedule {
   type: string;
@@ -116,7 +116,7 @@ export function diff(spec: HarborAuditLogPurgeSpec, observed: ObservedPurge): st
 
 export function runStatus(h: ExecHistory & { id: number }): PurgeRunStatus {
   const p = jobParameters(h);
-  const running = !["Success", "Error", "Stopped"].includes(h.job_status ?? "");
+  const running = !FINAL_STATUSES.includes(h.job_status ?? "");
   return {
     id: h.id,
     status: safeText(h.job_status ?? "Unknown", 32),
@@ -128,7 +128,7 @@ export function runStatus(h: ExecHistory & { id: number }): PurgeRunStatus {
 }
 
 export function isRunning(run: PurgeRunStatus | undefined): boolean {
-  return run !== undefined && !["Success", "Error", "Stopped"].includes(run.status);
+  return run !== undefined && !FINAL_STATUSES.includes(run.status);
 }
 
 export function status(observed: ObservedPurge): { nextScheduledTime?: string; lastRun?: PurgeRunStatus } {

@@ -26,7 +26,8 @@ import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
 import type { AfterSync, ExternalClient } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
-import { followDelayMs, handleRunRequest } from "../shared/run-now.ts";
+import { followDelayMs } from "../shared/executions.ts";
+import { handleRunRequest } from "../shared/run-now.ts";
 import { requireSystemSettings } from "../shared/tenancy.ts";
 import {
   describe,

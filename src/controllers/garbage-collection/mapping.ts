@@ -9,6 +9,7 @@ import type { GcRunStatus, HarborGarbageCollectionSpec } from "../../api/garbage
 import { effectiveCron } from "../../api/schedule.ts";
 import type { GcHistory, GcSchedule } from "../../harbor/gc.ts";
 import { safeText } from "../../kube/text.ts";
+import { FINAL_STATUSES, jobParameters } from "../shared/executions.ts";
 
 /** The schedule as compared: undefined when Harbor has none. */
 export interface ObservedGcSchedule {
@@ -27,16 +28,6 @@ export interface ObservedGc {
 
 /** Harbor prints a time that was never set like this. */
 const ZERO_TIME = "0001-01-01T00:00:00.000Z";
-
-/** job_parameters is a JSON string; anything unreadable counts as no parameters. */
-export function jobParameters(h: { job_parameters?: string | undefined }): Record<string, unknown> {
-  try {
-    const v: unknown = JSON.parse(h.job_parameters ?? "{}");
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
 
 /** GET /system/gc/schedule's answer as compared; undefined when there is none. */
 export function scheduleFrom(h: GcHistory | undefined): ObservedGcSchedule | undefined {
@@ -90,7 +81,7 @@ const num = (v: unknown) => (typeof v === "number" && Number.isInteger(v) ? v : 
 /** One GC execution as status shows it. */
 export function runStatus(h: GcHistory & { id: number }): GcRunStatus {
   const p = jobParameters(h);
-  const running = h.job_status === "Running" || h.job_status === "Pending" || h.job_status === "Scheduled";
+  const running = !FINAL_STATUSES.includes(h.job_status ?? "");
   const freed = num(p.freed_space);
   const blobs = num(p.purged_blobs);
   const manifests = num(p.purged_manifests);
@@ -109,7 +100,7 @@ export function runStatus(h: GcHistory & { id: number }): GcRunStatus {
 
 /** Whether a run has not reached a final status yet. */
 export function isRunning(run: GcRunStatus | undefined): boolean {
-  return run !== undefined && !["Success", "Error", "Stopped"].includes(run.status);
+  return run !== undefined && !FINAL_STATUSES.includes(run.status);
 }
 
 /** The kind's status fields for what Harbor has. */

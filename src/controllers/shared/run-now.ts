@@ -162,10 +162,3 @@ async function recordPending(deps: RunNowDeps, resource: ManagedObject, record: 
   resource.status = updated.status ?? resource.status;
   resource.metadata.resourceVersion = updated.metadata.resourceVersion;
 }
-
-/** How long to wait before looking at a running execution again: a quarter of its age, 1 to 5 s. */
-export function followDelayMs(startTime: string | undefined, nowMs: number): number {
-  const started = Date.parse(startTime ?? "");
-  const age = Number.isNaN(started) ? 0 : Math.max(0, nowMs - started);
-  return Math.min(5000, Math.max(1000, Math.round(age / 4)));
-}

@@ -134,7 +134,9 @@ describe("informer on the shared control plane", () => {
     for (const i of informers) i.start();
     await Promise.all(informers.map((i) => i.waitForSync()));
     // Every watch is open; a request still gets a socket, and a change still reaches the watches.
-    await expect(kube.list(Gadgets, { namespace: ns.name })).resolves.toMatchObject({ items: expect.any(Array) });
+    await expect(kube.list(Gadgets, { namespace: ns.name })).resolves.toMatchObject({
+      items: expect.any(Array),
+    });
     await ns.kubectl.apply(gadget("crowded", 1));
     await expect.poll(() => state(informers[0] as Informer<Gadget>).crowded, { timeout: 10_000 }).toBe(1);
     await Promise.all(informers.map((i) => i.stop()));

@@ -9,7 +9,7 @@ import { HarborJobServiceSpec } from "../../../src/api/job-service.ts";
 import * as purge from "../../../src/controllers/audit-log-purge/mapping.ts";
 import * as gc from "../../../src/controllers/garbage-collection/mapping.ts";
 import * as jobs from "../../../src/controllers/job-service/mapping.ts";
-import { followDelayMs } from "../../../src/controllers/shared/run-now.ts";
+import { followDelayMs } from "../../../src/controllers/shared/executions.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
 const gcSpec = (o: object = {}) =>
