@@ -401,6 +401,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown> {
   specValidations?: CelRule[];
   /** CEL rules on the whole object, for rules that read the stored status (fieldPath from the root). */
   rootValidations?: CelRule[];
+  /**
+   * The kind manages a setting a Harbor has once (its GC schedule, its job queues): no Harbor id or
+   * name of its own (status.harborId is 0), so `kubectl get` shows neither column.
+   */
+  perHarbor?: boolean;
   /** Extra printer columns between READY/REASON and AGE. */
   columns?: Array<{ name: string; type: string; jsonPath: string; priority?: number; description?: string }>;
   description: string;

@@ -69,6 +69,9 @@ function rootRules(def: KindDefinition): Json {
 export function crdFor(def: KindDefinition): Json {
   const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
   const run = def.lifecycle === "run";
+  // A per-Harbor setting has no id in Harbor worth a column; a run has an id but no name.
+  const hasId = managed && !def.perHarbor;
+  const hasName = hasId && !run;
   const spec: Json = { description: specText(managed, run), ...toOpenApi(def.spec) };
   if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
   const status = toOpenApi(def.status);
@@ -107,7 +110,7 @@ export function crdFor(def: KindDefinition): Json {
           additionalPrinterColumns: [
             { name: "Ready", type: "string", jsonPath: `${READY}.status` },
             { name: "Reason", type: "string", jsonPath: `${READY}.reason` },
-            ...(managed
+            ...(hasId
               ? [
                   {
                     name: "Harbor ID",
@@ -121,7 +124,7 @@ export function crdFor(def: KindDefinition): Json {
               : []),
             ...(def.columns ?? []),
             // The name the object has in Harbor: spec.name or, when that is unset, metadata.name.
-            ...(managed && !run
+            ...(hasName
               ? [
                   {
                     name: "Harbor Name",

@@ -3,7 +3,10 @@
 // derived from here.
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
+import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
+import { garbageCollectionKind } from "./garbage-collection/index.ts";
 import { gcRunKind } from "./gc-run/index.ts";
+import { jobServiceKind } from "./job-service/index.ts";
 import { labelKind } from "./label/index.ts";
 import { memberKind } from "./member/index.ts";
 import { projectKind } from "./project/index.ts";
@@ -27,6 +30,9 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   labelKind,
   userGroupKind,
   memberKind,
+  garbageCollectionKind,
+  auditLogPurgeKind,
+  jobServiceKind,
 ];
 
 /** Kinds whose resource is one Harbor execution, started once and followed to its end. */

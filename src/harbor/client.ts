@@ -6,6 +6,7 @@ import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
 import { MembersApi } from "./members.ts";
 import { ProjectsApi } from "./projects.ts";
+import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
@@ -35,6 +36,7 @@ export class HarborClient {
   readonly userGroups: UserGroupsApi;
   readonly users: UsersApi;
   readonly gc: GcApi;
+  readonly purge: PurgeApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
 
@@ -55,6 +57,7 @@ export class HarborClient {
     this.userGroups = new UserGroupsApi(t);
     this.users = new UsersApi(t);
     this.gc = new GcApi(t);
+    this.purge = new PurgeApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
   }

@@ -2,7 +2,7 @@
 // the system permission garbage-collection.
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
-import { type ListFilter, listQuery } from "./query.ts";
+import { type HistoryListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
 
 /** Schedule types; "Schedule" is accepted by Harbor and does nothing. */
@@ -96,11 +96,6 @@ export function gcRunParameters(run: GcHistory): {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
-export interface GcHistoryListParams extends ListFilter {
-  /** Only the first this many runs in sort order: one small page instead of every page. */
-  limit?: number;
-}
-
 export class GcApi {
   readonly #t: HarborTransport;
 
@@ -109,7 +104,7 @@ export class GcApi {
   }
 
   /** getGCHistory: every page (or the first `limit` runs), newest first unless sorted otherwise. */
-  listHistory(filter?: GcHistoryListParams, opts?: CallOptions): Promise<GcHistory[]> {
+  listHistory(filter?: HistoryListFilter, opts?: CallOptions): Promise<GcHistory[]> {
     return this.#t.listAll(
       { ...opts, operation: "getGCHistory", method: "GET", path: "/system/gc", query: listQuery(filter) },
       GcHistory,

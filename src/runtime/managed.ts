@@ -172,6 +172,11 @@ export interface ExternalClient<S, O, C, X, St = Record<string, unknown>, Id ext
   diff(input: Input<S, C, X, Id>, observed: O): string[];
   id(observed: O): Id;
   /**
+   * How Events and messages name the observed object instead of "id N": for a setting a Harbor has
+   * once (id 0), what it is now, e.g. "Daily, 0 0 0 * * *".
+   */
+  describe?(observed: O): string;
+  /**
    * Pure: whether the observed object carries the name this resource manages. An object found by
    * a recorded id that does not is another object now: it is never updated or deleted.
    */
@@ -482,7 +487,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
           resource,
           "Normal",
           "Created",
-          `Created ${this.#what(input)} (id ${ext.id(observed)})`,
+          `Created ${this.#what(input)} (${this.#named(observed)})`,
         );
       else
         this.#o.events.record(
@@ -497,7 +502,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
       if (!ours && policy === "Create") {
         throw new Stalled(
           "AlreadyExists",
-          `${this.#what(input)} already exists in Harbor ${harbor} (id ${ext.id(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
+          `${this.#what(input)} already exists in Harbor ${harbor} (${this.#named(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
         );
       }
       if (!ours) {
@@ -505,7 +510,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         if (!adoption.allowed)
           throw new Stalled(
             "NotAllowed",
-            `${this.#what(input)} exists in Harbor (id ${ext.id(observed)}), but ${adoption.why}`,
+            `${this.#what(input)} exists in Harbor (${this.#named(observed)}), but ${adoption.why}`,
           );
       }
       resource = await this.#ensureFinalizer(resource);
@@ -515,7 +520,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
           resource,
           "Normal",
           "Adopted",
-          `Adopted ${this.#what(input)} (id ${ext.id(observed)})`,
+          `Adopted ${this.#what(input)} (${this.#named(observed)})`,
         );
     }
 
@@ -1000,6 +1005,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     const hint = this.#hints.get(key);
     this.#hints.delete(key);
     return hint && this.#o.now() - hint.at < HINT_TTL_MS ? hint.observed : undefined;
+  }
+
+  /** How messages name the Harbor object: "id 12", or what the kind says (a per-Harbor setting has no id). */
+  #named(observed: O): string {
+    return this.#o.external.describe?.(observed) ?? `id ${this.#o.external.id(observed)}`;
   }
 
   #what(input: { harborName: string }): string {

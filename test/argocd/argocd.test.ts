@@ -256,6 +256,9 @@ async function leftInHarbor(): Promise<string[]> {
   for (const r of await harbor.registries.list()) left.push(`registry ${r.name}`);
   for (const p of await harbor.replication.listPolicies()) left.push(`replication policy ${p.name}`);
   for (const s of await harbor.scanners.list()) left.push(`scanner registration ${s.name}`);
+  // The per-Harbor settings the examples set (their deletion sets the schedules to None).
+  if (await harbor.gc.getSchedule()) left.push("gc schedule");
+  if (await harbor.purge.getSchedule()) left.push("audit-log purge schedule");
   return left;
 }
 
@@ -276,6 +279,9 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
       "HarborRegistry",
       "HarborReplicationPolicy",
       "HarborWebhookPolicy",
+      "HarborGarbageCollection",
+      "HarborAuditLogPurge",
+      "HarborJobService",
     ];
     for (const kind of kinds) {
       const r = app.status?.resources?.find((x) => x.kind === kind);
@@ -300,6 +306,8 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
         expect.stringMatching(/^robot .*example-team-pull/),
         expect.stringMatching(/^registry /),
         expect.stringMatching(/^replication policy /),
+        "gc schedule",
+        "audit-log purge schedule",
       ]),
     );
     expect(await leftInCluster()).toEqual(

@@ -3,6 +3,11 @@
 // looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
 import { z } from "zod";
 import {
+  type HarborAuditLogPurgeSpec,
+  type HarborAuditLogPurgeStatus,
+  harborAuditLogPurge,
+} from "../../src/api/audit-log-purge.ts";
+import {
   API_VERSION,
   type ConditionSchema,
   managedStatus,
@@ -17,11 +22,20 @@ import {
   harborConnection,
 } from "../../src/api/connection.ts";
 import {
+  type HarborGarbageCollectionSpec,
+  type HarborGarbageCollectionStatus,
+  harborGarbageCollection,
+} from "../../src/api/garbage-collection.ts";
+import {
   type HarborGarbageCollectionRunSpec,
   type HarborGarbageCollectionRunStatus,
   harborGarbageCollectionRun,
 } from "../../src/api/gc-run.ts";
-
+import {
+  type HarborJobServiceSpec,
+  type HarborJobServiceStatus,
+  harborJobService,
+} from "../../src/api/job-service.ts";
 import { type HarborLabelSpec, type HarborLabelStatus, harborLabel } from "../../src/api/label.ts";
 import {
   type HarborProjectMemberSpec,
@@ -198,6 +212,29 @@ export const projectMember = (
   spec: SpecInput<typeof HarborProjectMemberSpec> = {},
   meta?: Meta,
 ) => manifest(harborProjectMember.kind, name, { ...HARBOR, role: "developer", ...spec }, meta);
+/** A HarborGarbageCollection through the "harbor" connection, Daily unless the spec says otherwise. */
+export const garbageCollection = (
+  name: string,
+  spec: SpecInput<typeof HarborGarbageCollectionSpec> = {},
+  meta?: Meta,
+) => manifest(harborGarbageCollection.kind, name, { ...HARBOR, schedule: { type: "Daily" }, ...spec }, meta);
+
+/** A HarborAuditLogPurge through the "harbor" connection: Daily, a week kept, unless the spec says otherwise. */
+export const auditLogPurge = (
+  name: string,
+  spec: SpecInput<typeof HarborAuditLogPurgeSpec> = {},
+  meta?: Meta,
+) =>
+  manifest(
+    harborAuditLogPurge.kind,
+    name,
+    { ...HARBOR, schedule: { type: "Daily" }, retentionHours: 168, ...spec },
+    meta,
+  );
+
+/** A HarborJobService through the "harbor" connection; it needs queues. */
+export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
+  manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
 
 export interface SecretOptions extends Meta {
   type?: string;
@@ -256,6 +293,9 @@ export type ReplicationRunCR = Resource<HarborReplicationRunStatus>;
 export type LabelCR = Resource<HarborLabelStatus>;
 export type UserGroupCR = Resource<HarborUserGroupStatus>;
 export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
+export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
+export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
+export type JobServiceCR = Resource<HarborJobServiceStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

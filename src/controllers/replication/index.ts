@@ -5,7 +5,7 @@
 // --status-refresh-interval.
 import { harborReplicationPolicy } from "../../api/replication.ts";
 import { filtersOn } from "../label/mapping.ts";
-import { defineKind } from "../shared/kinds.ts";
+import { defineKind, resourceType } from "../shared/kinds.ts";
 import { replicationExternal } from "./external.ts";
 
 export const replicationKind = defineKind({
@@ -22,6 +22,8 @@ export const replicationKind = defineKind({
     replicationExternal({
       registries: informer("HarborRegistry"),
       events: ctx.events,
+      kube: ctx.kube,
+      type: resourceType(harborReplicationPolicy),
       statusRefreshMs: ctx.statusRefreshIntervalMs,
     }),
 });

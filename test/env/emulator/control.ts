@@ -60,6 +60,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     ldap: areas.ldap.control(world),
     userGroups: areas.userGroups.control(world),
     gc: areas.gc.control(world),
+    purge: areas.purge.control(world),
     webhooks: areas.webhooks.control(world),
     system: areas.system.control(world),
   };

@@ -138,6 +138,30 @@ describe("informer on the shared control plane", () => {
     await ns.kubectl.delete("gadget", "late", { wait: true });
   });
 
+  test("more watches than the client's request sockets never starve its lists and writes", async () => {
+    // 40 informers on one client (an operator with 10 kinds in 4 namespaces), each holding a watch.
+    const informers = Array.from(
+      { length: 40 },
+      (_, i) =>
+        new Informer<Gadget>({
+          client: kube,
+          type: Gadgets,
+          logger: quiet,
+          namespaces: [i === 0 ? ns.name : `${ns.name}-nowhere-${i}`],
+        }),
+    );
+    for (const i of informers) i.start();
+    await Promise.all(informers.map((i) => i.waitForSync()));
+    // Every watch is open; a request still gets a socket, and a change still reaches the watches.
+    await expect(kube.list(Gadgets, { namespace: ns.name })).resolves.toMatchObject({
+      items: expect.any(Array),
+    });
+    await ns.kubectl.apply(gadget("crowded", 1));
+    await expect.poll(() => state(informers[0] as Informer<Gadget>).crowded, { timeout: 10_000 }).toBe(1);
+    await Promise.all(informers.map((i) => i.stop()));
+    await ns.kubectl.delete("gadget", "crowded", { wait: true });
+  });
+
   test("after a 410 Gone it lists again and reports the changes it missed, deletions included", async () => {
     const informer = new Informer<Gadget>({
       client: kube,

@@ -289,6 +289,33 @@ describe("schedule", () => {
     await h.admin.gc.createSchedule({ schedule: { type: "None" } });
     expect(() => gc().fireSchedule()).toThrow("no gc schedule is found");
   });
+
+  test("a scheduled GC never dry-runs (Harbor reads dry_run for Manual only), and waits while SCHEDULER is paused", async () => {
+    await h.admin.gc.updateSchedule({
+      schedule: { type: "Hourly", cron: "0 0 * * * *" },
+      parameters: { dry_run: true, workers: 2 },
+    });
+    const scheduled = () =>
+      gc()
+        .runs()
+        .filter((r) => r.trigger === "SCHEDULE");
+    const before = scheduled().length;
+    advance(3_600_000);
+    expect(scheduled()).toHaveLength(before + 1);
+    expect(scheduled().at(-1)?.parameters).toMatchObject({ dry_run: false, workers: 2 });
+
+    await h.admin.jobService.actOnQueue("SCHEDULER", "pause");
+    advance(3_600_000);
+    expect(scheduled()).toHaveLength(before + 1);
+    expect((await h.admin.jobService.listQueues()).find((x) => x.job_type === "SCHEDULER")).toMatchObject({
+      paused: true,
+      count: 1,
+    });
+    await h.admin.jobService.actOnQueue("SCHEDULER", "resume");
+    expect(scheduled()).toHaveLength(before + 2);
+    await h.admin.gc.updateSchedule({ schedule: { type: "None" } });
+    advance(2_000 + LAG);
+  });
 });
 
 describe("validation", () => {

@@ -432,7 +432,9 @@ export class GcStore {
     const s = this.#schedule;
     if (s?.nextRun !== undefined && now >= s.nextRun) {
       s.nextRun = nextCronTime(s.spec, now);
-      this.start(s.policy, "SCHEDULE");
+      const policy = s.policy;
+      // Through the job service's SCHEDULER queue: it waits while that queue is paused.
+      this.#world.jobservice.runScheduled(() => this.start(policy, "SCHEDULE"));
     }
   }
 
@@ -517,7 +519,9 @@ function kick(world: World, body: ScheduleBody): number {
           `invalid cron string for scheduled gc: ${cron ?? ""}, error: ${(e as Error).message}`,
         );
       }
-      world.gc.setSchedule(type, cron ?? "", spec, policy);
+      // The scheduled runs get the policy without dry_run (Harbor reads dry_run for Manual only):
+      // a schedule never dry-runs.
+      world.gc.setSchedule(type, cron ?? "", spec, { ...policy, dryRun: false });
       return 0;
     }
     default:
