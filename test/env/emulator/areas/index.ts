@@ -1,5 +1,6 @@
 // Every API area of the emulator, in one list.
 import { area as gc } from "./gc.ts";
+import { area as immutable } from "./immutable.ts";
 import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
@@ -10,6 +11,7 @@ import { area as quotas } from "./quotas.ts";
 import { area as registries } from "./registries.ts";
 import { area as registryAuth } from "./registry-auth.ts";
 import { area as replication } from "./replication.ts";
+import { area as retention } from "./retention.ts";
 import { area as robots } from "./robots.ts";
 import { area as scanners } from "./scanners.ts";
 import { area as system } from "./system.ts";
@@ -33,4 +35,6 @@ export const areas = {
   webhooks,
   system,
   registryAuth,
+  retention,
+  immutable,
 };
