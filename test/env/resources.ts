@@ -32,6 +32,11 @@ import {
   harborGarbageCollectionRun,
 } from "../../src/api/gc-run.ts";
 import {
+  type HarborImmutableTagRuleSpec,
+  type HarborImmutableTagRuleStatus,
+  harborImmutableTagRule,
+} from "../../src/api/immutable.ts";
+import {
   type HarborJobServiceSpec,
   type HarborJobServiceStatus,
   harborJobService,
@@ -58,6 +63,11 @@ import {
   type HarborReplicationRunStatus,
   harborReplicationRun,
 } from "../../src/api/replication-run.ts";
+import {
+  type HarborRetentionPolicySpec,
+  type HarborRetentionPolicyStatus,
+  harborRetentionPolicy,
+} from "../../src/api/retention.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
 import {
   type HarborScannerRegistrationSpec,
@@ -236,6 +246,22 @@ export const auditLogPurge = (
 export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
   manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
 
+/** A HarborRetentionPolicy of `project` through the "harbor" connection. */
+export const retentionPolicy = (
+  name: string,
+  project: string,
+  spec: Partial<SpecInput<typeof HarborRetentionPolicySpec>> = {},
+  meta?: Meta,
+) => manifest(harborRetentionPolicy.kind, name, { ...HARBOR, projectRef: { name: project }, ...spec }, meta);
+
+/** A HarborImmutableTagRule of `project` through the "harbor" connection. */
+export const immutableTagRule = (
+  name: string,
+  project: string,
+  spec: Partial<SpecInput<typeof HarborImmutableTagRuleSpec>> = {},
+  meta?: Meta,
+) => manifest(harborImmutableTagRule.kind, name, { ...HARBOR, projectRef: { name: project }, ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -296,6 +322,8 @@ export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
 export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
 export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
 export type JobServiceCR = Resource<HarborJobServiceStatus>;
+export type RetentionPolicyCR = Resource<HarborRetentionPolicyStatus>;
+export type ImmutableTagRuleCR = Resource<HarborImmutableTagRuleStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };
