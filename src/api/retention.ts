@@ -160,7 +160,6 @@ export const HarborRetentionPolicySpec = z.object({
         {
           rule: "self.all(r, self.filter(s, s == r).size() == 1)",
           message: "two rules are alike: Harbor refuses a policy with duplicate rules",
-          reason: "FieldValueDuplicate",
         },
       ],
     })
