@@ -1,0 +1,135 @@
+import { describe, expect, test } from "vitest";
+import { HarborImmutableTagRuleSpec } from "../../../src/api/immutable.ts";
+import { HarborRetentionPolicySpec } from "../../../src/api/retention.ts";
+import { claimOf, diff as immutableDiff, ruleRequest } from "../../../src/controllers/immutable/mapping.ts";
+import {
+  compared,
+  diff,
+  isEmpty,
+  type ObservedRetention,
+  policyRequest,
+  stored,
+} from "../../../src/controllers/retention/mapping.ts";
+import type { RetentionPolicy } from "../../../src/harbor/retention.ts";
+
+const spec = (s: Record<string, unknown> = {}) =>
+  HarborRetentionPolicySpec.parse({ connectionRef: { name: "h" }, projectRef: { name: "team" }, ...s });
+const observed = (policy: RetentionPolicy): ObservedRetention => ({ id: 4, projectId: 7, policy });
+
+describe("retention policy mapping", () => {
+  const s = spec({
+    schedule: { type: "Daily" },
+    rules: [
+      { template: "latestPushedK", count: 10 },
+      {
+        template: "nDaysSinceLastPull",
+        days: 30,
+        tags: { decoration: "excludes", pattern: "dev-*" },
+        untagged: true,
+      },
+      { template: "always", repositories: { decoration: "excludes", pattern: "tmp/**" }, disabled: true },
+    ],
+  });
+
+  test("the request is what Harbor's UI sends", () => {
+    const r = policyRequest(s, 7);
+    expect(r).toMatchObject({
+      algorithm: "or",
+      trigger: { kind: "Schedule", settings: { cron: "0 0 0 * * *" } },
+      scope: { level: "project", ref: 7 },
+    });
+    expect(r.rules?.[1]).toEqual({
+      disabled: false,
+      action: "retain",
+      template: "nDaysSinceLastPull",
+      params: { nDaysSinceLastPull: 30 },
+      tag_selectors: [
+        { kind: "doublestar", decoration: "excludes", pattern: "dev-*", extras: '{"untagged":true}' },
+      ],
+      scope_selectors: { repository: [{ kind: "doublestar", decoration: "repoMatches", pattern: "**" }] },
+    });
+    expect(r.rules?.[2]?.params).toEqual({});
+    expect(r.rules?.[2]?.scope_selectors?.repository?.[0]?.decoration).toBe("repoExcludes");
+    expect(policyRequest(spec(), 7).trigger?.settings).toEqual({ cron: "" });
+  });
+
+  test("what Harbor stores for the request reads back as the spec: no drift", () => {
+    const back = stored(4, policyRequest(s, 7));
+    expect(diff(s, observed(back))).toEqual([]);
+    expect(compared(back.rules?.[1] ?? {})).toEqual(s.rules[1]);
+  });
+
+  test("drift is named per rule and field; a different number of rules is named rules", () => {
+    const back = stored(4, policyRequest(s, 7));
+    const changed = structuredClone(back);
+    const r0 = changed.rules?.[0];
+    if (r0) {
+      r0.params = { latestPushedK: 3 };
+      r0.disabled = true;
+    }
+    const r2 = changed.rules?.[2];
+    if (r2?.scope_selectors)
+      r2.scope_selectors = { repository: [{ decoration: "repoMatches", pattern: "tmp/**" }] };
+    if (changed.trigger) changed.trigger.settings = { cron: "0 0 1 * * *" };
+    expect(diff(s, observed(changed))).toEqual([
+      "schedule",
+      "rules[0].count",
+      "rules[0].disabled",
+      "rules[2].repositories.decoration",
+    ]);
+    expect(diff(s, observed({ ...back, rules: back.rules?.slice(0, 2) }))).toEqual(["rules"]);
+  });
+
+  test("a policy with no rules and no schedule counts as none", () => {
+    expect(isEmpty({ rules: [], trigger: { kind: "Schedule", settings: { cron: "" } } })).toBe(true);
+    expect(isEmpty({})).toBe(true);
+    expect(isEmpty(stored(4, policyRequest(spec({ schedule: { type: "Hourly" } }), 7)))).toBe(false);
+  });
+
+  test("the schema refuses what Harbor refuses: over 15 rules, rules alike, parameters out of place", () => {
+    const rule = { template: "always" };
+    expect(HarborRetentionPolicySpec.safeParse({ ...spec(), rules: Array(16).fill(rule) }).success).toBe(
+      false,
+    );
+    expect(HarborRetentionPolicySpec.safeParse({ ...spec(), rules: [rule, rule] }).success).toBe(false);
+    expect(
+      HarborRetentionPolicySpec.safeParse({ ...spec(), rules: [rule, { ...rule, disabled: true }] }).success,
+    ).toBe(true);
+    expect(
+      HarborRetentionPolicySpec.safeParse({ ...spec(), rules: [{ template: "latestPulledN" }] }).success,
+    ).toBe(false);
+    expect(
+      HarborRetentionPolicySpec.safeParse({ ...spec(), rules: [{ template: "always", count: 1 }] }).success,
+    ).toBe(false);
+  });
+});
+
+describe("immutable tag rule mapping", () => {
+  const s = HarborImmutableTagRuleSpec.parse({
+    connectionRef: { name: "h" },
+    projectRef: { name: "team" },
+    repositories: { decoration: "excludes", pattern: "tmp/**" },
+    tags: { pattern: "v*" },
+  });
+
+  test("request and drift; the claim is the project and the selectors", () => {
+    const req = ruleRequest(s, false);
+    expect(req).toEqual({
+      disabled: false,
+      action: "immutable",
+      template: "immutable_template",
+      tag_selectors: [{ kind: "doublestar", decoration: "matches", pattern: "v*" }],
+      scope_selectors: {
+        repository: [{ kind: "doublestar", decoration: "repoExcludes", pattern: "tmp/**" }],
+      },
+    });
+    expect(immutableDiff(s, { ...req, id: 1 })).toEqual([]);
+    expect(
+      immutableDiff(
+        { ...s, disabled: true },
+        { ...ruleRequest({ ...s, tags: { ...s.tags, pattern: "x" } }, false), id: 1 },
+      ),
+    ).toEqual(["tags.pattern", "disabled"]);
+    expect(claimOf(s, "apps")).toBe("immutable:apps/team/excludes:tmp/**/matches:v*");
+  });
+});
