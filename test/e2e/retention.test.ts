@@ -7,7 +7,9 @@ import { describe, expect, test } from "vitest";
 import type { RetentionPolicyRequest } from "../../src/harbor/retention.ts";
 import { useOperator } from "../env/operator.ts";
 import {
+  clusterConnection,
   condition,
+  credentials,
   eventReasons,
   project,
   type RetentionPolicyCR,
@@ -205,6 +207,42 @@ describe("HarborRetentionPolicy", () => {
     expect(adopted.status?.harborId).toBe(id);
     expect(policy.rules?.map((r) => r.template)).toEqual(["latestPushedK"]);
     expect(await eventReasons(op.kubectl, "cache-retention", "HarborRetentionPolicy")).toContain("Adopted");
+  });
+
+  test("through a ClusterHarborConnection: the project of the tenant's tenancy.projects", async () => {
+    const shared = `${op.namespace}-shared`;
+    const ref = { kind: "ClusterHarborConnection" as const, name: shared };
+    await op.kubectl.apply(
+      credentials("shared-credentials", {
+        username: op.emulator.adminUsername,
+        password: op.emulator.adminPassword,
+      }),
+    );
+    await op.kubectl.apply(
+      clusterConnection(shared, {
+        url: op.emulator.url,
+        credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
+        allowedNamespaces: [op.namespace],
+        tenancy: {
+          projects: ["{namespace}"],
+          allowAdoption: false,
+          allowSystemRobots: false,
+          allowSystemSettings: false,
+        },
+      }),
+    );
+    try {
+      await op.kubectl.apply([
+        project(op.namespace, { connectionRef: ref }),
+        retentionPolicy("tenant-retention", op.namespace, { connectionRef: ref, rules: [keepTen] }),
+      ]);
+      const cr = await op.waitReady<RetentionPolicyCR>(KIND, "tenant-retention", 60_000);
+      expect(cr.status?.harborId).toBe((await policyOf(op.namespace)).id);
+      await op.kubectl.delete(KIND, "tenant-retention", { wait: true });
+      await op.kubectl.delete("harborproject", op.namespace, { wait: true });
+    } finally {
+      await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
+    }
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {

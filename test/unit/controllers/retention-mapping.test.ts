@@ -1,7 +1,12 @@
 import { describe, expect, test } from "vitest";
 import { HarborImmutableTagRuleSpec } from "../../../src/api/immutable.ts";
 import { HarborRetentionPolicySpec } from "../../../src/api/retention.ts";
-import { claimOf, diff as immutableDiff, ruleRequest } from "../../../src/controllers/immutable/mapping.ts";
+import {
+  applied,
+  claimOf,
+  diff as immutableDiff,
+  ruleRequest,
+} from "../../../src/controllers/immutable/mapping.ts";
 import {
   compared,
   diff,
@@ -123,11 +128,11 @@ describe("immutable tag rule mapping", () => {
         repository: [{ kind: "doublestar", decoration: "repoExcludes", pattern: "tmp/**" }],
       },
     });
-    expect(immutableDiff(s, { ...req, id: 1 })).toEqual([]);
+    expect(immutableDiff(s, applied(1, req))).toEqual([]);
     expect(
       immutableDiff(
         { ...s, disabled: true },
-        { ...ruleRequest({ ...s, tags: { ...s.tags, pattern: "x" } }, false), id: 1 },
+        applied(1, ruleRequest({ ...s, tags: { ...s.tags, pattern: "x" } }, false)),
       ),
     ).toEqual(["tags.pattern", "disabled"]);
     expect(claimOf(s, "apps")).toBe("immutable:apps/team/excludes:tmp/**/matches:v*");
