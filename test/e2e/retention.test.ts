@@ -209,6 +209,35 @@ describe("HarborRetentionPolicy", () => {
     expect(await eventReasons(op.kubectl, "cache-retention", "HarborRetentionPolicy")).toContain("Adopted");
   });
 
+  test("a project whose retention_id names a deleted policy waits, saying which key to remove", async () => {
+    await op.kubectl.apply(project("lost"));
+    await op.waitReady(`harborproject`, "lost");
+    const { project_id: projectId } = await op.harbor.projects.get("lost");
+    const old = await op.harbor.retention.create({
+      algorithm: "or",
+      rules: [],
+      trigger: { kind: "Schedule", settings: { cron: "0 0 0 * * *" } },
+      scope: { level: "project", ref: projectId as number },
+    });
+    await op.harbor.retention.delete(old);
+    await op.kubectl.apply(retentionPolicy("lost-retention", "lost", { rules: [keepTen] }));
+    const waiting = await op.waitFor<RetentionPolicyCR>(
+      KIND,
+      "lost-retention",
+      (o) => condition(o, "Ready")?.reason === "RetentionPolicyLost",
+      30_000,
+    );
+    expect(condition(waiting, "Ready")?.message).toContain(`/projects/${projectId}/metadatas/retention_id`);
+    await op.harbor.transport.noContent({
+      operation: "deleteProjectMetadata",
+      method: "DELETE",
+      path: `/projects/${projectId}/metadatas/retention_id`,
+    });
+    const cr = await op.waitReady<RetentionPolicyCR>(KIND, "lost-retention", 60_000);
+    expect(cr.status?.harborId).toBe((await policyOf("lost")).id);
+    expect(cr.status?.harborId).not.toBe(old);
+  });
+
   test("through a ClusterHarborConnection: the project of the tenant's tenancy.projects", async () => {
     const shared = `${op.namespace}-shared`;
     const ref = { kind: "ClusterHarborConnection" as const, name: shared };

@@ -7,17 +7,20 @@
 //   project), and deletion leaves the policy that way rather than DELETE /retentions/{id}, which
 //   leaves the project's retention_id naming nothing: Harbor then refuses every new policy for the
 //   project and answers 500 for the one named.
+// - A project whose retention_id names a policy Harbor no longer has (500 on GET, 400 on its
+//   executions) waits with reason RetentionPolicyLost, saying which metadata key to remove.
 // - Status shows the newest execution; one that runs is looked at again every 1–5 s. The annotation
 //   harborconfig.io/runRequestedAt starts one run, a dry run with spec.dryRun (see shared/run-now.ts).
 //
 // Harbor requests: observing costs three reads (the project, the policy, the newest execution).
 import type { HarborRetentionPolicySpec, HarborRetentionPolicyStatus } from "../../api/retention.ts";
 import type { HarborClient } from "../../harbor/client.ts";
+import { isHarborError } from "../../harbor/errors.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import type { AfterSync, ExternalClient, ManagedObject } from "../../runtime/managed.ts";
+import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { followDelayMs } from "../shared/executions.ts";
 import { type ProjectScope, projectScope } from "../shared/project-scope.ts";
@@ -43,6 +46,9 @@ export interface RetentionExternalDeps {
   now?: () => number;
 }
 
+/** The project names a policy Harbor no longer has. */
+export const POLICY_LOST = "RetentionPolicyLost";
+
 type Client = ExternalClient<
   HarborRetentionPolicySpec,
   ObservedRetention,
@@ -65,8 +71,21 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
     const project = await client.projects.get(projectId, { signal });
     const id = Number(project.metadata?.retention_id ?? "");
     if (!Number.isInteger(id) || id <= 0) return undefined;
-    const policy = await client.retention.get(id, { signal });
-    return { id, projectId, policy };
+    try {
+      return { id, projectId, policy: await client.retention.get(id, { signal }) };
+    } catch (e) {
+      // Harbor answers 500 for a policy it does not have; its executions' listing says so with a 400.
+      if (!isHarborError(e, "server")) throw e;
+      const gone = await client.retention.listExecutions(id, 1, { signal }).then(
+        () => false,
+        (e2: unknown) => isHarborError(e2, "invalid"),
+      );
+      if (!gone) throw e;
+      throw new NotReady(
+        POLICY_LOST,
+        `the project's metadata retention_id names retention policy ${id}, which Harbor no longer has (it was deleted with DELETE /retentions/${id}, which leaves retention_id behind); Harbor refuses every new policy for the project until that key is removed: DELETE /api/v2.0/projects/${projectId}/metadatas/retention_id, then this resource creates the policy`,
+      );
+    }
   };
 
   const withLastRun = async (client: HarborClient, o: ObservedRetention, signal: AbortSignal) => {
@@ -148,7 +167,15 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
     async observeMany(conn, inputs) {
       const out = new Map<number, ObservedRetention>();
       for (const i of inputs) {
-        const found = await projectPolicy(conn.client, i.extra.projectId, i.signal);
+        let found: ObservedRetention | undefined;
+        try {
+          found = await projectPolicy(conn.client, i.extra.projectId, i.signal);
+        } catch (e) {
+          // A project gone or naming a lost policy: its own reconcile says so.
+          if (e instanceof NotReady || isHarborError(e, "notFound") || isHarborError(e, "forbidden"))
+            continue;
+          throw e;
+        }
         if (found) out.set(found.id, await withLastRun(conn.client, found, i.signal));
       }
       return out;

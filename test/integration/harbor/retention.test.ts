@@ -69,6 +69,14 @@ describe("tag retention", () => {
     expect((await harborFailure(h.admin.retention.delete(id))).status).toBe(400);
     expect((await h.admin.projects.get("ret-c")).metadata?.retention_id).toBe(String(id));
     expect((await harborFailure(h.admin.retention.create(policy(pid, [])))).status).toBe(400);
+    // Only removing the metadata key lets the project have a policy again.
+    await h.admin.transport.noContent({
+      operation: "deleteProjectMetadata",
+      method: "DELETE",
+      path: `/projects/${pid}/metadatas/retention_id`,
+    });
+    const again = await h.admin.retention.create(policy(pid, []));
+    expect((await h.admin.projects.get("ret-c")).metadata?.retention_id).toBe(String(again));
   });
 
   test("run now and dry run: executions newest first, tasks per repository, stop", async () => {

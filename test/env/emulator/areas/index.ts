@@ -5,6 +5,7 @@ import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
 import { area as members } from "./members.ts";
+import { area as projectMetadata } from "./project-metadata.ts";
 import { area as projects } from "./projects.ts";
 import { area as purge } from "./purge.ts";
 import { area as quotas } from "./quotas.ts";
@@ -37,4 +38,5 @@ export const areas = {
   registryAuth,
   retention,
   immutable,
+  projectMetadata,
 };
