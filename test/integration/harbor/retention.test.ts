@@ -104,6 +104,26 @@ describe("tag retention", () => {
     h.emulator.control.retention.setRunPlan(1000);
   });
 
+  test("a run looks at the repositories enabled rules select; a template Harbor lacks fails the run", async () => {
+    const pid = await newProject("ret-f");
+    h.emulator.control.projects.addRepository("ret-f", "app", 1);
+    h.emulator.control.projects.addRepository("ret-f", "tmp/scratch", 1);
+    const only = (pattern: string, decoration = "repoMatches"): RetentionRule => ({
+      ...rule("always", {}),
+      scope_selectors: { repository: [{ kind: "doublestar", decoration, pattern }] },
+    });
+    const id = await h.admin.retention.create(
+      policy(pid, [only("tmp/**", "repoExcludes"), { ...only("tmp/**"), disabled: true }]),
+    );
+    const e1 = await h.admin.retention.trigger(id, true);
+    expect((await h.admin.retention.listTasks(id, e1)).map((t) => t.repository)).toEqual(["app"]);
+    // Stored without a check; the run's job cannot evaluate it.
+    await h.admin.retention.update(id, policy(pid, [{ ...only("**"), template: "keepAll" }]));
+    const e2 = await h.admin.retention.trigger(id, false);
+    h.emulator.world.clock.advance(2000);
+    expect((await h.admin.retention.listExecutions(id, 1))[0]).toMatchObject({ id: e2, status: "Error" });
+  });
+
   test("proxy-cache projects get a policy; deleting a project deletes its policy", async () => {
     const pid = await newProject("ret-e");
     const id = await h.admin.retention.create(policy(pid, [rule("always", {})]));

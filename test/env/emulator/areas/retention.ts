@@ -2,7 +2,7 @@
 // retention_id; executions (run now, dry run), their tasks (one per repository) and task logs.
 // Harbor's quirks kept: a policy it does not have is a 500 on GET and a 400 on the other calls;
 // DELETE leaves the project's retention_id behind (a later create for the project is refused);
-// the template and its parameters are not checked on create or update, only when a run starts.
+// the template and its parameters are not checked on create or update: a run's job fails on them.
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { isSysAdmin, requireProject } from "../auth.ts";
@@ -12,6 +12,7 @@ import { type Ctx, createdAt, ok, type RouteSpec, textReply } from "../router.ts
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { ProjectRecord } from "./projects.ts";
+import { matchPattern } from "./replication-filters.ts";
 
 /** Harbor's limit on the rules of one policy. */
 export const MAX_RETENTION_RULES = 15;
@@ -67,6 +68,8 @@ export interface RetentionExecutionRecord {
   dry_run: boolean;
   /** When the execution ends by itself (ms). */
   endsAt: number;
+  /** A rule's template or parameter is one Harbor's job cannot evaluate: the run ends in Error. */
+  failing: boolean;
   tasks: RetentionTaskRecord[];
 }
 
@@ -162,11 +165,25 @@ export class RetentionStore {
     return [...this.#executions.values()];
   }
 
-  /** Starts one execution: a task per repository; with none, it is done at once (Success). */
+  /**
+   * Starts one execution, as Harbor's launcher: a task per repository an enabled rule selects (by
+   * its repository selectors; repository names without the project); with none, the execution is
+   * done at once (Success). A rule whose template Harbor does not know fails in the job: Error.
+   */
   start(policy: RetentionPolicyRecord, trigger: string, dryRun: boolean): RetentionExecutionRecord {
     const now = this.#world.now();
     const project = this.#world.projects.byId(policy.projectId);
-    const repos = project ? [...project.repositories.keys()] : [];
+    const rules = (policy.data.rules as StoredRule[]).filter((r) => !r.disabled);
+    const repos = project
+      ? [...project.repositories.keys()].filter((full) => {
+          const name = full.startsWith(`${project.name}/`) ? full.slice(project.name.length + 1) : full;
+          return rules.some((r) => selects(r, name));
+        })
+      : [];
+    const broken = rules.some((r) => {
+      const t = TEMPLATES[r.template];
+      return !t || (t.param !== undefined && r.params?.[t.param] === undefined);
+    });
     const id = this.#world.ids.next("retention-execution");
     const rec: RetentionExecutionRecord = {
       id,
@@ -177,6 +194,7 @@ export class RetentionStore {
       trigger,
       dry_run: dryRun,
       endsAt: now + this.durationMs,
+      failing: broken,
       tasks: repos.map((repository) => ({
         id: this.#world.ids.next("retention-task"),
         execution_id: id,
@@ -212,7 +230,45 @@ export class RetentionStore {
   #tick(): void {
     const now = this.#world.now();
     for (const e of this.#executions.values())
-      if (e.status === "Running" && now >= e.endsAt) this.#end(e, this.outcome);
+      if (e.status === "Running" && now >= e.endsAt) this.#end(e, e.failing ? "Error" : this.outcome);
+  }
+}
+
+interface StoredSelector {
+  kind: string;
+  decoration: string;
+  pattern: string;
+}
+interface StoredRule {
+  disabled: boolean;
+  template: string;
+  params: Record<string, unknown> | null;
+  scope_selectors: Record<string, StoredSelector[]> | null;
+}
+
+/** Whether a rule's repository selectors keep the repository (no selector: every repository). */
+function selects(r: StoredRule, name: string): boolean {
+  return (r.scope_selectors?.repository ?? []).every((s) => {
+    let m: boolean;
+    try {
+      m = matchPattern(s.pattern, name);
+    } catch {
+      m = false;
+    }
+    return s.decoration === "repoExcludes" ? !m : m;
+  });
+}
+
+/** Harbor's launcher builds each selector before it starts anything: one it has not is a 500. */
+function checkSelectors(data: Record<string, unknown>): void {
+  for (const r of data.rules as StoredRule[]) {
+    if (r.disabled) continue;
+    for (const s of r.scope_selectors?.repository ?? []) {
+      if (s.kind !== "doublestar") throw internal(`launcher: selector ${s.kind} is not registered`);
+      if (s.decoration !== "repoMatches" && s.decoration !== "repoExcludes") {
+        throw internal(`launcher: decoration ${s.decoration} of selector ${s.kind} is not supported`);
+      }
+    }
   }
 }
 
@@ -484,13 +540,7 @@ const routes: RouteSpec[] = [
     handle(ctx) {
       const p = policyOr400(ctx);
       requirePolicyProject(ctx, p.projectId, "update");
-      for (const r of p.data.rules as Array<{ template: string; params: Record<string, unknown> | null }>) {
-        const t = TEMPLATES[r.template];
-        if (!t) throw internal(`rule evaluator ${r.template} is not registered`);
-        if (t.param && r.params?.[t.param] === undefined) {
-          throw internal(`missing required parameter ${t.param} for rule ${r.template}`);
-        }
-      }
+      checkSelectors(p.data);
       const e = ctx.world.retention.start(p, "MANUAL", ctx.body?.dry_run === true);
       return createdAt(ctx, e.id);
     },
