@@ -143,6 +143,20 @@ describe("HarborImmutableTagRule", () => {
     expect(await ruleOf("team", cr.status?.harborId as number)).toBeUndefined();
   });
 
+  test("a rule and its project deleted together both go", async () => {
+    await op.kubectl.apply([project("short-lived"), immutableTagRule("short-lived-rule", "short-lived")]);
+    await op.waitReady<ImmutableTagRuleCR>(KIND, "short-lived-rule");
+    await op.kubectl.run(["delete", "harborproject/short-lived", `${KIND}/short-lived-rule`, "--wait=false"]);
+    await op.kubectl.run([
+      "wait",
+      "--for=delete",
+      `${KIND}/short-lived-rule`,
+      "harborproject/short-lived",
+      "--timeout=60s",
+    ]);
+    expect(await op.harbor.projects.exists("short-lived")).toBe(false);
+  });
+
   test("invalid YAML is refused by kubectl, naming the field", async () => {
     const refused = async (o: object) => {
       const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });

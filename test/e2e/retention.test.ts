@@ -274,6 +274,28 @@ describe("HarborRetentionPolicy", () => {
     }
   });
 
+  test("a policy and its project deleted together both go", async () => {
+    await op.kubectl.apply([
+      project("short-lived"),
+      retentionPolicy("short-lived-retention", "short-lived", { rules: [keepTen] }),
+    ]);
+    await op.waitReady<RetentionPolicyCR>(KIND, "short-lived-retention");
+    await op.kubectl.run([
+      "delete",
+      "harborproject/short-lived",
+      `${KIND}/short-lived-retention`,
+      "--wait=false",
+    ]);
+    await op.kubectl.run([
+      "wait",
+      "--for=delete",
+      `${KIND}/short-lived-retention`,
+      "harborproject/short-lived",
+      "--timeout=60s",
+    ]);
+    expect(await op.harbor.projects.exists("short-lived")).toBe(false);
+  });
+
   test("invalid YAML is refused by kubectl, naming the field", async () => {
     const refused = async (o: object) => {
       const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });

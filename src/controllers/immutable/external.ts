@@ -41,7 +41,15 @@ export function immutableExternal(deps: { projects: Informer<ManagedObject> }): 
     },
 
     async observe({ conn, knownId, spec, extra, signal }) {
-      const rules = stored(await conn.client.immutable.list(extra.projectId, { signal }));
+      let listed: ImmutableRule[];
+      try {
+        listed = await conn.client.immutable.list(extra.projectId, { signal });
+      } catch (e) {
+        // The project is gone, and its rules with it.
+        if (isHarborError(e, "notFound")) return undefined;
+        throw e;
+      }
+      const rules = stored(listed);
       if (knownId !== undefined) return rules.find((r) => r.id === knownId);
       return rules.find((r) => selectorDrift(spec, r).length === 0);
     },

@@ -68,7 +68,14 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
     projectId: number,
     signal: AbortSignal,
   ): Promise<ObservedRetention | undefined> => {
-    const project = await client.projects.get(projectId, { signal });
+    let project: Awaited<ReturnType<HarborClient["projects"]["get"]>>;
+    try {
+      project = await client.projects.get(projectId, { signal });
+    } catch (e) {
+      // The project is gone, and Harbor deleted its policy with it.
+      if (isHarborError(e, "notFound")) return undefined;
+      throw e;
+    }
     const id = Number(project.metadata?.retention_id ?? "");
     if (!Number.isInteger(id) || id <= 0) return undefined;
     try {
