@@ -2,8 +2,10 @@
 // Harbor's UI writes a rule as action "immutable", template "immutable_template", one repository
 // selector under scope_selectors.repository (repoMatches / repoExcludes) and one tag selector
 // (matches / excludes), all of kind doublestar; the operator writes the same.
+import type { z } from "zod";
 import type { HarborImmutableTagRuleSpec } from "../../api/immutable.ts";
 import type { ImmutableRule, ImmutableRuleRequest } from "../../harbor/immutable.ts";
+import type { ManagedSpec } from "../../runtime/managed.ts";
 
 /** A rule Harbor holds, with its id. */
 export type ObservedImmutableRule = ImmutableRule & { id: number };
@@ -68,12 +70,38 @@ export const applied = (id: number, request: ImmutableRuleRequest): ObservedImmu
 
 /** One owner per rule: the same selectors in one project are one rule in Harbor. */
 export function claimOf(spec: HarborImmutableTagRuleSpec, namespace: string): string {
-  const r = spec.repositories;
-  const t = spec.tags;
-  return `immutable:${namespace}/${spec.projectRef.name}/${r.decoration}:${r.pattern}/${t.decoration}:${t.pattern}`;
+  return `immutable:${ruleKey(`${namespace}/${spec.projectRef.name}`, spec)}`;
 }
 
 export const describe = (o: ImmutableRule): string => {
   const s = selectorsOf(o);
   return `immutable rule ${o.id} (repositories ${s.repositories.decoration} ${s.repositories.pattern}, tags ${s.tags.decoration} ${s.tags.pattern})`;
 };
+
+/** The key of a rule within its Harbor: its project and selectors, which Harbor keeps once. */
+export function ruleKey(project: string, s: Selectors): string {
+  return `${project}/${s.repositories.decoration}:${s.repositories.pattern}/${s.tags.decoration}:${s.tags.pattern}`;
+}
+
+/** The spec that reproduces Harbor's rule (the export's inverse of ruleRequest), or why it cannot. */
+export function specFromRule(
+  rule: ImmutableRule,
+  projectRef: string | undefined,
+): { spec: Omit<z.input<typeof HarborImmutableTagRuleSpec>, keyof ManagedSpec> } | { skip: string } {
+  if (projectRef === undefined) return { skip: "its project is not exported" };
+  const repos = rule.scope_selectors?.repository ?? [];
+  const tags = rule.tag_selectors ?? [];
+  if (repos.length !== 1 || tags.length !== 1)
+    return { skip: "it has other than one repository and one tag selector" };
+  if ([...repos, ...tags].some((s) => s.kind !== "doublestar" || !s.pattern))
+    return { skip: "a selector is not a doublestar pattern" };
+  const s = selectorsOf(rule);
+  return {
+    spec: {
+      projectRef: { name: projectRef },
+      repositories: s.repositories,
+      tags: s.tags,
+      ...(rule.disabled ? { disabled: true } : {}),
+    },
+  };
+}

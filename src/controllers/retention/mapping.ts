@@ -6,12 +6,13 @@
 // always); one repository selector under scope_selectors.repository (decoration repoMatches or
 // repoExcludes) and one tag selector (matches or excludes) whose extras is {"untagged":true|false};
 // the trigger {kind: "Schedule", settings: {cron}}, with cron "" for no schedule.
-import type {
+import type { z } from "zod";
+import {
   HarborRetentionPolicySpec,
-  RetentionRuleSpec,
-  RetentionRunStatus,
+  type RetentionRuleSpec,
+  type RetentionRunStatus,
 } from "../../api/retention.ts";
-import { effectiveCron } from "../../api/schedule.ts";
+import { DEFAULT_CRON, effectiveCron } from "../../api/schedule.ts";
 import type {
   RetentionExecution,
   RetentionPolicy,
@@ -20,6 +21,7 @@ import type {
   RetentionSelector,
 } from "../../harbor/retention.ts";
 import { safeText } from "../../kube/text.ts";
+import type { ManagedSpec } from "../../runtime/managed.ts";
 import { FINAL_STATUSES } from "../shared/executions.ts";
 
 export interface ObservedRetention {
@@ -179,4 +181,70 @@ export function describe(observed: ObservedRetention): string {
   const rules = observed.policy.rules?.length ?? 0;
   const cron = cronOf(observed.policy);
   return `retention policy ${observed.id} (${rules} rule${rules === 1 ? "" : "s"}, ${cron ? `cron ${cron}` : "no schedule"})`;
+}
+
+// -------------------------------------------------------------------------------------------
+// Harbor → spec (the export's inverse of policyRequest)
+
+/** The schedule a cron stands for: the type whose UI default it is, else Custom; "" is None. */
+export function scheduleFromCron(cron: string): {
+  type: "None" | "Hourly" | "Daily" | "Weekly" | "Custom";
+  cron?: string;
+} {
+  if (cron === "") return { type: "None" };
+  for (const type of ["Hourly", "Daily", "Weekly"] as const) if (DEFAULT_CRON[type] === cron) return { type };
+  return { type: "Custom", cron };
+}
+
+/** Why the spec cannot say this rule, or undefined when it can. */
+function unexpressible(r: RetentionRule, i: number): string | undefined {
+  const repos = r.scope_selectors?.repository ?? [];
+  const tags = r.tag_selectors ?? [];
+  if (Object.keys(r.scope_selectors ?? {}).some((k) => k !== "repository"))
+    return `rule ${i} has selectors other than repository ones`;
+  if (repos.length !== 1 || tags.length !== 1)
+    return `rule ${i} has other than one repository and one tag selector`;
+  if ([...repos, ...tags].some((s) => s.kind !== "doublestar" || !s.pattern))
+    return `rule ${i} has a selector that is not a doublestar pattern`;
+  if (r.action !== undefined && r.action !== "retain") return `rule ${i} has action ${r.action}`;
+  return undefined;
+}
+
+/**
+ * The spec that reproduces Harbor's policy, with the project named by its resource; a policy
+ * without rules and schedule is none, and one the spec cannot say is skipped with why.
+ */
+export function specFromPolicy(
+  policy: RetentionPolicy,
+  projectRef: string | undefined,
+): { spec: Omit<z.input<typeof HarborRetentionPolicySpec>, keyof ManagedSpec> } | { skip: string } {
+  if (projectRef === undefined) return { skip: "its project is not exported" };
+  if (isEmpty(policy)) return { skip: "no rules and no schedule" };
+  const rules = policy.rules ?? [];
+  for (const [i, r] of rules.entries()) {
+    const why = unexpressible(r, i);
+    if (why) return { skip: why };
+  }
+  const spec = {
+    projectRef: { name: projectRef },
+    schedule: scheduleFromCron(cronOf(policy)),
+    rules: rules.map((r) => {
+      const c = compared(r);
+      return {
+        template: c.template as RetentionRuleSpec["template"],
+        ...(c.count === undefined ? {} : { count: c.count }),
+        ...(c.days === undefined ? {} : { days: c.days }),
+        repositories: c.repositories,
+        tags: c.tags,
+        ...(c.untagged ? { untagged: true } : {}),
+        ...(c.disabled ? { disabled: true } : {}),
+      };
+    }),
+  };
+  const parsed = HarborRetentionPolicySpec.safeParse({ ...spec, connectionRef: { name: "x" } });
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    return { skip: `the spec cannot say it: ${issue?.path.join(".")}: ${issue?.message}` };
+  }
+  return { spec };
 }

@@ -6,6 +6,7 @@ import {
   claimOf,
   diff as immutableDiff,
   ruleRequest,
+  specFromRule,
 } from "../../../src/controllers/immutable/mapping.ts";
 import {
   compared,
@@ -13,6 +14,8 @@ import {
   isEmpty,
   type ObservedRetention,
   policyRequest,
+  scheduleFromCron,
+  specFromPolicy,
   stored,
 } from "../../../src/controllers/retention/mapping.ts";
 import type { RetentionPolicy } from "../../../src/harbor/retention.ts";
@@ -109,6 +112,46 @@ describe("retention policy mapping", () => {
   });
 });
 
+describe("retention policy export (Harbor → spec)", () => {
+  test("the spec read back from what Harbor stores has no drift against it", () => {
+    for (const schedule of [{ type: "None" }, { type: "Weekly" }, { type: "Custom", cron: "0 15 4 * * 1" }]) {
+      const s = spec({
+        schedule,
+        rules: [
+          { template: "latestPulledN", count: 0, untagged: true },
+          {
+            template: "nDaysSinceLastPush",
+            days: 7,
+            repositories: { decoration: "excludes", pattern: "{a,b}/**" },
+          },
+          { template: "always", disabled: true },
+        ],
+      });
+      const back = stored(4, policyRequest(s, 7));
+      const out = specFromPolicy(back, "team");
+      if ("skip" in out) throw new Error(out.skip);
+      const again = HarborRetentionPolicySpec.parse({ ...out.spec, connectionRef: { name: "h" } });
+      expect(diff(again, observed(back))).toEqual([]);
+      expect(again.schedule).toEqual(s.schedule);
+    }
+  });
+
+  test("a cron is the type whose default it is; an empty policy and odd rules are skipped", () => {
+    expect(scheduleFromCron("0 0 0 * * *")).toEqual({ type: "Daily" });
+    expect(scheduleFromCron("")).toEqual({ type: "None" });
+    expect(specFromPolicy({ rules: [] }, "team")).toEqual({ skip: "no rules and no schedule" });
+    const two = stored(4, policyRequest(spec({ rules: [{ template: "always" }] }), 7));
+    const r0 = two.rules?.[0];
+    if (r0)
+      r0.tag_selectors = [
+        ...(r0.tag_selectors ?? []),
+        { kind: "doublestar", decoration: "matches", pattern: "x" },
+      ];
+    expect(specFromPolicy(two, "team")).toMatchObject({ skip: expect.stringContaining("one tag selector") });
+    expect(specFromPolicy(two, undefined)).toMatchObject({ skip: expect.stringContaining("not exported") });
+  });
+});
+
 describe("immutable tag rule mapping", () => {
   const s = HarborImmutableTagRuleSpec.parse({
     connectionRef: { name: "h" },
@@ -136,5 +179,10 @@ describe("immutable tag rule mapping", () => {
       ),
     ).toEqual(["tags.pattern", "disabled"]);
     expect(claimOf(s, "apps")).toBe("immutable:apps/team/excludes:tmp/**/matches:v*");
+    const out = specFromRule(applied(1, ruleRequest(s, true)), "team");
+    if ("skip" in out) throw new Error(out.skip);
+    const again = HarborImmutableTagRuleSpec.parse({ ...out.spec, connectionRef: { name: "h" } });
+    expect(immutableDiff(again, applied(1, ruleRequest(s, true)))).toEqual([]);
+    expect(again.disabled).toBe(true);
   });
 });
