@@ -180,7 +180,8 @@ export function status(
     ...(robot.name ? { fullName: robot.name } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     durationDays: spec.durationDays,
-    secretName: secretNameOf(spec, resourceName),
+    // A robot whose secret is not delivered has no Secret.
+    ...(spec.secret.deliver ? { secretName: secretNameOf(spec, resourceName) } : {}),
   };
 }
 
