@@ -3,10 +3,12 @@
 // registry while a proxy project uses it).
 import { harborProject } from "../../api/project.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { projectExporter } from "./export.ts";
 import { projectExternal } from "./external.ts";
 
 export const projectKind = defineKind({
   def: harborProject,
+  exporter: projectExporter,
   watches: { references: { HarborRegistry: (spec) => spec.proxyCache?.registryRef.name } },
   external: (deps) => projectExternal({ registries: deps.informer("HarborRegistry") }),
 });

@@ -4,10 +4,12 @@
 // --status-refresh-interval.
 import { harborReplicationPolicy } from "../../api/replication.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { replicationExporter } from "./export.ts";
 import { replicationExternal } from "./external.ts";
 
 export const replicationKind = defineKind({
   def: harborReplicationPolicy,
+  exporter: replicationExporter,
   watches: { references: { HarborRegistry: (spec) => spec.registryRef.name } },
   external: ({ ctx, informer }) =>
     replicationExternal({
