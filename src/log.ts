@@ -69,6 +69,7 @@ const SECRET_SUFFIXES = [
   "authorization",
   "apikey",
   "credentials",
+  "credential",
   "privatekey",
 ];
 

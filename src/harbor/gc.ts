@@ -66,11 +66,12 @@ export class GcApi {
     this.#t = transport;
   }
 
-  /** getGCHistory: every page, newest first unless sorted otherwise. */
-  listHistory(filter?: ListFilter, opts?: CallOptions): Promise<GcHistory[]> {
+  /** getGCHistory: every page or the first `limit` runs, newest first unless sorted otherwise. */
+  listHistory(filter?: ListFilter & { limit?: number }, opts?: CallOptions): Promise<GcHistory[]> {
     return this.#t.listAll(
       { ...opts, operation: "getGCHistory", method: "GET", path: "/system/gc", query: listQuery(filter) },
       GcHistory,
+      filter?.limit,
     );
   }
 
