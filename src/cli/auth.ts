@@ -39,7 +39,12 @@ export const HARBOR_OPTIONS: OptionSpec[] = [
     help: "the namespace of --connection (and, for export, of the resources written)",
     section: SECTION,
   },
-  { name: "kubeconfig", arg: "PATH", help: "kubeconfig file", env: "KUBECONFIG", section: SECTION },
+  {
+    name: "kubeconfig",
+    arg: "PATH",
+    help: "kubeconfig file (default: $KUBECONFIG, else ~/.kube/config, as kubectl)",
+    section: SECTION,
+  },
   {
     name: "context",
     arg: "NAME",
