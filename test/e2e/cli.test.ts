@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { parse, stringify } from "yaml";
 import { expectCleanFailure, runCli, runProcess, usePluginPath } from "../env/cli.ts";
+import { adminKubectl } from "../env/cluster.ts";
 import { useOperator } from "../env/operator.ts";
 import { POPULATED, populateHarbor } from "../env/populated-harbor.ts";
 import { secret } from "../env/resources.ts";
@@ -188,6 +189,54 @@ describe("--connection", () => {
       ),
       ["Not-The-Password-1"],
     );
+  });
+
+  test("a name alone finds the ClusterHarborConnection when the namespace has no HarborConnection of that name", async () => {
+    const shared = `${op.namespace}-shared`;
+    await op.kubectl.apply(
+      secret("shared-credentials", { username: "admin", password: op.emulator.adminPassword }),
+    );
+    await adminKubectl().apply({
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "ClusterHarborConnection",
+      metadata: { name: shared },
+      spec: {
+        url: op.emulator.url,
+        credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
+        allowedNamespaces: [op.namespace],
+      },
+    });
+    try {
+      const out = join(work, "through-shared");
+      const r = await runCli([
+        "export",
+        "--out",
+        out,
+        "--kinds",
+        "registries",
+        "-q",
+        "--connection",
+        shared,
+        "-n",
+        op.namespace,
+        "--kubeconfig",
+        kubeconfig(),
+      ]);
+      expect(r.code, r.stderr).toBe(0);
+      const [file] = [...files(out).entries()].filter(([p]) => p.startsWith("harborregistries/"));
+      expect(parse(file?.[1] ?? "")).toMatchObject({
+        spec: { connectionRef: { kind: "ClusterHarborConnection", name: shared } },
+      });
+      // Its resources go to the namespace asked for.
+      expect(parse(files(out).get("kustomization.yaml") as string)).toMatchObject({
+        namespace: op.namespace,
+      });
+    } finally {
+      // While the operator runs: it releases the connection's finalizer.
+      await adminKubectl().tryRun(["delete", "clusterharborconnection", shared, "--timeout=60s"], {
+        timeoutMs: 70_000,
+      });
+    }
   });
 
   test("no apiserver at the kubeconfig's address", async () => {
