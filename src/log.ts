@@ -51,6 +51,7 @@ const SECRET_FIELDS = new Set([
   "xapikey",
   "credential",
   "credentials",
+  "accesscredential", // a scanner registration's
   "cookie",
   "setcookie",
   "privatekey",
@@ -84,6 +85,7 @@ const REDACT_NAMES = [
   "authHeader",
   "accessSecret",
   "access_secret",
+  "access_credential",
   "accessKey",
   "secretKey",
   "apiKey",

@@ -84,10 +84,16 @@ function installScriptsCovered(): void {
 // (minutes) and found in a cache afterwards. A step of its own, so that a build's progress and
 // failures show before any test starts; like the static checks it counts, but only when it fails,
 // and then the cluster project is left out rather than failing file by file.
+// The Helm tests' helm is built the same way, in a step of its own (they need the control plane too).
 const vitestArgs = [...args, "--project=!argocd"];
-if (args.length === 0 && !buildStep("control plane binaries", join("controlplane", "build.ts"))) {
-  process.stdout.write("✗ control plane binaries failed: the cluster tests are skipped\n");
-  vitestArgs.push("--project=!cluster");
+if (args.length === 0) {
+  if (!buildStep("control plane binaries", join("controlplane", "build.ts"))) {
+    process.stdout.write("✗ control plane binaries failed: the cluster and Helm tests are skipped\n");
+    vitestArgs.push("--project=!cluster", "--project=!helm");
+  } else if (!buildStep("helm", join("helm", "build.ts"))) {
+    process.stdout.write("✗ helm failed: the Helm tests are skipped\n");
+    vitestArgs.push("--project=!helm");
+  }
 }
 // One record of the network guard for every vitest run of this command.
 const guardDir = mkdtempSync(join(tmpdir(), "hco-guard-"));

@@ -10,6 +10,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // - install: the set-up itself (npm ci on a copy of the project), with other npm releases.
 // - cluster: a real kube-apiserver + etcd (+ controller-manager) and a shared emulator, started once
 //            per run by the global setup; each file gets its own namespace.
+// - helm:    the Helm chart, with helm built from its Go module (a first build of its own, a step of
+//            `npm test` before vitest); installs go into a control plane of the file's own, since
+//            the chart installs the CRDs that the cluster project's global setup installs.
 // - argocd:  a real Argo CD with a control plane, operator and emulator of its own (a cluster-wide
 //            operator and Argo CD would see the cluster project's namespaces); its binaries take a
 //            first build of their own, so `npm test` leaves it out: `npm run test:argocd` runs it.
@@ -48,6 +51,17 @@ export default defineConfig({
           include: ["test/integration/cluster/**/*.test.ts", "test/e2e/**/*.test.ts"],
           globalSetup: ["test/env/global-setup.ts"],
           testTimeout: 90_000,
+          maxWorkers: 1,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "helm",
+          include: ["test/integration/helm/**/*.test.ts"],
+          testTimeout: 120_000,
+          // A single file run on a machine that never built helm builds it in beforeAll.
+          hookTimeout: 20 * 60_000,
           maxWorkers: 1,
         },
       },

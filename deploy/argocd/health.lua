@@ -4,6 +4,9 @@
 --   Ready reason Paused (harborconfig.io/paused annotation) -> Suspended
 --   Ready=True                                              -> Healthy
 --   anything else (Ready=False or Unknown)                  -> Progressing, with reason and message
+-- Runs (HarborGarbageCollectionRun, HarborReplicationRun) need nothing more: their status says
+-- Ready=True once Succeeded, Stalled=True once Failed, Stopped or Skipped, Ready=False (reason
+-- Running, or what it waits for) before: Healthy, Degraded, Progressing.
 -- Argo CD runs this with gopher-lua (Lua 5.1) and only the base and table libraries: no string.*.
 
 local function condition(status, kind)

@@ -384,6 +384,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown> {
   singular: string;
   shortNames: string[];
   scope: "Namespaced" | "Cluster";
+  /**
+   * "run" for kinds whose resource is one Harbor execution (started once, followed to its end)
+   * rather than a Harbor object kept equal to the spec. Default: managed.
+   */
+  lifecycle?: "run";
   /** The spec's schema, with its defaults: the CRD is generated from it, and the operator parses with it. */
   spec: z.ZodType<Spec>;
   status: z.ZodType<Status>;
@@ -396,6 +401,11 @@ export interface KindDefinition<Spec = unknown, Status = unknown> {
   specValidations?: CelRule[];
   /** CEL rules on the whole object, for rules that read the stored status (fieldPath from the root). */
   rootValidations?: CelRule[];
+  /**
+   * The kind manages a setting a Harbor has once (its GC schedule, its job queues): no Harbor id or
+   * name of its own (status.harborId is 0), so `kubectl get` shows neither column.
+   */
+  perHarbor?: boolean;
   /** Extra printer columns between READY/REASON and AGE. */
   columns?: Array<{ name: string; type: string; jsonPath: string; priority?: number; description?: string }>;
   description: string;

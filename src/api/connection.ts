@@ -175,10 +175,21 @@ export const ClusterHarborConnectionSpec = z.object({
         .boolean()
         .default(false)
         .describe("Let namespaces create system-level robots, which can hold permissions beyond projects."),
+      allowSystemSettings: z
+        .boolean()
+        .default(false)
+        .describe(
+          "Let namespaces manage what a Harbor has once and every tenant shares: the garbage-collection schedule, the audit-log purge and the job queues' pause state (HarborGarbageCollection, HarborAuditLogPurge, HarborJobService).",
+        ),
     })
-    .default({ projects: ["{namespace}", "{namespace}-*"], allowAdoption: false, allowSystemRobots: false })
+    .default({
+      projects: ["{namespace}", "{namespace}-*"],
+      allowAdoption: false,
+      allowSystemRobots: false,
+      allowSystemSettings: false,
+    })
     .describe(
-      "What each allowed namespace may do in this Harbor. Safe by default: projects named after the namespace, no adoption, no system robots.",
+      "What each allowed namespace may do in this Harbor. Safe by default: projects named after the namespace, no adoption, no system robots, no Harbor-wide settings.",
     ),
 });
 export type ClusterHarborConnectionSpec = z.output<typeof ClusterHarborConnectionSpec>;

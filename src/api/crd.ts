@@ -42,13 +42,17 @@ const API_VERSION_TEXT =
 const KIND_TEXT =
   "The REST resource this object represents, in CamelCase. Servers may infer it from the endpoint.";
 
-function specText(managed: boolean): string {
+function specText(managed: boolean, run: boolean): string {
+  if (run)
+    return "What to run in Harbor, once. It is fixed when the resource is created (deletionPolicy and ttlSecondsAfterFinished excepted): for another run, create another resource.";
   return managed
     ? "What Harbor should hold for this resource. Fields left unset are not managed: the operator neither sends nor compares them (those with a default are always managed)."
     : "Where this Harbor is and how the operator logs in to it.";
 }
 
-function statusText(managed: boolean): string {
+function statusText(managed: boolean, run: boolean): string {
+  if (run)
+    return "The execution in Harbor and how far it got. Written by the operator only, through the status subresource.";
   return managed
     ? "What the operator last saw in Harbor and did about it. Written by the operator only, through the status subresource."
     : "The result of the operator's last check of this Harbor. Written by the operator only.";
@@ -64,8 +68,18 @@ function rootRules(def: KindDefinition): Json {
 
 export function crdFor(def: KindDefinition): Json {
   const managed = def.scope === "Namespaced" && def.kind !== "HarborConnection";
-  const spec: Json = { description: specText(managed), ...toOpenApi(def.spec) };
+  const run = def.lifecycle === "run";
+  // A per-Harbor setting has no id in Harbor worth a column; a run has an id but no name.
+  const hasId = managed && !def.perHarbor;
+  const hasName = hasId && !run;
+  const spec: Json = { description: specText(managed, run), ...toOpenApi(def.spec) };
   if (def.specValidations?.length) spec["x-kubernetes-validations"] = def.specValidations;
+  const status = toOpenApi(def.status);
+  // Most Harbor ids are integers; a scanner registration's is a UUID.
+  const idType =
+    (status.properties as Record<string, { type?: string }> | undefined)?.harborId?.type === "string"
+      ? "string"
+      : "integer";
   return {
     apiVersion: "apiextensions.k8s.io/v1",
     kind: "CustomResourceDefinition",
@@ -96,19 +110,21 @@ export function crdFor(def: KindDefinition): Json {
           additionalPrinterColumns: [
             { name: "Ready", type: "string", jsonPath: `${READY}.status` },
             { name: "Reason", type: "string", jsonPath: `${READY}.reason` },
-            ...(managed
+            ...(hasId
               ? [
                   {
                     name: "Harbor ID",
-                    type: "integer",
+                    type: idType,
                     jsonPath: ".status.harborId",
-                    description: "The id of the object in Harbor.",
+                    description: run
+                      ? "The id of the execution in Harbor."
+                      : "The id of the object in Harbor.",
                   },
                 ]
               : []),
             ...(def.columns ?? []),
             // The name the object has in Harbor: spec.name or, when that is unset, metadata.name.
-            ...(managed
+            ...(hasName
               ? [
                   {
                     name: "Harbor Name",
@@ -132,7 +148,7 @@ export function crdFor(def: KindDefinition): Json {
                 // The apiserver allows nothing else here; kubectl explain shows ObjectMeta's own text.
                 metadata: { type: "object" },
                 spec: spec,
-                status: { description: statusText(managed), ...toOpenApi(def.status) },
+                status: { description: statusText(managed, run), ...status },
               },
               // Only the root sees metadata.name (the default of spec.name) and the stored status.
               ...rootRules(def),

@@ -62,3 +62,18 @@ export const HARBOR_CRON: StringRule = {
     'must be a cron schedule Harbor runs: six fields "0 <minute> <hour> <day of month> <month> <day of week>" with seconds 0, a minute other than "*", values in range and ranges from low to high (e.g. "0 0 2 * * *")',
   test: (v) => CRON.test(v) && rangesAscend(v),
 };
+
+/**
+ * The schedules of Harbor's system jobs (GC, audit-log purge): robfig/cron as above, seconds 0, but
+ * any minute, "*" included (Harbor checks these with ValidateCronString only).
+ */
+const SCHEDULE_FIELDS: readonly Field[] = [{ value: "[0-5]?[0-9]", every: true }, ...FIELDS.slice(1)];
+const SCHEDULE_CRON_SOURCE = `^0 ${SCHEDULE_FIELDS.map(fieldSource).join(" ")}$`;
+const SCHEDULE_CRON_RE = new RegExp(SCHEDULE_CRON_SOURCE);
+
+export const SCHEDULE_CRON: StringRule = {
+  cel: `self.matches(${celString(SCHEDULE_CRON_SOURCE)})`,
+  message:
+    'must be a cron schedule Harbor runs: six fields "0 <minute> <hour> <day of month> <month> <day of week>" with seconds 0, values in range and ranges from low to high (e.g. "0 0 3 * * *")',
+  test: (v) => SCHEDULE_CRON_RE.test(v) && rangesAscend(v),
+};

@@ -73,6 +73,30 @@ export const HarborProjectSpec = z.object({
     .describe(
       "Make the project a pull-through cache of a registry. Whether it is one, and of which registry, Harbor sets at creation only (immutable); speedKbps may change.",
     ),
+  scanner: z
+    .object({
+      registrationRef: LocalObjectReference.optional().describe(
+        "A HarborScannerRegistration of this namespace (through the same connection): the project's own scanner.",
+      ),
+      systemDefault: z
+        .boolean()
+        .optional()
+        .describe(
+          "true: the project scans with Harbor's default scanner, whichever registration that is, and follows it when it changes.",
+        ),
+    })
+    .meta({
+      "x-kubernetes-validations": [
+        {
+          rule: "has(self.registrationRef) ? !has(self.systemDefault) : (has(self.systemDefault) && self.systemDefault)",
+          message: "scanner takes exactly one of registrationRef or systemDefault: true",
+        },
+      ],
+    })
+    .optional()
+    .describe(
+      "Which scanner scans the project's artifacts. Unset: left as Harbor has it (status.scanner is then not shown).",
+    ),
 });
 export type HarborProjectSpec = z.output<typeof HarborProjectSpec>;
 
@@ -92,6 +116,20 @@ export const HarborProjectStatus = z.object({
     .optional()
     .describe("The project's storage quota as Harbor reports it."),
   deletable: z.boolean().optional().describe("Whether Harbor would delete the project now."),
+  scanner: z
+    .object({
+      name: z.string().optional().describe("The registration's name in Harbor."),
+      uuid: z.string().optional().describe("The registration's UUID in Harbor."),
+      inherited: z
+        .boolean()
+        .describe(
+          "True when it is Harbor's default scanner, which a project without a scanner of its own uses.",
+        ),
+    })
+    .optional()
+    .describe(
+      "The scanner the project scans with, as Harbor answers for it (its own, else Harbor's default); shown when spec.scanner is set.",
+    ),
 });
 export type HarborProjectStatus = z.output<typeof HarborProjectStatus>;
 

@@ -17,6 +17,7 @@ import {
   withRules,
 } from "./common.ts";
 import { HARBOR_CRON } from "./cron.ts";
+import { runRequestStatus } from "./runs.ts";
 
 export const REPLICATION_POLICY_NAME: HarborNameRule = {
   what: "replication policy",
@@ -178,6 +179,7 @@ export type HarborReplicationPolicySpec = z.output<typeof HarborReplicationPolic
 
 export const HarborReplicationPolicyStatus = z.object({
   ...managedStatus,
+  ...runRequestStatus,
   lastExecution: z
     .object({
       id: z.number().int().describe("Harbor's id of the execution (Harbor UI: Replications, Executions)."),

@@ -1,7 +1,9 @@
 // Every managed kind of the registry, wired the same way: one shared informer per kind (kinds read
 // each other's caches), one ManagedKind per kind, and the enqueues each kind declares in its
 // `watches` — a referenced resource changing, a Secret it reads, a Namespace or ServiceAccount it
-// follows — plus what every kind gets: its own Secrets, and its connection's changes.
+// follows — plus what every kind gets: its own Secrets, and its connection's changes. Run kinds
+// (one RunKind each) share the informers and get their references and connection changes too; a
+// run uses its connection until it has ended.
 import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../api/common.ts";
 import { OWNER_ANNOTATION } from "../kube/secrets.ts";
 import {
@@ -16,19 +18,34 @@ import {
 import { Informer } from "../runtime/informer.ts";
 import type { ManagedKind } from "../runtime/kind.ts";
 import type { ManagedObject } from "../runtime/managed.ts";
+import { isFinal, type RunKind } from "../runtime/run.ts";
 import { connectionKey } from "./connection/handle.ts";
-import { MANAGED_KINDS } from "./registry.ts";
-import { type KindContext, type KindModule, managedKind, resourceType } from "./shared/kinds.ts";
+import { MANAGED_KINDS, RUN_KINDS } from "./registry.ts";
+import {
+  type KindContext,
+  type KindModule,
+  managedKind,
+  type ReferenceWatch,
+  type RunKindModule,
+  resourceType,
+  runKind,
+} from "./shared/kinds.ts";
 import { removedPullSecrets, trimServiceAccount } from "./shared/service-accounts.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-type AnyKind = ManagedKind<any, any, any, any>;
+type AnyKind = ManagedKind<any, any, any, any, any>;
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-type AnyModule = KindModule<any, any, any, any>;
+type AnyModule = KindModule<any, any, any, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
+type AnyRunKind = RunKind<any, any, any, any>;
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
+type AnyRunModule = RunKindModule<any, any, any, any>;
 
 export interface Kinds {
   /** Every kind by its Kubernetes kind name. */
   byKind: Map<string, AnyKind>;
+  /** Every run kind by its Kubernetes kind name. */
+  runs: Map<string, AnyRunKind>;
   /** True once every informer has its first list. */
   synced(): boolean;
   /**
@@ -46,9 +63,13 @@ export interface Kinds {
   stop(): Promise<void>;
 }
 
-export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MANAGED_KINDS): Kinds {
+export function createKinds(
+  ctx: KindContext,
+  modules: readonly AnyModule[] = MANAGED_KINDS,
+  runModules: readonly AnyRunModule[] = RUN_KINDS,
+): Kinds {
   const informers = new Map<string, Informer<ManagedObject>>();
-  for (const m of modules) {
+  for (const m of [...modules, ...runModules]) {
     informers.set(
       m.def.kind,
       new Informer<ManagedObject>({
@@ -74,35 +95,76 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
   const deps = { ctx, informer: informerOf, namespaces };
   const kinds: AnyKind[] = modules.map((m) => managedKind(m, deps));
   const byKind = new Map(kinds.map((k) => [k.type.kind, k]));
+  const runKinds: AnyRunKind[] = runModules.map((m) => runKind(m, deps));
+  const runs = new Map(runKinds.map((k) => [k.type.kind, k]));
   const extra: Array<Informer<KubeObject>> = [];
   const watching = (pick: (m: AnyModule) => unknown) => modules.filter((m) => pick(m) !== undefined);
 
-  // References: a target's change queues who points at it; a referrer going queues its target.
+  // References: a target's change queues who points at it; a referrer going, or pointing elsewhere,
+  // queues its target.
   for (const m of modules) {
     const dependent = byKind.get(m.def.kind) as AnyKind;
+    for (const [targetKind, ref] of Object.entries(m.watches?.references ?? {})) {
+      const refers = referenceTest(ref);
+      const pointsAt = (obj: ManagedObject) => (d: ManagedObject) => refers(d, obj);
+      const wake = (obj: ManagedObject) => dependent.enqueueWhere(pointsAt(obj));
+      if (typeof ref === "function" || !ref.releaseOnly)
+        informerOf(targetKind).on({
+          add: wake,
+          // Only what dependents wait on: readiness, the Harbor id, deletion (not e.g. usage).
+          update: (a, b) => {
+            if (
+              readiness(a) !== readiness(b) ||
+              a.status?.harborId !== b.status?.harborId ||
+              a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
+            )
+              wake(b);
+          },
+          delete: wake,
+        });
+      const target = byKind.get(targetKind);
+      // Queues what `before` referenced and `after` (if any) no longer does.
+      const release = (before: ManagedObject, after?: ManagedObject) => {
+        if (typeof ref === "function") {
+          const name = ref(before.spec ?? {});
+          if (name && (!after || ref(after.spec ?? {}) !== name))
+            target?.controller.enqueue(`${before.metadata.namespace}/${name}`);
+          return;
+        }
+        target?.enqueueWhere((t) => refers(before, t) && !(after && refers(after, t)));
+      };
+      dependent.informer.on({
+        update: (a, b) => {
+          if (a.metadata.generation !== b.metadata.generation) release(a, b);
+        },
+        delete: (obj) => release(obj),
+      });
+    }
+  }
+
+  // A run waits on its target's status (a policy Ready, its Harbor id) and on what its spec says
+  // (a policy enabled again, and that change applied): any such change queues the runs that point
+  // at it.
+  for (const m of runModules) {
+    const dependent = runs.get(m.def.kind) as AnyRunKind;
     for (const [targetKind, refOf] of Object.entries(m.watches?.references ?? {})) {
-      const pointsAt = (obj: KubeObject) => (d: ManagedObject) =>
-        d.metadata.namespace === obj.metadata.namespace && refOf(d.spec ?? {}) === obj.metadata.name;
-      const wake = (obj: KubeObject) => dependent.enqueueWhere(pointsAt(obj));
+      const wake = (obj: KubeObject) =>
+        dependent.enqueueWhere(
+          (d) => d.metadata.namespace === obj.metadata.namespace && refOf(d.spec ?? {}) === obj.metadata.name,
+        );
       informerOf(targetKind).on({
         add: wake,
-        // Only what dependents wait on: readiness, the Harbor id, deletion (not e.g. usage).
         update: (a, b) => {
           if (
             readiness(a) !== readiness(b) ||
             a.status?.harborId !== b.status?.harborId ||
+            a.metadata.generation !== b.metadata.generation ||
+            a.status?.observedGeneration !== b.status?.observedGeneration ||
             a.metadata.deletionTimestamp !== b.metadata.deletionTimestamp
           )
             wake(b);
         },
         delete: wake,
-      });
-      const target = byKind.get(targetKind);
-      dependent.informer.on({
-        delete: (obj) => {
-          const name = refOf(obj.spec ?? {});
-          if (name) target?.controller.enqueue(`${obj.metadata.namespace}/${name}`);
-        },
       });
     }
   }
@@ -204,6 +266,15 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
       delete: (obj) => ctx.connectionUserGone?.(connectionKeyOf(obj)),
     });
   }
+  // A run uses its connection until it has ended (its spec, connection included, never changes).
+  for (const k of runKinds) {
+    k.informer.on({
+      update: (a, b) => {
+        if (!runEnded(a) && runEnded(b)) ctx.connectionUserGone?.(connectionKeyOf(b));
+      },
+      delete: (obj) => ctx.connectionUserGone?.(connectionKeyOf(obj)),
+    });
+  }
 
   const all: Array<Informer<KubeObject>> = [
     ...(informers.values() as Iterable<Informer<KubeObject>>),
@@ -211,6 +282,7 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
   ];
   return {
     byKind,
+    runs,
     synced: () => all.every((i) => i.synced),
     enqueueConnection(key) {
       for (const k of kinds) {
@@ -220,14 +292,22 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
             r.status?.conditions?.some((c) => c.type === "Ready" && c.reason === "Conflict") === true,
         );
       }
+      for (const k of runKinds) k.enqueueWhere((r) => connectionKeyOf(r) === key && !runEnded(r));
     },
     usersOf(key) {
-      return kinds.flatMap((k) =>
+      const managedUsers = kinds.flatMap((k) =>
         k.informer
           .list()
           .filter((r) => connectionKeyOf(r) === key)
           .map((r) => `${k.type.kind} ${r.metadata.namespace}/${r.metadata.name}`),
       );
+      const runUsers = runKinds.flatMap((k) =>
+        k.informer
+          .list()
+          .filter((r) => connectionKeyOf(r) === key && !runEnded(r))
+          .map((r) => `${k.type.kind} ${r.metadata.namespace}/${r.metadata.name}`),
+      );
+      return [...managedUsers, ...runUsers];
     },
     start(ready = Promise.resolve()) {
       for (const i of extra) i.start();
@@ -235,12 +315,24 @@ export function createKinds(ctx: KindContext, modules: readonly AnyModule[] = MA
       const synced = Promise.all(all.map((i) => i.waitForSync()));
       const gate = Promise.all([synced, ready]).catch(() => undefined);
       for (const k of kinds) k.start(gate);
+      for (const k of runKinds) k.start(gate);
     },
     async stop() {
       await Promise.all(kinds.map((k) => k.stop()));
+      await Promise.all(runKinds.map((k) => k.stop()));
       await Promise.all(extra.map((i) => i.stop()));
     },
   };
+}
+
+/** Whether `from` references `target`, by a reference declared either way (see ReferenceWatch). */
+function referenceTest(
+  ref: ReferenceWatch<unknown>,
+): (from: ManagedObject, target: ManagedObject) => boolean {
+  if (typeof ref === "function")
+    return (from, target) =>
+      from.metadata.namespace === target.metadata.namespace && ref(from.spec ?? {}) === target.metadata.name;
+  return (from, target) => ref.matches(from.spec ?? {}, from.metadata.namespace ?? "", target);
 }
 
 /** connectionKey of a resource's spec.connectionRef. */
@@ -250,6 +342,11 @@ function connectionKeyOf(r: ManagedObject): string {
     kind: ref?.kind ?? "HarborConnection",
     name: ref?.name ?? "",
   });
+}
+
+/** A run whose execution has ended: it no longer needs its connection. */
+function runEnded(r: ManagedObject): boolean {
+  return isFinal(r.status?.phase);
 }
 
 function readiness(o: ManagedObject): string | undefined {

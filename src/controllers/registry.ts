@@ -1,22 +1,43 @@
-// Every kind of the operator: the two connection kinds, then the managed kinds, one line each. The
-// central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are derived from here.
+// Every kind of the operator: the two connection kinds, then the managed kinds and the run kinds, one
+// line each. The central wiring (index.ts), the RBAC rules and the CRDs (`npm run generate`) are
+// derived from here.
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
+import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
+import { garbageCollectionKind } from "./garbage-collection/index.ts";
+import { gcRunKind } from "./gc-run/index.ts";
+import { jobServiceKind } from "./job-service/index.ts";
+import { labelKind } from "./label/index.ts";
+import { memberKind } from "./member/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
+import { replicationRunKind } from "./replication-run/index.ts";
 import { robotKind } from "./robot/index.ts";
-import type { KindModule } from "./shared/kinds.ts";
+import { scannerKind } from "./scanner/index.ts";
+import type { KindModule, RunKindModule } from "./shared/kinds.ts";
+import { userGroupKind } from "./usergroup/index.ts";
 import { webhookKind } from "./webhook/index.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
-export const MANAGED_KINDS: readonly KindModule<any, any, any, any>[] = [
+export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   projectKind,
   robotKind,
   registryKind,
   replicationKind,
   webhookKind,
+  scannerKind,
+  labelKind,
+  userGroupKind,
+  memberKind,
+  garbageCollectionKind,
+  auditLogPurgeKind,
+  jobServiceKind,
 ];
+
+/** Kinds whose resource is one Harbor execution, started once and followed to its end. */
+// biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
+export const RUN_KINDS: readonly RunKindModule<any, any, any, any>[] = [gcRunKind, replicationRunKind];
 
 /** The connection kinds: not managed objects of Harbor, but how the managed kinds reach one. */
 export const CONNECTION_DEFINITIONS: readonly KindDefinition[] = [harborConnection, clusterHarborConnection];
@@ -25,4 +46,5 @@ export const CONNECTION_DEFINITIONS: readonly KindDefinition[] = [harborConnecti
 export const ALL_DEFINITIONS: readonly KindDefinition[] = [
   ...CONNECTION_DEFINITIONS,
   ...MANAGED_KINDS.map((k) => k.def),
+  ...RUN_KINDS.map((k) => k.def),
 ];

@@ -4,7 +4,9 @@ import { GcApi } from "./gc.ts";
 import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
+import { MembersApi } from "./members.ts";
 import { ProjectsApi } from "./projects.ts";
+import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
@@ -13,6 +15,7 @@ import { ScannersApi } from "./scanners.ts";
 import { SystemApi } from "./system.ts";
 import { HarborTransport, type TransportOptions } from "./transport.ts";
 import { UserGroupsApi } from "./usergroups.ts";
+import { UsersApi } from "./users.ts";
 import { WebhooksApi } from "./webhooks.ts";
 
 export type HarborClientOptions = TransportOptions;
@@ -21,6 +24,7 @@ export class HarborClient {
   readonly transport: HarborTransport;
   readonly labels: LabelsApi;
   readonly projects: ProjectsApi;
+  readonly members: MembersApi;
   readonly quotas: QuotasApi;
   readonly robots: RobotsApi;
   readonly robotsV1: RobotsV1Api;
@@ -30,7 +34,9 @@ export class HarborClient {
   readonly jobService: JobServiceApi;
   readonly ldap: LdapApi;
   readonly userGroups: UserGroupsApi;
+  readonly users: UsersApi;
   readonly gc: GcApi;
+  readonly purge: PurgeApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
 
@@ -39,6 +45,7 @@ export class HarborClient {
     this.transport = t;
     this.labels = new LabelsApi(t);
     this.projects = new ProjectsApi(t);
+    this.members = new MembersApi(t);
     this.quotas = new QuotasApi(t);
     this.robots = new RobotsApi(t);
     this.robotsV1 = new RobotsV1Api(t);
@@ -48,7 +55,9 @@ export class HarborClient {
     this.jobService = new JobServiceApi(t);
     this.ldap = new LdapApi(t);
     this.userGroups = new UserGroupsApi(t);
+    this.users = new UsersApi(t);
     this.gc = new GcApi(t);
+    this.purge = new PurgeApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
   }

@@ -2,7 +2,7 @@
 // the system permission garbage-collection.
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
-import { type ListFilter, listQuery } from "./query.ts";
+import { type HistoryListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
 
 /** Schedule types; "Schedule" is accepted by Harbor and does nothing. */
@@ -59,6 +59,43 @@ export const GcSchedule = z.object({
 });
 export type GcSchedule = z.input<typeof GcSchedule>;
 
+/** What a GC run's job_parameters say it removed: set once the run shows Success. */
+export interface GcResult {
+  /** Bytes freed (for a dry run: that would be freed). */
+  freedSpace?: number;
+  purgedBlobs?: number;
+  purgedManifests?: number;
+}
+
+/**
+ * A GC run's job_parameters, which Harbor sends as a JSON string: the parameters it ran with and,
+ * once it succeeded, what it removed. Undefined fields when the string is missing or not JSON.
+ */
+export function gcRunParameters(run: GcHistory): {
+  deleteUntagged?: boolean;
+  dryRun?: boolean;
+  workers?: number;
+} & GcResult {
+  let p: Record<string, unknown>;
+  try {
+    const parsed: unknown = JSON.parse(run.job_parameters ?? "");
+    p = parsed && typeof parsed === "object" ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    p = {};
+  }
+  const bool = (v: unknown) => (typeof v === "boolean" ? v : undefined);
+  const int = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? Math.trunc(v) : undefined);
+  const out = {
+    deleteUntagged: bool(p.delete_untagged),
+    dryRun: bool(p.dry_run),
+    workers: int(p.workers),
+    freedSpace: int(p.freed_space),
+    purgedBlobs: int(p.purged_blobs),
+    purgedManifests: int(p.purged_manifests),
+  };
+  return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
+}
+
 export class GcApi {
   readonly #t: HarborTransport;
 
@@ -66,8 +103,8 @@ export class GcApi {
     this.#t = transport;
   }
 
-  /** getGCHistory: every page or the first `limit` runs, newest first unless sorted otherwise. */
-  listHistory(filter?: ListFilter & { limit?: number }, opts?: CallOptions): Promise<GcHistory[]> {
+  /** getGCHistory: every page (or the first `limit` runs), newest first unless sorted otherwise. */
+  listHistory(filter?: HistoryListFilter, opts?: CallOptions): Promise<GcHistory[]> {
     return this.#t.listAll(
       { ...opts, operation: "getGCHistory", method: "GET", path: "/system/gc", query: listQuery(filter) },
       GcHistory,

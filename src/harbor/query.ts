@@ -152,6 +152,12 @@ export interface ListFilter {
   sort?: string;
 }
 
+/** A ListFilter for a history listing that may stop after its first runs. */
+export interface HistoryListFilter extends ListFilter {
+  /** Only the first this many runs in sort order: one small page instead of every page. */
+  limit?: number;
+}
+
 export function listQuery(f: ListFilter | undefined): { q?: string; sort?: string } {
   return {
     ...(f?.q && !f.q.empty ? { q: f.q.toString() } : {}),

@@ -155,6 +155,8 @@ export interface ReplicationTaskListParams {
   status?: "Pending" | "InProgress" | "Succeed" | "Failed" | "Stopped";
   resourceType?: string;
   sort?: string;
+  /** Only the first this many tasks in sort order: one small page instead of every page. */
+  limit?: number;
 }
 
 export class ReplicationApi {
@@ -302,6 +304,7 @@ export class ReplicationApi {
         query: { status: params.status, resource_type: params.resourceType, sort: params.sort },
       },
       PersistedReplicationTask,
+      params.limit,
     );
   }
 

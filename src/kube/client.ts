@@ -62,6 +62,7 @@ export class KubeClient {
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   #agent: http.Agent | undefined;
+  #watchAgent: http.Agent | undefined;
 
   constructor(kc: KubeConfig, options: Omit<KubeClientOptions, "kubeconfig"> = {}) {
     const cluster = kc.getCurrentCluster();
@@ -234,7 +235,7 @@ export class KubeClient {
       labelSelector: o.labelSelector,
       fieldSelector: o.fieldSelector,
     });
-    const options = await this.#options("GET");
+    const options = await this.#options("GET", undefined, { watch: true });
     return new Promise<WatchEnd>((resolve, reject) => {
       let settled = false;
       let idleTimer: NodeJS.Timeout | undefined;
@@ -351,8 +352,18 @@ export class KubeClient {
     return url.protocol === "http:" ? http : https;
   }
 
-  /** Request options with fresh credentials (tokens may rotate) and one shared keep-alive agent. */
-  async #options(method: string, contentType?: string): Promise<https.RequestOptions> {
+  /**
+   * Request options with fresh credentials (tokens may rotate) and a shared keep-alive agent: one
+   * for requests, capped, and one for watches, which hold their connection for as long as they run
+   * (one per kind and watched namespace, and more with every kind and --namespace). Watches on the
+   * capped agent would take its every socket once they outnumber the cap, and leave lists, patches
+   * and status writes waiting for ever.
+   */
+  async #options(
+    method: string,
+    contentType?: string,
+    o: { watch?: boolean } = {},
+  ): Promise<https.RequestOptions> {
     const opts: https.RequestOptions = {
       method,
       headers: {
@@ -362,18 +373,23 @@ export class KubeClient {
       },
     };
     await this.#kc.applyToHTTPSOptions(opts);
-    if (this.#server.protocol === "https:") {
-      this.#agent ??= new https.Agent({
-        keepAlive: true,
-        maxSockets: 32,
-        ...(opts.ca ? { ca: opts.ca } : {}),
-        ...(opts.cert ? { cert: opts.cert } : {}),
-        ...(opts.key ? { key: opts.key } : {}),
-        ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }),
-      });
-      opts.agent = this.#agent;
+    // Watches: no cap (each is one long request); requests: at most REQUEST_SOCKETS at once.
+    const newAgent = (maxSockets: number): http.Agent =>
+      this.#server.protocol === "https:"
+        ? new https.Agent({
+            keepAlive: true,
+            maxSockets,
+            ...(opts.ca ? { ca: opts.ca } : {}),
+            ...(opts.cert ? { cert: opts.cert } : {}),
+            ...(opts.key ? { key: opts.key } : {}),
+            ...(opts.rejectUnauthorized === undefined ? {} : { rejectUnauthorized: opts.rejectUnauthorized }),
+          })
+        : new http.Agent({ keepAlive: true, maxSockets });
+    if (o.watch) {
+      this.#watchAgent ??= newAgent(Number.POSITIVE_INFINITY);
+      opts.agent = this.#watchAgent;
     } else {
-      this.#agent ??= new http.Agent({ keepAlive: true, maxSockets: 32 });
+      this.#agent ??= newAgent(REQUEST_SOCKETS);
       opts.agent = this.#agent;
     }
     return opts;
@@ -382,8 +398,12 @@ export class KubeClient {
   /** Closes idle keep-alive connections (shutdown). */
   close(): void {
     this.#agent?.destroy();
+    this.#watchAgent?.destroy();
   }
 }
+
+/** Requests (not watches) in flight at once to the apiserver. */
+const REQUEST_SOCKETS = 32;
 
 export function resourcePath(type: ResourceType, namespace?: string, name?: string): string {
   const base = type.group ? `/apis/${type.group}/${type.version}` : `/api/${type.version}`;

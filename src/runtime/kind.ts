@@ -6,6 +6,7 @@ import type { KubeObject, ResourceType } from "../kube/types.ts";
 import { Controller } from "./controller.ts";
 import { Informer } from "./informer.ts";
 import {
+  type HarborId,
   type ManagedObject,
   ManagedReconciler,
   type ManagedReconcilerOptions,
@@ -13,8 +14,8 @@ import {
 } from "./managed.ts";
 import type { Metrics } from "./metrics.ts";
 
-export interface ManagedKindOptions<S extends ManagedSpec, O, C, X>
-  extends Omit<ManagedReconcilerOptions<S, O, C, X>, "informer" | "now"> {
+export interface ManagedKindOptions<S extends ManagedSpec, O, C, X, Id extends HarborId = number>
+  extends Omit<ManagedReconcilerOptions<S, O, C, X, Id>, "informer" | "now"> {
   /** The lifecycle's clock; default the system's. */
   now?: () => number;
   logger: Logger;
@@ -40,17 +41,17 @@ export function needsReconcile(oldObj: KubeObject, newObj: KubeObject): boolean 
   );
 }
 
-export class ManagedKind<S extends ManagedSpec, O, C, X> {
+export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = number> {
   readonly type: ResourceType;
   readonly informer: Informer<ManagedObject>;
-  readonly reconciler: ManagedReconciler<S, O, C, X>;
+  readonly reconciler: ManagedReconciler<S, O, C, X, Id>;
   readonly controller: Controller;
-  readonly #o: ManagedKindOptions<S, O, C, X>;
+  readonly #o: ManagedKindOptions<S, O, C, X, Id>;
   #sweepTimer: NodeJS.Timeout | undefined;
   #sweeping: Promise<void> | undefined;
   readonly #stop = new AbortController();
 
-  constructor(kube: KubeClient, o: ManagedKindOptions<S, O, C, X>) {
+  constructor(kube: KubeClient, o: ManagedKindOptions<S, O, C, X, Id>) {
     this.#o = o;
     this.type = o.type;
     this.informer =

@@ -44,10 +44,17 @@ export interface ManagedSpec {
   name?: string;
 }
 
+/**
+ * The id Harbor gives an object: a number for most, a UUID for a scanner registration. A kind's id
+ * type is a parameter of its ExternalClient (number unless it says otherwise), and its status
+ * schema types status.harborId the same way.
+ */
+export type HarborId = number | string;
+
 export interface ManagedStatus {
   observedGeneration?: number;
   conditions?: Condition[];
-  harborId?: number;
+  harborId?: HarborId;
   /** The Harbor harborId belongs to (ConnectionResolver.harborOf). */
   harborUrl?: string;
   /** The object's name in Harbor (spec.name, or metadata.name). */
@@ -62,13 +69,13 @@ export interface ManagedObject extends KubeObject {
 }
 
 /** Everything a kind's external client gets for one resource. */
-export interface Input<S, C, X> {
+export interface Input<S, C, X, Id extends HarborId = number> {
   resource: ManagedObject;
   spec: S;
   /** The object's name in Harbor (spec.name, defaulting to metadata.name). */
   harborName: string;
   /** The Harbor id recorded in status, if any. */
-  knownId: number | undefined;
+  knownId: Id | undefined;
   conn: C;
   /** What `prepare` resolved (referenced objects, credentials). */
   extra: X;
@@ -103,6 +110,12 @@ export class Stalled extends Error {
   }
 }
 
+/** What a delete did besides deleting the object, for the Deleted Event. */
+export interface DeleteOutcome {
+  /** E.g. "Harbor also removed its memberships in every project". */
+  note?: string;
+}
+
 /** Harbor refuses the deletion for now (e.g. the project holds repositories). */
 export class DeletionBlocked extends Error {
   override readonly name = "DeletionBlocked";
@@ -124,41 +137,61 @@ export interface AfterSync<St = Record<string, unknown>> {
 }
 
 /**
- * A kind's Harbor side. `St` is the kind's status type (its API schema's output): what `status` and
- * `afterSync` report is checked against it, so a misspelt field does not compile.
+ * What `delete` returns when Harbor keeps the object by design (the built-in Trivy scanner, which
+ * nobody may delete): the resource goes as with deletionPolicy Orphan, and `kept` is the message of
+ * its Orphaned Event, saying why.
  */
-export interface ExternalClient<S, O, C, X, St = Record<string, unknown>> {
+export interface Kept {
+  kept: string;
+}
+
+/**
+ * A kind's Harbor side. `St` is the kind's status type (its API schema's output): what `status` and
+ * `afterSync` report is checked against it, so a misspelt field does not compile. `Id` is the type
+ * of the ids Harbor gives its objects.
+ */
+export interface ExternalClient<S, O, C, X, St = Record<string, unknown>, Id extends HarborId = number> {
   /**
    * Resolves references and credentials; throw NotReady to wait or Stalled for a spec error.
    * While the resource is being deleted (metadata.deletionTimestamp), a reference that is already
    * gone must not block: fall back to what status recorded, so the Harbor object can still go.
    */
-  prepare(input: Omit<Input<S, C, X>, "extra">): Promise<X>;
+  prepare(input: Omit<Input<S, C, X, Id>, "extra">): Promise<X>;
   /** The Harbor object: by knownId when set, else by name. Never writes. */
-  observe(input: Input<S, C, X>): Promise<O | undefined>;
-  create(input: Input<S, C, X>): Promise<O>;
-  update(input: Input<S, C, X>, current: O, drift: string[]): Promise<O>;
-  /** Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now. */
-  delete(input: Input<S, C, X>, current: O): Promise<void>;
+  observe(input: Input<S, C, X, Id>): Promise<O | undefined>;
+  create(input: Input<S, C, X, Id>): Promise<O>;
+  update(input: Input<S, C, X, Id>, current: O, drift: string[]): Promise<O>;
+  /**
+   * Deletes; a missing object is success. Throw DeletionBlocked to keep the finalizer for now. The
+   * outcome says what Harbor removed along with the object (a note for the Deleted Event), or that
+   * Harbor keeps the object by design (Kept: the resource goes as with Orphan).
+   */
+  // biome-ignore lint/suspicious/noConfusingVoidType: most kinds' delete resolves with nothing
+  delete(input: Input<S, C, X, Id>, current: O): Promise<void | DeleteOutcome | Kept>;
   /** Pure: the spec fields whose Harbor value differs. Empty means up to date. */
-  diff(input: Input<S, C, X>, observed: O): string[];
-  id(observed: O): number;
+  diff(input: Input<S, C, X, Id>, observed: O): string[];
+  id(observed: O): Id;
+  /**
+   * How Events and messages name the observed object instead of "id N": for a setting a Harbor has
+   * once (id 0), what it is now, e.g. "Daily, 0 0 0 * * *".
+   */
+  describe?(observed: O): string;
   /**
    * Pure: whether the observed object carries the name this resource manages. An object found by
    * a recorded id that does not is another object now: it is never updated or deleted.
    */
-  identifies(input: Input<S, C, X>, observed: O): boolean;
+  identifies(input: Input<S, C, X, Id>, observed: O): boolean;
   /** Pure: the kind's own status fields for what Harbor has. */
-  status(input: Input<S, C, X>, observed: O): Partial<St>;
+  status(input: Input<S, C, X, Id>, observed: O): Partial<St>;
   /** Runs after Harbor matches the spec (robots deliver and rotate secrets here). */
-  afterSync?(input: Input<S, C, X>, observed: O, created: boolean): Promise<AfterSync<St>>;
+  afterSync?(input: Input<S, C, X, Id>, observed: O, created: boolean): Promise<AfterSync<St>>;
   /** Runs when the resource goes away, after Harbor was handled (removes Secret copies). */
-  finalize?(input: Omit<Input<S, C, X>, "extra" | "conn"> & { conn?: C }): Promise<void>;
+  finalize?(input: Omit<Input<S, C, X, Id>, "extra" | "conn"> & { conn?: C }): Promise<void>;
   /**
    * Batched reads for the drift sweep: Harbor's current objects for these resources, by id, in as
    * few calls as the API allows (one list, or one per project).
    */
-  observeMany?(conn: C, inputs: Input<S, C, X>[]): Promise<Map<number, O>>;
+  observeMany?(conn: C, inputs: Input<S, C, X, Id>[]): Promise<Map<Id, O>>;
   /**
    * Identity of the Harbor object within its Harbor, e.g. "project:team-a": one resource owns it
    * in each Harbor, whichever connection object reaches that Harbor (see claims.ts). Kinds whose
@@ -167,6 +200,16 @@ export interface ExternalClient<S, O, C, X, St = Record<string, unknown>> {
    * "gc-schedule": a singleton claim, so that two resources for one Harbor conflict.
    */
   claim(spec: S, harborName: string, namespace: string): string;
+  /**
+   * A per-Harbor setting the spec takes besides its object (Harbor's default scanner), as a
+   * singleton claim of its own ("scanner-default") and what it is in words: a second resource
+   * taking it in the same Harbor gets Conflict naming the holder, and never reaches Harbor. The
+   * holder is the resource whose status shows it holds the setting (holdsSetting), else the oldest,
+   * so that neither a restart nor a resource asking later moves it.
+   */
+  setting?(spec: S): { claim: string; what: string } | undefined;
+  /** Pure: the status shows that the resource holds its setting in Harbor (e.g. status.isDefault). */
+  holdsSetting?(status: ManagedStatus): boolean;
 }
 
 /** How the composition root reaches a connection; the runtime knows nothing about Harbor. */
@@ -194,12 +237,12 @@ export interface ErrorClassifier {
 /** What the reconciler reads of its informer: the cache and its change handlers. */
 export type ManagedCache = Pick<Informer<ManagedObject>, "get" | "list" | "on">;
 
-export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X> {
+export interface ManagedReconcilerOptions<S extends ManagedSpec, O, C, X, Id extends HarborId = number> {
   type: ResourceType;
   /** Parses the spec with defaults, as the CRD schema would. */
   specSchema: z.ZodType<S>;
   informer: ManagedCache;
-  external: ExternalClient<S, O, C, X>;
+  external: ExternalClient<S, O, C, X, Record<string, unknown>, Id>;
   connections: ConnectionResolver<C>;
   errors: ErrorClassifier;
   /**
@@ -236,10 +279,14 @@ const QUIET_WAIT_RETRY_MS = 2_000;
 /** How long an observation of the drift sweep may stand in for the reconcile's own read. */
 const HINT_TTL_MS = 10_000;
 
-export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconciler {
-  readonly #o: ManagedReconcilerOptions<S, O, C, X>;
+export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends HarborId = number>
+  implements Reconciler
+{
+  readonly #o: ManagedReconcilerOptions<S, O, C, X, Id>;
   /** One owner per Harbor object, across every connection that reaches the same Harbor. */
   readonly #claims: ClaimIndex;
+  /** One holder per per-Harbor setting a spec takes besides its object (ExternalClient.setting). */
+  readonly #settings: ClaimIndex;
   /** Observations from the drift sweep, reused by the reconcile they trigger. */
   readonly #hints = new Map<string, { observed: O; at: number }>();
   /** How often each blocked deletion has been tried, for its backoff. */
@@ -249,17 +296,21 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   /** Called with resource keys to reconcile (set by the controller wiring). */
   enqueue: (key: string) => void = () => {};
 
-  constructor(o: ManagedReconcilerOptions<S, O, C, X>) {
+  constructor(o: ManagedReconcilerOptions<S, O, C, X, Id>) {
     this.#o = o;
     this.#claims = new ClaimIndex({
       claimant: (key) => this.#claimant(key),
       // Whoever waited on a released claim may own it now.
       released: (key) => this.enqueue(key),
     });
+    this.#settings = new ClaimIndex({
+      claimant: (key) => this.#claimant(key, true),
+      released: (key) => this.enqueue(key),
+    });
     o.informer.on({
-      add: (obj) => this.#claims.set(objectKey(obj), this.#claimKeyOf(obj)),
+      add: (obj) => this.#setClaims(obj),
       update: (_old, obj) => {
-        this.#claims.set(objectKey(obj), this.#claimKeyOf(obj));
+        this.#setClaims(obj);
         this.#written.caughtUp(obj);
       },
       delete: (obj) => this.#forget(obj),
@@ -294,7 +345,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       resource,
       spec,
       harborName,
-      knownId: resource.status?.harborId,
+      // The CRD types status.harborId as the kind's ids are.
+      knownId: resource.status?.harborId as Id | undefined,
       logger: log,
       signal: ctx.signal,
     };
@@ -339,12 +391,22 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         });
         return {};
       }
+      const setting = this.#o.external.setting?.(spec);
+      const holder = setting && this.#settingHolder(resource, spec, setting.claim);
+      if (setting && holder !== undefined) {
+        await this.#writeStatus(resource, {
+          status: "False",
+          reason: "Conflict",
+          message: `${this.#o.type.kind} ${holder} already holds ${setting.what} of this Harbor; only one resource may`,
+        });
+        return {};
+      }
 
       const conn = await this.#o.connections.resolve(resource.metadata.namespace ?? "", spec.connectionRef);
       const harbor = this.#o.connections.harborOf(conn);
       const movedFrom = this.#movedFrom(resource, harbor);
       const extra = await this.#o.external.prepare({ ...base, conn });
-      const input: Input<S, C, X> = {
+      const input: Input<S, C, X, Id> = {
         ...base,
         conn,
         extra,
@@ -367,7 +429,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
 
   async #sync(
     resource: ManagedObject,
-    input: Input<S, C, X>,
+    input: Input<S, C, X, Id>,
     harbor: string,
     movedFrom: string | undefined,
   ): Promise<Result> {
@@ -425,7 +487,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
           resource,
           "Normal",
           "Created",
-          `Created ${this.#what(input)} (id ${ext.id(observed)})`,
+          `Created ${this.#what(input)} (${this.#named(observed)})`,
         );
       else
         this.#o.events.record(
@@ -440,7 +502,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       if (!ours && policy === "Create") {
         throw new Stalled(
           "AlreadyExists",
-          `${this.#what(input)} already exists in Harbor ${harbor} (id ${ext.id(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
+          `${this.#what(input)} already exists in Harbor ${harbor} (${this.#named(observed)}); set creationPolicy to Adopt or CreateOrAdopt to manage it`,
         );
       }
       if (!ours) {
@@ -448,7 +510,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         if (!adoption.allowed)
           throw new Stalled(
             "NotAllowed",
-            `${this.#what(input)} exists in Harbor (id ${ext.id(observed)}), but ${adoption.why}`,
+            `${this.#what(input)} exists in Harbor (${this.#named(observed)}), but ${adoption.why}`,
           );
       }
       resource = await this.#ensureFinalizer(resource);
@@ -458,7 +520,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
           resource,
           "Normal",
           "Adopted",
-          `Adopted ${this.#what(input)} (id ${ext.id(observed)})`,
+          `Adopted ${this.#what(input)} (${this.#named(observed)})`,
         );
     }
 
@@ -508,7 +570,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   async #delete(
     resource: ManagedObject,
     spec: S,
-    base: Omit<Input<S, C, X>, "conn" | "extra">,
+    base: Omit<Input<S, C, X, Id>, "conn" | "extra">,
   ): Promise<Result> {
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return {};
     const ext = this.#o.external;
@@ -547,7 +609,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       }
       throw e;
     }
-    const input: Input<S, C, X> = { ...base, conn, extra };
+    const input: Input<S, C, X, Id> = { ...base, conn, extra };
     const observed = await ext.observe(input);
     if (observed && base.knownId !== undefined && !ext.identifies(input, observed)) {
       await ext.finalize?.(input);
@@ -560,8 +622,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
       return this.#releaseFinalizer(resource, base.logger, "recorded id names another object");
     }
     if (observed) {
+      let outcome: DeleteOutcome | Kept | undefined;
       try {
-        await ext.delete(input, observed);
+        outcome = (await ext.delete(input, observed)) ?? undefined;
       } catch (e) {
         if (e instanceof DeletionBlocked) {
           // The status write records the Warning Event when the resource first gets blocked.
@@ -578,7 +641,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         }
         throw e;
       }
-      this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}`);
+      if (outcome && "kept" in outcome) this.#o.events.record(resource, "Normal", "Orphaned", outcome.kept);
+      else
+        this.#o.events.record(
+          resource,
+          "Normal",
+          "Deleted",
+          `Deleted ${this.#what(input)}${outcome?.note ? `; ${outcome.note}` : ""}`,
+        );
     }
     await ext.finalize?.(input);
     this.#blocked.delete(objectKey(resource));
@@ -796,21 +866,35 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     });
   }
 
-  /** How the claim index sees a resource now: its Harbor, and whether it holds the object there. */
-  #claimant(key: string): Claimant | undefined {
+  /** Records a resource's claims: its object's, and its setting's if its spec takes one. */
+  #setClaims(obj: ManagedObject): void {
+    const key = objectKey(obj);
+    this.#claims.set(key, this.#claimKeyOf(obj));
+    const parsed = this.#o.specSchema.safeParse(obj.spec ?? {});
+    this.#settings.set(key, parsed.success ? this.#o.external.setting?.(parsed.data)?.claim : undefined);
+  }
+
+  /**
+   * How a claim index sees a resource now: its Harbor, and whether it holds the object there (or,
+   * for a setting, holds the setting there too).
+   */
+  #claimant(key: string, setting = false): Claimant | undefined {
     const obj = this.#o.informer.get(key);
     if (!obj) return undefined;
     const harbor = this.#harborKeyOf(obj);
     const status = obj.status;
+    const holdsObject =
+      status?.harborId !== undefined &&
+      (status.harborUrl === undefined || status.harborUrl === harbor) &&
+      obj.metadata.finalizers?.includes(FINALIZER) === true;
+    // A resource in Conflict has not looked at Harbor since: what its status says it holds is stale.
+    const inConflict = status?.conditions?.some((c) => c.type === "Ready" && c.reason === "Conflict");
     return {
       key,
       uid: obj.metadata.uid,
       creationTimestamp: obj.metadata.creationTimestamp,
       harbor,
-      holds:
-        status?.harborId !== undefined &&
-        (status.harborUrl === undefined || status.harborUrl === harbor) &&
-        obj.metadata.finalizers?.includes(FINALIZER) === true,
+      holds: holdsObject && (!setting || (!inConflict && this.#o.external.holdsSetting?.(status) === true)),
     };
   }
 
@@ -818,9 +902,19 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   #forget(obj: ManagedObject): void {
     const key = objectKey(obj);
     this.#claims.remove(key);
+    this.#settings.remove(key);
     this.#hints.delete(key);
     this.#blocked.delete(key);
     this.#written.forget(key);
+  }
+
+  /** The key of the resource that holds this setting in this resource's Harbor, when another does. */
+  #settingHolder(resource: ManagedObject, spec: S, claim: string): string | undefined {
+    const ns = resource.metadata.namespace ?? "";
+    return this.#settings.owner(claim, {
+      uid: resource.metadata.uid,
+      harbor: this.#o.connections.harborKey(ns, spec.connectionRef),
+    });
   }
 
   /**
@@ -845,9 +939,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
   async sweep(logger: Logger, signal: AbortSignal): Promise<number> {
     const ext = this.#o.external;
     if (!ext.observeMany) return 0;
-    const groups = new Map<C, Input<S, C, X>[]>();
+    const groups = new Map<C, Input<S, C, X, Id>[]>();
     for (const resource of this.#o.informer.list()) {
-      const id = resource.status?.harborId;
+      const id = resource.status?.harborId as Id | undefined;
       if (id === undefined || resource.metadata.deletionTimestamp) continue;
       // Stalled on this generation: only a change of the resource can help, not another write.
       const stalled = resource.status?.conditions?.find((c) => c.type === "Stalled");
@@ -882,7 +976,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     }
     let queued = 0;
     for (const [conn, inputs] of groups) {
-      let observed: Map<number, O>;
+      let observed: Map<Id, O>;
       try {
         observed = await ext.observeMany(conn, inputs);
       } catch (e) {
@@ -890,7 +984,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
         continue;
       }
       for (const input of inputs) {
-        const o = observed.get(input.knownId as number);
+        const o = observed.get(input.knownId as Id);
         const key = objectKey(input.resource);
         const stale =
           !o ||
@@ -911,6 +1005,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X> implements Reconc
     const hint = this.#hints.get(key);
     this.#hints.delete(key);
     return hint && this.#o.now() - hint.at < HINT_TTL_MS ? hint.observed : undefined;
+  }
+
+  /** How messages name the Harbor object: "id 12", or what the kind says (a per-Harbor setting has no id). */
+  #named(observed: O): string {
+    return this.#o.external.describe?.(observed) ?? `id ${this.#o.external.id(observed)}`;
   }
 
   #what(input: { harborName: string }): string {

@@ -16,7 +16,7 @@ import { isHarborError } from "../../src/harbor/errors.ts";
 import { createGitRepo, type GitRepo } from "../env/argocd/git.ts";
 import { ARGOCD_NAMESPACE, type ArgoCd, startArgoCd } from "../env/argocd/launcher.ts";
 import { type ControlPlane, startControlPlane } from "../env/controlplane/launcher.ts";
-import { exampleFiles, examplesDir, type Manifest } from "../env/examples.ts";
+import { addExampleAdapters, exampleFiles, examplesDir, type Manifest } from "../env/examples.ts";
 import { useEmulator } from "../env/harbor.ts";
 import { type Kubectl, kubectl } from "../env/kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
@@ -86,6 +86,7 @@ beforeAll(async () => {
   // manages what is in its folder, not the namespaces (the apps namespace gets robot Secret copies).
   await admin.apply(readFileSync(join(examplesDir, "namespaces.yaml"), "utf8"));
   const { emulator } = h;
+  addExampleAdapters(emulator.control);
   files = exampleFiles({
     url: emulator.url,
     username: emulator.adminUsername,
@@ -254,6 +255,10 @@ async function leftInHarbor(): Promise<string[]> {
   for (const r of robots) left.push(`robot ${r.name}`);
   for (const r of await harbor.registries.list()) left.push(`registry ${r.name}`);
   for (const p of await harbor.replication.listPolicies()) left.push(`replication policy ${p.name}`);
+  for (const s of await harbor.scanners.list()) left.push(`scanner registration ${s.name}`);
+  // The per-Harbor settings the examples set (their deletion sets the schedules to None).
+  if (await harbor.gc.getSchedule()) left.push("gc schedule");
+  if (await harbor.purge.getSchedule()) left.push("audit-log purge schedule");
   return left;
 }
 
@@ -274,6 +279,9 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
       "HarborRegistry",
       "HarborReplicationPolicy",
       "HarborWebhookPolicy",
+      "HarborGarbageCollection",
+      "HarborAuditLogPurge",
+      "HarborJobService",
     ];
     for (const kind of kinds) {
       const r = app.status?.resources?.find((x) => x.kind === kind);
@@ -298,6 +306,8 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
         expect.stringMatching(/^robot .*example-team-pull/),
         expect.stringMatching(/^registry /),
         expect.stringMatching(/^replication policy /),
+        "gc schedule",
+        "audit-log purge schedule",
       ]),
     );
     expect(await leftInCluster()).toEqual(
@@ -313,28 +323,30 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
   test("a spec only Harbor can judge: Degraded with Harbor's reason, Healthy again once reverted", {
     timeout: 180_000,
   }, async () => {
-    // 2000 TiB passes the CRD's pattern; Harbor's ceiling is 1024 TiB.
+    // The CRD takes any type name; only the Harbor behind the connection knows which it supports.
     const rejected = {
       apiVersion: "harborconfig.io/v1alpha1",
-      kind: "HarborProject",
-      metadata: { name: "example-too-big", namespace: NAMESPACE },
-      spec: { connectionRef: { name: "harbor" }, storageLimit: "2000Ti" },
+      kind: "HarborRegistry",
+      metadata: { name: "example-odd-type", namespace: NAMESPACE },
+      spec: { connectionRef: { name: "harbor" }, type: "quay-io", url: "https://odd.example.com" },
     };
     let started = Date.now();
-    revision = await commit("A project with a quota Harbor refuses", { "too-big.yaml": [rejected] });
+    revision = await commit("A registry of a type Harbor does not support", { "odd-type.yaml": [rejected] });
     const degraded = await waitApp(
       "Degraded",
       (app) => app.status?.sync?.revision === revision && app.status.health?.status === "Degraded",
       90_000,
     );
-    const r = resource(degraded, "HarborProject", "example-too-big");
-    say(`rejected quota: Degraded ${seconds(Date.now() - started)} after the commit: ${r?.health?.message}`);
+    const r = resource(degraded, "HarborRegistry", "example-odd-type");
+    say(
+      `unsupported registry type: Degraded ${seconds(Date.now() - started)} after the commit: ${r?.health?.message}`,
+    );
     expect(r?.health?.status).toBe("Degraded");
-    expect(r?.health?.message).toMatch(/^HarborRejected: .*invalid value for resource storage/);
+    expect(r?.health?.message).toMatch(/^UnsupportedType: .*quay-io/);
     expect(degraded.status?.health?.status).toBe("Degraded");
 
     started = Date.now();
-    revision = await commit("Remove the project Harbor refuses", { "too-big.yaml": null });
+    revision = await commit("Remove the registry Harbor refuses", { "odd-type.yaml": null });
     await waitApp("Healthy again", settled(revision, "Healthy"), 90_000);
     say(`reverted: Synced + Healthy ${seconds(Date.now() - started)} after the commit`);
   });

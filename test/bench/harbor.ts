@@ -20,6 +20,12 @@ const AREA_KIND: Record<string, string> = {
   registries: "HarborRegistry",
   replication: "HarborReplicationPolicy",
   webhooks: "HarborWebhookPolicy",
+  labels: "HarborLabel",
+  userGroups: "HarborUserGroup",
+  // An LDAP group is looked up in the directory before it is created.
+  ldap: "HarborUserGroup",
+  // Members, and the user search that finds a user member's id.
+  members: "HarborProjectMember",
   system: "HarborConnection",
 };
 
@@ -41,6 +47,9 @@ export const SWEEP_LIST: Record<KindName, string> = {
   HarborRegistry: "listRegistries",
   HarborReplicationPolicy: "listReplicationPolicies",
   HarborWebhookPolicy: "ListWebhookPoliciesOfProject",
+  HarborLabel: "ListLabels",
+  HarborUserGroup: "listUserGroups",
+  HarborProjectMember: "listProjectMembers",
 };
 
 /** Also read by a sweep, after its list call: the project sweep's list of project quotas. */
@@ -154,11 +163,20 @@ export async function leftInHarbor(e: {
   const client = new HarborClient({ url: e.url, username: e.username, password: e.password });
   try {
     const projects = await e.control.projects.list();
+    const teams = projects.filter((p) => p.name?.startsWith("team-"));
+    let members = 0;
+    for (const p of teams) {
+      members += (await e.control.members.list(p.name as string)).filter((m) => m.entity_type === "g").length;
+    }
     return {
-      HarborProject: projects.filter((p) => p.name?.startsWith("team-")).length,
+      HarborProject: teams.length,
       HarborRobot: (await e.control.robots.list()).length,
       HarborRegistry: (await e.control.registries.list()).length,
       HarborReplicationPolicy: (await client.replication.listPolicies()).length,
+      HarborLabel: (await e.control.labels.list()).length,
+      HarborUserGroup: (await e.control.userGroups.list()).length,
+      // Group memberships left in the workload's projects (a project's creator is no resource's).
+      HarborProjectMember: members,
     };
   } finally {
     await client.close();

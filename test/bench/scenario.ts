@@ -39,7 +39,15 @@ import {
   type SteadyKind,
   type WavePhase,
 } from "./types.ts";
-import { buildWorkload, keyOf, mixFor, pickForUpdate } from "./workload.ts";
+import { buildWorkload, keyOf, mixFor, pickForUpdate, prepareHarbor } from "./workload.ts";
+
+/** The kinds whose drift sweep lists per project. */
+const PER_PROJECT = new Set<string>([
+  "HarborRobot",
+  "HarborWebhookPolicy",
+  "HarborLabel",
+  "HarborProjectMember",
+]);
 
 export interface RunOptions extends BenchConfig {
   /** Longest wait for one phase to converge. */
@@ -108,6 +116,7 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     const control = env.emulator.control;
 
     await env.connect(CONNECTION, o.connection);
+    await prepareHarbor(control, objects);
     // Operator processes, one after another: 1 converges, 2 is the measured restart, 3 runs the
     // steady state with the short interval, 4 deletes (back on the defaults).
     const ports = await freePorts(["m1", "p1", "m2", "p2", "m3", "p3", "m4", "p4"]);
@@ -312,8 +321,9 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     const intervals = windowSeconds / (o.steadyDriftIntervalMs / 1000);
     const steadyByKind: Record<string, SteadyKind> = {};
     for (const kind of KIND_NAMES) {
-      // Robots and webhook policies are listed per project; each lives in one of the workload's.
-      const perProject = kind === "HarborRobot" || kind === "HarborWebhookPolicy";
+      // Robots, webhook policies, labels and members are listed per project; each lives in one of
+      // the workload's (the global labels, listed once, count as one more place).
+      const perProject = PER_PROJECT.has(kind);
       const projects = perProject
         ? new Set(objects.filter((b) => b.kind === kind).map((b) => b.project)).size
         : 0;

@@ -6,7 +6,10 @@ export type KindName =
   | "HarborRobot"
   | "HarborRegistry"
   | "HarborReplicationPolicy"
-  | "HarborWebhookPolicy";
+  | "HarborWebhookPolicy"
+  | "HarborLabel"
+  | "HarborUserGroup"
+  | "HarborProjectMember";
 
 export const KIND_NAMES: readonly KindName[] = [
   "HarborProject",
@@ -14,6 +17,9 @@ export const KIND_NAMES: readonly KindName[] = [
   "HarborRegistry",
   "HarborReplicationPolicy",
   "HarborWebhookPolicy",
+  "HarborLabel",
+  "HarborUserGroup",
+  "HarborProjectMember",
 ];
 
 export interface Machine {

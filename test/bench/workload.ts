@@ -1,11 +1,16 @@
 // The benchmark's workload: a platform team's Harbor configuration, sized by its number of
-// projects. Per project one HarborProject and one project robot (whose Secret the operator writes);
-// for every tenth project a HarborRegistry with a push HarborReplicationPolicy to it; for every
-// fifth a HarborWebhookPolicy. 1,000 projects make the full mix of 2,400 objects.
+// projects. Per project one HarborProject, one project robot (whose Secret the operator writes), one
+// project HarborLabel and one HarborProjectMember granting one of a few LDAP HarborUserGroups (one
+// per twenty projects, at most five); two global labels; for every tenth project a HarborRegistry
+// with a push HarborReplicationPolicy to it; for every fifth a HarborWebhookPolicy. 1,000 projects
+// make the full mix of 4,407 objects.
+import { harborLabel } from "../../src/api/label.ts";
+import { harborProjectMember } from "../../src/api/member.ts";
 import { harborProject } from "../../src/api/project.ts";
 import { harborRegistry } from "../../src/api/registry.ts";
 import { harborReplicationPolicy } from "../../src/api/replication.ts";
 import { harborRobot } from "../../src/api/robot.ts";
+import { harborUserGroup } from "../../src/api/usergroup.ts";
 import { harborWebhookPolicy } from "../../src/api/webhook.ts";
 import { resourceType } from "../../src/controllers/shared/kinds.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";
@@ -20,7 +25,16 @@ export const TYPES: Record<KindName, ResourceType> = {
   HarborRegistry: resourceType(harborRegistry),
   HarborReplicationPolicy: resourceType(harborReplicationPolicy),
   HarborWebhookPolicy: resourceType(harborWebhookPolicy),
+  HarborLabel: resourceType(harborLabel),
+  HarborUserGroup: resourceType(harborUserGroup),
+  HarborProjectMember: resourceType(harborProjectMember),
 };
+
+/** Global labels of the mix (besides one label per project). */
+const GLOBAL_LABELS = 2;
+
+/** The LDAP directory group each HarborUserGroup of the mix names. */
+export const groupDn = (name: string) => `cn=${name},ou=groups,dc=example,dc=com`;
 
 export interface BenchObject {
   kind: KindName;
@@ -38,13 +52,17 @@ export function mixFor(projects: number): Workload {
     HarborRegistry: share(10),
     HarborReplicationPolicy: share(10),
     HarborWebhookPolicy: Math.min(projects, share(5)),
+    HarborLabel: projects + Math.min(projects, GLOBAL_LABELS),
+    HarborUserGroup: Math.min(5, share(20)),
+    HarborProjectMember: projects,
   };
   return { perKind, total: KIND_NAMES.reduce((n, k) => n + perKind[k], 0) };
 }
 
 /**
- * Every object of the mix, in the order a user's manifests would create them: the registries and
- * their replication policies, then team by team its project, robot and webhook.
+ * Every object of the mix, in the order a user's manifests would create them: the user groups and
+ * global labels, the registries and their replication policies, then team by team its project,
+ * robot, webhook, label and member.
  */
 export function buildWorkload(projects: number, connection: string): BenchObject[] {
   const mix = mixFor(projects).perKind;
@@ -62,6 +80,13 @@ export function buildWorkload(projects: number, connection: string): BenchObject
     },
   });
   const out: BenchObject[] = [];
+  const groups = Array.from({ length: mix.HarborUserGroup }, (_, i) => `devs-${pad(i)}`);
+  for (const group of groups) {
+    out.push(object("HarborUserGroup", group, { type: "ldap", name: group, ldapGroupDn: groupDn(group) }));
+  }
+  for (let i = 0; i < mix.HarborLabel - projects; i++) {
+    out.push(object("HarborLabel", `global-${i}`, { name: `Global ${i}`, color: "#0065AB" }));
+  }
   for (let i = 0; i < mix.HarborRegistry; i++) {
     out.push(
       object("HarborRegistry", `reg-${pad(i)}`, {
@@ -107,8 +132,47 @@ export function buildWorkload(projects: number, connection: string): BenchObject
         ),
       );
     }
+    out.push(
+      object(
+        "HarborLabel",
+        `${project}-label`,
+        { projectRef: { name: project }, name: `${project} approved`, description: "approved" },
+        project,
+      ),
+    );
+    out.push(
+      object(
+        "HarborProjectMember",
+        `${project}-devs`,
+        {
+          projectRef: { name: project },
+          group: { groupRef: { name: groups[i % groups.length] } },
+          role: "developer",
+        },
+        project,
+      ),
+    );
   }
   return out;
+}
+
+/**
+ * What the mix needs of Harbor before it is applied: its LDAP groups in the directory, and LDAP
+ * auth mode, in which alone Harbor creates LDAP user groups.
+ */
+export async function prepareHarbor(
+  control: {
+    ldap: {
+      setAuthMode(mode: "ldap"): Promise<void>;
+      addGroup(g: { name: string; dn?: string }): Promise<unknown>;
+    };
+  },
+  objects: readonly BenchObject[],
+): Promise<void> {
+  await control.ldap.setAuthMode("ldap");
+  for (const o of objects) {
+    if (o.kind === "HarborUserGroup") await control.ldap.addGroup({ name: o.name, dn: groupDn(o.name) });
+  }
 }
 
 /** Every n-th object of each kind (fraction 0.1: a tenth of each kind), at least one per kind. */
@@ -124,9 +188,16 @@ export function pickForUpdate(objects: readonly BenchObject[], fraction: number)
 
 /** A spec change Harbor must be told about (a merge patch). */
 export function editOf(o: BenchObject): Record<string, unknown> {
-  return o.kind === "HarborProject"
-    ? { spec: { public: true } }
-    : { spec: { description: "edited by the benchmark's update wave" } };
+  switch (o.kind) {
+    case "HarborProject":
+      return { spec: { public: true } };
+    case "HarborUserGroup":
+      return { spec: { name: `${o.name} (edited)` } }; // an LDAP group's name may change
+    case "HarborProjectMember":
+      return { spec: { role: "maintainer" } };
+    default:
+      return { spec: { description: "edited by the benchmark's update wave" } };
+  }
 }
 
 export function keyOf(kind: string, name: string): string {

@@ -14,11 +14,13 @@ import {
   connection,
   credentials as credentialsOf,
   eventReasons,
+  label,
   PULL,
   project,
   type Resource,
   ready,
   robot,
+  userGroup,
 } from "../env/resources.ts";
 
 const suffix = randomBytes(3).toString("hex");
@@ -351,5 +353,28 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
     expect(ready(await t.get<Resource>("harborrobot", "everywhere"))?.message).toContain("allowSystemRobots");
     expect((await op.harbor.projects.get(existing)).metadata?.public).toBe("false");
     expect((await op.harbor.robots.list({})).some((r) => r.name?.endsWith("everywhere"))).toBe(false);
+  });
+
+  test("a global label and a user group reach every project: refused by default; a label of the tenant's project is not", async () => {
+    const t = tenantKubectl();
+    await t.apply([
+      label("everywhere", { connectionRef: sharedRef, name: `Everywhere ${suffix}` }),
+      userGroup("everyone", { connectionRef: sharedRef, name: `everyone-${suffix}` }),
+      label("app-only", { connectionRef: sharedRef, projectRef: { name: `${tenant}-app` } }),
+    ]);
+    const reason = 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed';
+    await t.wait("harborlabel", "everywhere", reason, 30_000);
+    await t.wait("harborusergroup", "everyone", reason, 30_000);
+    await t.wait("harborlabel", "app-only", "condition=Ready", 60_000);
+    for (const [kind, name] of [
+      ["harborlabel", "everywhere"],
+      ["harborusergroup", "everyone"],
+    ] as const) {
+      expect(ready(await t.get<Resource>(kind, name))?.message).toContain("this reaches every project");
+    }
+    expect((await op.harbor.labels.list({ scope: "g" })).some((l) => l.name === `Everywhere ${suffix}`)).toBe(
+      false,
+    );
+    expect((await op.harbor.userGroups.search(`everyone-${suffix}`)).length).toBe(0);
   });
 });

@@ -17,7 +17,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { freePorts } from "./controlplane/net.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
-import { exampleManifests, examplesDir } from "./examples.ts";
+import { addExampleAdapters, exampleManifests, examplesDir } from "./examples.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
@@ -126,6 +126,7 @@ async function main(): Promise<void> {
     emulator = await startEmulator({ host: "127.0.0.1", adminPassword: DEFAULT_ADMIN_PASSWORD });
     const e = emulator;
     cleanups.push(() => e.close());
+    addExampleAdapters(emulator.control);
     harbor = { url: emulator.url, username: emulator.adminUsername, password: emulator.adminPassword };
     say(`Harbor emulator at ${harbor.url}.`);
   }

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { API_VERSION } from "../../src/api/common.ts";
+import type { Control } from "./emulator/index.ts";
 import type { KubeObject } from "./kubectl.ts";
 
 export const examplesDir = join(import.meta.dirname, "..", "..", "deploy", "examples");
@@ -76,4 +77,16 @@ export function exampleManifests(harbor: HarborLogin): Manifest[] {
   const order = (k: string) =>
     k === "Namespace" ? 0 : k === "Secret" ? 1 : k.endsWith("HarborConnection") ? 2 : 3;
   return [...exampleFiles(harbor).values()].flat().sort((a, b) => order(a.kind) - order(b.kind));
+}
+
+/**
+ * The scanner adapters the examples register, put where the emulator's Harbor finds them: Harbor
+ * asks an adapter for its metadata before it registers it, and in the emulator's world only an
+ * adapter a test put there answers. A real Harbor needs the adapter the example's URL names.
+ */
+export function addExampleAdapters(control: Pick<Control, "scanners">): void {
+  for (const o of exampleResources()) {
+    const url = (o as { spec?: { url?: unknown } }).spec?.url;
+    if (o.kind === "HarborScannerRegistration" && typeof url === "string") control.scanners.addAdapter(url);
+  }
 }

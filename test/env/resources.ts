@@ -3,6 +3,11 @@
 // looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
 import { z } from "zod";
 import {
+  type HarborAuditLogPurgeSpec,
+  type HarborAuditLogPurgeStatus,
+  harborAuditLogPurge,
+} from "../../src/api/audit-log-purge.ts";
+import {
   API_VERSION,
   type ConditionSchema,
   managedStatus,
@@ -16,6 +21,27 @@ import {
   type HarborConnectionSpec,
   harborConnection,
 } from "../../src/api/connection.ts";
+import {
+  type HarborGarbageCollectionSpec,
+  type HarborGarbageCollectionStatus,
+  harborGarbageCollection,
+} from "../../src/api/garbage-collection.ts";
+import {
+  type HarborGarbageCollectionRunSpec,
+  type HarborGarbageCollectionRunStatus,
+  harborGarbageCollectionRun,
+} from "../../src/api/gc-run.ts";
+import {
+  type HarborJobServiceSpec,
+  type HarborJobServiceStatus,
+  harborJobService,
+} from "../../src/api/job-service.ts";
+import { type HarborLabelSpec, type HarborLabelStatus, harborLabel } from "../../src/api/label.ts";
+import {
+  type HarborProjectMemberSpec,
+  type HarborProjectMemberStatus,
+  harborProjectMember,
+} from "../../src/api/member.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -27,7 +53,22 @@ import {
   type HarborReplicationPolicyStatus,
   harborReplicationPolicy,
 } from "../../src/api/replication.ts";
+import {
+  type HarborReplicationRunSpec,
+  type HarborReplicationRunStatus,
+  harborReplicationRun,
+} from "../../src/api/replication-run.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
+import {
+  type HarborScannerRegistrationSpec,
+  type HarborScannerRegistrationStatus,
+  harborScannerRegistration,
+} from "../../src/api/scanner.ts";
+import {
+  type HarborUserGroupSpec,
+  type HarborUserGroupStatus,
+  harborUserGroup,
+} from "../../src/api/usergroup.ts";
 import {
   type HarborWebhookPolicySpec,
   type HarborWebhookPolicyStatus,
@@ -125,6 +166,76 @@ export const webhookPolicy = (
   meta?: Meta,
 ) => manifest(harborWebhookPolicy.kind, name, { ...HARBOR, eventTypes: ["PUSH_ARTIFACT"], ...spec }, meta);
 
+/**
+ * A HarborScannerRegistration of the adapter at http://<name>-adapter:8080 unless the spec says
+ * otherwise. Harbor registers only an adapter that answers: put one there first
+ * (`emulator.control.scanners.addAdapter(url)`).
+ */
+export const scannerRegistration = (
+  name: string,
+  spec: SpecInput<typeof HarborScannerRegistrationSpec> = {},
+  meta?: Meta,
+) =>
+  manifest(
+    harborScannerRegistration.kind,
+    name,
+    { ...HARBOR, url: `http://${name}-adapter:8080`, ...spec },
+    meta,
+  );
+
+/** A HarborGarbageCollectionRun through the "harbor" connection (Harbor's defaults: no dry run, 1 worker). */
+export const gcRun = (
+  name: string,
+  spec: SpecInput<typeof HarborGarbageCollectionRunSpec> = {},
+  meta?: Meta,
+) => manifest(harborGarbageCollectionRun.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborReplicationRun of the policy `policy` through the "harbor" connection. */
+export const replicationRun = (
+  name: string,
+  policy: string,
+  spec: SpecInput<typeof HarborReplicationRunSpec> = {},
+  meta?: Meta,
+) => manifest(harborReplicationRun.kind, name, { ...HARBOR, policyRef: { name: policy }, ...spec }, meta);
+
+/** A HarborLabel through the "harbor" connection: global unless the spec names a projectRef. */
+export const label = (name: string, spec: SpecInput<typeof HarborLabelSpec> = {}, meta?: Meta) =>
+  manifest(harborLabel.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborUserGroup through the "harbor" connection, of type oidc unless the spec says otherwise. */
+export const userGroup = (name: string, spec: SpecInput<typeof HarborUserGroupSpec> = {}, meta?: Meta) =>
+  manifest(harborUserGroup.kind, name, { ...HARBOR, type: "oidc", ...spec }, meta);
+
+/** A HarborProjectMember through the "harbor" connection, a developer; it needs projectRef and a user or group. */
+export const projectMember = (
+  name: string,
+  spec: SpecInput<typeof HarborProjectMemberSpec> = {},
+  meta?: Meta,
+) => manifest(harborProjectMember.kind, name, { ...HARBOR, role: "developer", ...spec }, meta);
+/** A HarborGarbageCollection through the "harbor" connection, Daily unless the spec says otherwise. */
+export const garbageCollection = (
+  name: string,
+  spec: SpecInput<typeof HarborGarbageCollectionSpec> = {},
+  meta?: Meta,
+) => manifest(harborGarbageCollection.kind, name, { ...HARBOR, schedule: { type: "Daily" }, ...spec }, meta);
+
+/** A HarborAuditLogPurge through the "harbor" connection: Daily, a week kept, unless the spec says otherwise. */
+export const auditLogPurge = (
+  name: string,
+  spec: SpecInput<typeof HarborAuditLogPurgeSpec> = {},
+  meta?: Meta,
+) =>
+  manifest(
+    harborAuditLogPurge.kind,
+    name,
+    { ...HARBOR, schedule: { type: "Daily" }, retentionHours: 168, ...spec },
+    meta,
+  );
+
+/** A HarborJobService through the "harbor" connection; it needs queues. */
+export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
+  manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -174,6 +285,17 @@ export type RobotCR = Resource<HarborRobotStatus>;
 export type RegistryCR = Resource<HarborRegistryStatus>;
 export type ReplicationPolicyCR = Resource<HarborReplicationPolicyStatus>;
 export type WebhookPolicyCR = Resource<HarborWebhookPolicyStatus>;
+export type ScannerRegistrationCR = Resource<HarborScannerRegistrationStatus>;
+
+export type GcRunCR = Resource<HarborGarbageCollectionRunStatus>;
+export type ReplicationRunCR = Resource<HarborReplicationRunStatus>;
+
+export type LabelCR = Resource<HarborLabelStatus>;
+export type UserGroupCR = Resource<HarborUserGroupStatus>;
+export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
+export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
+export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
+export type JobServiceCR = Resource<HarborJobServiceStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

@@ -136,6 +136,41 @@ describe("Argo CD health check", () => {
     });
   });
 
+  test("runs: Pending and Running → Progressing, Succeeded → Healthy, Failed/Stopped/Skipped → Degraded", async () => {
+    // The conditions the run lifecycle writes (src/runtime/run.ts) for each phase.
+    const run = (phase: string, conditions: object[]) => ({
+      ...resource({ kind: "HarborGarbageCollectionRun", generation: 1, observedGeneration: 1, conditions }),
+      status: { observedGeneration: 1, phase, conditions },
+    });
+    const health = async (phase: string, conditions: object[]) =>
+      runArgoHealth(script, run(phase, conditions));
+    expect(
+      await health("Pending", [
+        cond("Ready", "False", "WaitingForGC", "GC 3 is running in Harbor"),
+        cond("Reconciling", "True", "WaitingForGC", "GC 3 is running in Harbor"),
+      ]),
+    ).toEqual({ status: "Progressing", message: "WaitingForGC: GC 3 is running in Harbor" });
+    expect(
+      await health("Running", [
+        cond("Ready", "False", "Running", "GC 12 is running in Harbor"),
+        cond("Reconciling", "True", "Running", "GC 12 is running in Harbor"),
+      ]),
+    ).toEqual({ status: "Progressing", message: "Running: GC 12 is running in Harbor" });
+    expect(
+      await health("Succeeded", [cond("Ready", "True", "Succeeded", "GC 12 succeeded: freed 5 MiB")]),
+    ).toEqual({ status: "Healthy", message: "Succeeded: GC 12 succeeded: freed 5 MiB" });
+    for (const phase of ["Failed", "Stopped", "Skipped"]) {
+      const ended = [
+        cond("Ready", "False", phase, `GC 12: ${phase}`),
+        cond("Stalled", "True", phase, `GC 12: ${phase}`),
+      ];
+      expect(await health(phase, ended), phase).toEqual({
+        status: "Degraded",
+        message: `${phase}: GC 12: ${phase}`,
+      });
+    }
+  });
+
   test("every kind of the group is judged the same way", async () => {
     for (const def of KINDS) {
       const obj = resource({ kind: def.kind, observedGeneration: 2, conditions: ready });

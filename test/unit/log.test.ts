@@ -158,6 +158,7 @@ describe("isSecretField", () => {
     "authHeader",
     "accessSecret",
     "access_secret",
+    "access_credential",
     "data",
     "stringData",
     "client-key-data",

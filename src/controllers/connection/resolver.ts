@@ -187,7 +187,7 @@ export class Connections implements ConnectionResolver<HarborConnectionHandle> {
       // A stored object always parses (the CRD schema checks it first); refuse everything if not.
       const tenancy = parsed.success
         ? parsed.data.tenancy
-        : { projects: [], allowAdoption: false, allowSystemRobots: false };
+        : { projects: [], allowAdoption: false, allowSystemRobots: false, allowSystemSettings: false };
       handle = { ...base, tenancy: tenancyFor(tenancy, name, namespace) };
       entry.tenants.byNamespace.set(namespace, handle);
     }

@@ -11,6 +11,8 @@ export interface TenancySpec {
   allowAdoption: boolean;
   /** May the namespace have system-level robots (which reach beyond projects)? */
   allowSystemRobots: boolean;
+  /** May the namespace manage Harbor-wide settings (GC schedule, audit-log purge, job queues)? */
+  allowSystemSettings: boolean;
 }
 
 /** What one namespace may do through one ClusterHarborConnection. */
@@ -20,6 +22,7 @@ export interface Tenancy {
   readonly namespace: string;
   readonly allowAdoption: boolean;
   readonly allowSystemRobots: boolean;
+  readonly allowSystemSettings: boolean;
   /** The project patterns with the namespace filled in. */
   readonly projects: readonly string[];
   mayManageProject(name: string): boolean;
@@ -34,6 +37,7 @@ export function tenancyFor(spec: TenancySpec, connectionName: string, namespace:
     namespace,
     allowAdoption: spec.allowAdoption,
     allowSystemRobots: spec.allowSystemRobots,
+    allowSystemSettings: spec.allowSystemSettings,
     projects,
     mayManageProject: (name) => namespaceAllowed(projects, name),
     mayManageAllProjects: projects.includes("*"),

@@ -11,6 +11,9 @@
 // a new project converges in three with the lookup before it; the drift sweep lists the projects by
 // id and the project quotas page by page (or, when fewer, one lookup per project). Without system
 // access each quota read is a refused one plus the summary.
+//
+// A project whose spec names its scanner (spec.scanner) costs one more read wherever it is observed,
+// its scanner (Harbor has no list of project scanners), and one write when the scanner differs.
 import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
 import { storageBytes } from "../../api/quantity.ts";
 import { isHarborError } from "../../harbor/errors.ts";
@@ -27,10 +30,13 @@ import {
   createRequest,
   diff,
   type ObservedProject,
+  type ObservedProjectScanner,
   type ObservedQuota,
   parseStorageQuantity,
   quotaFromList,
   quotaFromSummary,
+  scannerDrift,
+  scannerStatus,
   status,
   unchangeable,
   unsupportedFields,
@@ -43,6 +49,8 @@ export const UNSUPPORTED_BY_HARBOR = "UnsupportedByHarbor";
 export interface ProjectExtra {
   /** The Harbor id of the proxy-cache registry, when the project is a proxy cache. */
   registryId?: number;
+  /** The registration spec.scanner.registrationRef names, as its resource records it. */
+  scanner?: ObservedProjectScanner;
 }
 
 type Client = ExternalClient<
@@ -57,7 +65,10 @@ type Client = ExternalClient<
 const QUOTA_ACCESS =
   "Harbor lets only system administrators, and system robots with quota permissions, change a project's storage limit";
 
-export function projectExternal(deps: { registries: Informer<ManagedObject> }): Client {
+export function projectExternal(deps: {
+  registries: Informer<ManagedObject>;
+  scanners: Informer<ManagedObject>;
+}): Client {
   const getProject = async (conn: HarborConnectionHandle, ref: number | string, signal: AbortSignal) => {
     try {
       return await conn.client.projects.get(ref, { signal });
@@ -143,6 +154,44 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
     }
   };
 
+  /** The scanner Harbor answers for the project: its own, else the default; null for none at all. */
+  const readScanner = async (
+    conn: HarborConnectionHandle,
+    projectId: number,
+    signal?: AbortSignal,
+  ): Promise<ObservedProjectScanner | null> => {
+    const r = await conn.client.scanners.getOfProject(projectId, signal ? { signal } : {});
+    if (!r?.uuid) return null;
+    return { uuid: r.uuid, name: r.name, isDefault: r.is_default === true };
+  };
+
+  /**
+   * Sets the project's scanner: the referenced registration, or Harbor's default one (Harbor
+   * cannot unset a project's own scanner, so following the default means setting it); what the
+   * project scans with then. What Harbor refuses names the field.
+   */
+  const applyScanner = async (
+    conn: HarborConnectionHandle,
+    projectId: number,
+    wanted: ObservedProjectScanner | undefined,
+    signal: AbortSignal,
+  ): Promise<ObservedProjectScanner | null> => {
+    try {
+      let target = wanted;
+      if (!target) {
+        // The candidates are every registration, for the project's own admins too.
+        const all = await conn.client.scanners.listCandidatesOfProject(projectId, {}, { signal });
+        const d = all.find((r) => r.is_default === true && r.uuid);
+        if (!d?.uuid) return null;
+        target = { uuid: d.uuid, name: d.name, isDefault: true };
+      }
+      await conn.client.scanners.setOfProject(projectId, target.uuid, { signal });
+      return target;
+    } catch (e) {
+      throw new NotApplied("scanner", e);
+    }
+  };
+
   return {
     async prepare({ resource, spec, conn, harborName }) {
       requireProjects(conn, [harborName]);
@@ -154,20 +203,42 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
         throw new Stalled(UNSUPPORTED_BY_HARBOR, `${what}; this Harbor is ${conn.harborVersion}`);
       }
       // The registry only matters for creation; a project being deleted must not wait on it (the
-      // registry may be going too, and Harbor keeps it while this proxy project exists).
-      if (!spec.proxyCache || resource.metadata.deletionTimestamp) return {};
-      const registry = resolveReference(
-        deps.registries,
-        resource,
-        spec.proxyCache.registryRef,
-        spec.connectionRef,
-        conn.harbor,
-      );
-      return { registryId: registry.harborId };
+      // registry may be going too, and Harbor keeps it while this proxy project exists). Nor on its
+      // scanner.
+      if (resource.metadata.deletionTimestamp) return {};
+      const extra: ProjectExtra = {};
+      if (spec.proxyCache) {
+        const registry = resolveReference(
+          deps.registries,
+          resource,
+          spec.proxyCache.registryRef,
+          spec.connectionRef,
+          conn.harbor,
+        );
+        extra.registryId = registry.harborId;
+      }
+      const scannerRef = spec.scanner?.registrationRef;
+      if (scannerRef) {
+        const r = resolveReference<string>(
+          deps.scanners,
+          resource,
+          scannerRef,
+          spec.connectionRef,
+          conn.harbor,
+        );
+        extra.scanner = {
+          uuid: r.harborId,
+          name: r.harborName,
+          isDefault: r.object.status?.isDefault === true,
+        };
+      }
+      return extra;
     },
 
-    observe({ conn, knownId, harborName, signal }) {
-      return observeProject(conn, knownId ?? harborName, signal);
+    async observe({ conn, knownId, harborName, spec, signal }) {
+      const project = await observeProject(conn, knownId ?? harborName, signal);
+      if (project && spec.scanner) project.scanner = await readScanner(conn, project.project_id, signal);
+      return project;
     },
 
     async create({ conn, spec, harborName, extra, signal }) {
@@ -183,20 +254,30 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       if (want !== undefined && created.quota?.hard !== want) {
         created.quota = await applyStorageLimit(conn, created, want, signal);
       }
+      // A new project has no scanner of its own: it scans with Harbor's default.
+      if (spec.scanner?.registrationRef)
+        created.scanner = await applyScanner(conn, id, extra.scanner, signal);
+      else if (spec.scanner) created.scanner = await readScanner(conn, id, signal);
       return created;
     },
 
-    async update({ conn, spec, signal }, current, drift) {
+    async update({ conn, spec, extra, signal }, current, drift) {
       const problem = unchangeable(spec, current, drift);
       if (problem) {
         throw new Stalled(drift.includes("proxyCache") ? "ProxyCacheMismatch" : INVALID_SPEC, problem);
       }
       const id = current.project_id;
       let observed = current;
-      if (drift.some((f) => f !== "storageLimit")) {
+      if (drift.some((f) => f !== "storageLimit" && f !== "scanner")) {
         await conn.client.projects.update(id, updateRequest(spec, id), { signal });
-        observed = { ...((await getProject(conn, id, signal)) ?? current), quota: current.quota };
+        observed = {
+          ...((await getProject(conn, id, signal)) ?? current),
+          quota: current.quota,
+          ...(current.scanner === undefined ? {} : { scanner: current.scanner }),
+        };
       }
+      if (drift.includes("scanner"))
+        observed = { ...observed, scanner: await applyScanner(conn, id, extra.scanner, signal) };
       const want = spec.storageLimit === undefined ? undefined : storageBytes(spec.storageLimit);
       if (drift.includes("storageLimit") && want !== undefined) {
         // Harbor stores the number as sent: no read-back needed.
@@ -219,10 +300,13 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       }
     },
 
-    diff: ({ spec, extra }, observed) => diff(spec, observed, extra.registryId),
+    diff: ({ spec, extra }, observed) => [
+      ...diff(spec, observed, extra.registryId),
+      ...scannerDrift(spec, observed.scanner, extra.scanner?.uuid),
+    ],
     id: (observed) => observed.project_id,
     identifies: ({ harborName }, observed) => observed.name === harborName,
-    status: (_input, observed) => status(observed),
+    status: ({ spec }, observed) => ({ ...status(observed), ...scannerStatus(spec, observed.scanner) }),
 
     async observeMany(conn, inputs) {
       const ids = inputs.map((i) => i.knownId).filter((id): id is number => id !== undefined);
@@ -247,6 +331,12 @@ export function projectExternal(deps: { registries: Informer<ManagedObject> }): 
       for (const [id, quota] of quotas) {
         const p = found.get(id);
         if (p) found.set(id, { ...p, quota });
+      }
+      // Harbor has no list of project scanners: one read for each project whose spec names one.
+      for (const i of inputs) {
+        const p = i.knownId === undefined ? undefined : found.get(i.knownId);
+        if (p && i.spec.scanner)
+          found.set(p.project_id, { ...p, scanner: await readScanner(conn, p.project_id) });
       }
       // A project whose limit the spec sets is not reported without its quota (it would count as
       // drift): left out, its reconcile reads it afresh, and says why if it still cannot.

@@ -31,8 +31,22 @@ export interface ObservedQuota {
 /** A Harbor project and, when it could be read, its quota: what is compared and shown. */
 export type ProjectState = Project & { quota?: ObservedQuota };
 
-/** What observe finds: a project Harbor has stored (so with its id), and its quota. */
-export type ObservedProject = PersistedProject & { quota?: ObservedQuota };
+/** The scanner Harbor answers for a project: its own, else Harbor's default; null when it has none. */
+export interface ObservedProjectScanner {
+  uuid: string;
+  name?: string | undefined;
+  /** It is Harbor's default registration. */
+  isDefault: boolean;
+}
+
+/**
+ * What observe finds: a project Harbor has stored (so with its id), its quota, and its scanner when
+ * the spec manages it.
+ */
+export type ObservedProject = PersistedProject & {
+  quota?: ObservedQuota;
+  scanner?: ObservedProjectScanner | null;
+};
 
 /** Harbor's quota object → what is compared and shown. */
 export function quotaFromList(quota: Quota): ObservedQuota {
@@ -255,6 +269,38 @@ export function status(project: ProjectState): Partial<HarborProjectStatus> {
             ...(used === undefined ? {} : { used: formatStorage(used) }),
           },
         }),
+  };
+}
+
+/**
+ * "scanner" when the project's scanner is not the one the spec names: `want` is the referenced
+ * registration's UUID, or undefined for Harbor's default. A project of a Harbor with no scanner at
+ * all has nothing to follow; one whose scanner was not read is not judged.
+ */
+export function scannerDrift(
+  spec: HarborProjectSpec,
+  scanner: ObservedProjectScanner | null | undefined,
+  want: string | undefined,
+): string[] {
+  if (!spec.scanner || scanner === undefined) return [];
+  if (spec.scanner.registrationRef) return scanner?.uuid === want ? [] : ["scanner"];
+  return scanner === null || scanner.isDefault ? [] : ["scanner"];
+}
+
+/** status.scanner: shown while the spec manages the scanner (undefined removes it). */
+export function scannerStatus(
+  spec: HarborProjectSpec,
+  scanner: ObservedProjectScanner | null | undefined,
+): Pick<HarborProjectStatus, "scanner"> | Record<string, never> {
+  if (!spec.scanner) return { scanner: undefined };
+  if (scanner === undefined) return {};
+  if (scanner === null) return { scanner: undefined };
+  return {
+    scanner: {
+      ...(scanner.name ? { name: scanner.name } : {}),
+      uuid: scanner.uuid,
+      inherited: scanner.isDefault,
+    },
   };
 }
 

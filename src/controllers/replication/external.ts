@@ -16,11 +16,17 @@
 // - Harbor refuses to delete a policy while an execution runs (412). Users expect delete to work,
 //   so the running executions are stopped first and the delete is tried again; if Harbor still
 //   refuses (stopping takes effect asynchronously), the deletion waits with Harbor's message.
+// - A new value of the annotation harborconfig.io/runRequestedAt starts one execution, exactly once
+//   even across crashes (see shared/run-now.ts); on a disabled policy it is refused (Harbor would
+//   answer 412) and recorded as such, never deferred to a later enable. A policy created with
+//   runOnCreate whose manifest also carries the annotation starts one execution for both.
 import type { HarborReplicationPolicySpec, HarborReplicationPolicyStatus } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import type { PersistedReplicationExecution, PersistedReplicationPolicy } from "../../harbor/replication.ts";
+import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
+import type { ResourceType } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import {
   type AfterSync,
@@ -30,6 +36,7 @@ import {
 } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
+import { handleRunRequest, pendingRunRequest } from "../shared/run-now.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
   diff,
@@ -49,6 +56,9 @@ export interface ReplicationExtra {
 export interface ReplicationExternalDeps {
   registries: Informer<ManagedObject>;
   events: EventRecorder;
+  /** For the run-now record, written before the run starts. */
+  kube: Pick<KubeClient, "patchStatus">;
+  type: ResourceType;
   /** How often a policy Harbor runs by itself is looked at for new executions. */
   statusRefreshMs: number;
   now?: () => number;
@@ -169,28 +179,59 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
         spec.trigger.type === "manual"
           ? {}
           : { requeueAfterMs: Math.round(deps.statusRefreshMs * (0.9 + Math.random() * 0.2)) };
+      const client = conn.client;
+      const newest = async () =>
+        (
+          await client.replication.listExecutions(
+            { policyId: observed.id, sort: "-start_time,-id", limit: 1 },
+            { signal },
+          )
+        )[0];
       let last: PersistedReplicationExecution | undefined;
+      let requested: Awaited<ReturnType<typeof handleRunRequest>> = {};
       if (created) {
         // A new policy has no executions; only the one runOnCreate starts, which begins InProgress.
-        if (!spec.runOnCreate) return refresh;
-        const id = await conn.client.replication.start(observed.id, { signal });
-        last = { id, policy_id: observed.id, status: "InProgress", trigger: "manual" };
-      } else {
-        // The newest execution only: one page of one, however long the history.
-        const runs = await conn.client.replication.listExecutions(
-          { policyId: observed.id, sort: "-start_time,-id", limit: 1 },
-          { signal },
-        );
-        last = runs[0];
+        if (!spec.runOnCreate) {
+          if (pendingRunRequest(resource) === undefined) return refresh;
+        } else {
+          const id = await client.replication.start(observed.id, { signal });
+          last = { id, policy_id: observed.id, status: "InProgress", trigger: "manual" };
+        }
       }
-      if (!last) return refresh;
+      const startedOnCreate = last?.id;
+      requested = await handleRunRequest(deps, resource, {
+        what: "a replication",
+        // Below the run runOnCreate started, so that a crash before its record finds that run.
+        newestId: async () =>
+          startedOnCreate !== undefined ? startedOnCreate - 1 : ((await newest())?.id ?? 0),
+        startedAfter: async (afterId) => {
+          const recent = await client.replication.listExecutions(
+            { policyId: observed.id, trigger: "manual", sort: "-start_time,-id", limit: 10 },
+            { signal },
+          );
+          return recent
+            .map((e) => e.id)
+            .filter((id) => id > afterId)
+            .sort((a, b) => a - b)[0];
+        },
+        // The run runOnCreate just started serves a request made in the same manifest.
+        start: async () => startedOnCreate ?? (await client.replication.start(observed.id, { signal })),
+        refusal: spec.enabled
+          ? undefined
+          : "the policy is disabled (spec.enabled: false), and Harbor runs no disabled policy; enable it and set a new value",
+      });
+      if (requested.executionId !== undefined && requested.executionId !== startedOnCreate)
+        last = await client.replication.getExecution(requested.executionId, { signal });
+      // The newest execution only: one page of one, however long the history.
+      if (!last) last = await newest();
+      if (!last) return requested.status ? { ...refresh, status: requested.status } : refresh;
       const outcome = executionOutcome(
         resource.status?.lastExecution as { id?: number; status?: string } | undefined,
         last,
       );
       if (outcome) deps.events.record(resource, outcome.type, outcome.reason, outcome.message);
       return {
-        status: { lastExecution: executionStatus(last) },
+        status: { ...requested.status, lastExecution: executionStatus(last) },
         ...(isRunning(last) ? { requeueAfterMs: followDelayMs(last, now()) } : refresh),
       };
     },

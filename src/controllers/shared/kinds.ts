@@ -1,5 +1,6 @@
 // What every kind is made of: the context the composition root gives, the self-description each
-// kind exports (KindModule), and the one way a kind is wired (managedKind).
+// kind exports (KindModule for managed kinds, RunKindModule for run kinds), and the one way each
+// is wired (managedKind, runKind).
 import type { Logger } from "pino";
 import type { KindDefinition } from "../../api/common.ts";
 import { GROUP, harborNameProblem, VERSION } from "../../api/common.ts";
@@ -13,10 +14,12 @@ import type {
   ConnectionResolver,
   ErrorClassifier,
   ExternalClient,
+  HarborId,
   ManagedObject,
   ManagedSpec,
 } from "../../runtime/managed.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
+import { type RunExternal, RunKind, type RunSpec } from "../../runtime/run.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
 import type { KindExporter } from "./export.ts";
@@ -61,11 +64,26 @@ export function resourceType(def: KindDefinition): ResourceType {
 /** What a kind's external client may use besides the context: the caches of other kinds. */
 export interface KindDeps {
   ctx: KindContext;
-  /** The informer of a managed kind, by Kubernetes kind (shared: e.g. robots read projects'). */
+  /** The informer of a managed or run kind, by Kubernetes kind (shared: e.g. robots read projects'). */
   informer(kind: string): Informer<ManagedObject>;
   /** Every Namespace, cluster-wide (for kinds that follow namespaces). */
   namespaces: Informer<NamespaceObject>;
 }
+
+/**
+ * How a kind references resources of another kind:
+ * - a function: the referenced resource's name, in the referencing resource's namespace (a
+ *   `projectRef`, a `registryRef`);
+ * - `{ matches }`: for references a name in the namespace cannot express — a Harbor object named
+ *   in a field (a label in a replication filter), or an identity such as an LDAP DN — whether the
+ *   target, of any namespace, is referenced. It runs per pair of resources on an event: keep it
+ *   cheap. `releaseOnly`: the referencing resource does not wait for the target (a replication
+ *   filter names labels whether or not a resource manages them), so a target's changes queue
+ *   nothing; only its release (below) is followed.
+ */
+export type ReferenceWatch<S> =
+  | ((spec: S) => string | undefined)
+  | { matches: (spec: S, namespace: string, target: ManagedObject) => boolean; releaseOnly?: boolean };
 
 /**
  * What a kind follows, so that a change elsewhere queues exactly the resources it concerns — as
@@ -74,12 +92,13 @@ export interface KindDeps {
  */
 export interface KindWatches<S> {
   /**
-   * Resources of other kinds this kind references in its own namespace, by Kubernetes kind: the
-   * referenced name. A referenced resource appearing, turning Ready, changing its Harbor id or
-   * going queues the resources that reference it; a referencing resource going queues the one it
-   * referenced (whose deletion may have waited for it, e.g. a registry in use).
+   * Resources of other kinds this kind references, by Kubernetes kind (see ReferenceWatch). A
+   * referenced resource appearing, turning Ready, changing its Harbor id or going queues the
+   * resources that reference it; a referencing resource going, or its spec no longer referencing
+   * one, queues the one it referenced (whose deletion may have waited for it: a registry a policy
+   * uses, a label a replication filter names, a user group a member grants).
    */
-  references?: Readonly<Record<string, (spec: S) => string | undefined>>;
+  references?: Readonly<Record<string, ReferenceWatch<S>>>;
   /** Secrets of its namespace whose values it reads: queued when one (labelled harborconfig.io/watch) changes. */
   secrets?: (spec: S) => readonly (string | undefined)[];
   /** Queued when a Namespace appears, goes or changes its labels. */
@@ -102,12 +121,21 @@ export interface KindWatches<S> {
  * export.ts from the inverse of its mapping.ts — Harbor object → spec — such that the kind's own
  * diff of the exported spec against the same object is empty.
  */
-export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X = unknown, St = unknown> {
+export interface KindModule<
+  S extends ManagedSpec = ManagedSpec,
+  O = unknown,
+  X = unknown,
+  St = unknown,
+  Id extends HarborId = number,
+> {
   /** The API definition: names, columns, and the spec's and status's schemas. */
   def: KindDefinition<S, St>;
   watches?: KindWatches<S>;
-  /** The kind's Harbor side: the status it reports is the definition's status type. */
-  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X, St>;
+  /**
+   * The kind's Harbor side: the status it reports is the definition's status type, its ids are
+   * Harbor's for the kind (numbers, or UUIDs for scanner registrations).
+   */
+  external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X, St, Id>;
   /** Default: the shared Harbor classification. */
   errors?: ErrorClassifier;
   /**
@@ -123,17 +151,17 @@ export interface KindModule<S extends ManagedSpec = ManagedSpec, O = unknown, X 
 }
 
 /** Declares a kind; the types of its spec, status, Harbor object and prepared extras flow from here. */
-export function defineKind<S extends ManagedSpec, O, X, St>(
-  m: KindModule<S, O, X, St>,
-): KindModule<S, O, X, St> {
+export function defineKind<S extends ManagedSpec, O, X, St, Id extends HarborId = number>(
+  m: KindModule<S, O, X, St, Id>,
+): KindModule<S, O, X, St, Id> {
   return m;
 }
 
 /** One managed kind, wired the same way as every other. */
-export function managedKind<S extends ManagedSpec, O, X, St>(
-  m: KindModule<S, O, X, St>,
+export function managedKind<S extends ManagedSpec, O, X, St, Id extends HarborId>(
+  m: KindModule<S, O, X, St, Id>,
   deps: KindDeps,
-): ManagedKind<S, O, HarborConnectionHandle, X> {
+): ManagedKind<S, O, HarborConnectionHandle, X, Id> {
   const { ctx } = deps;
   const nameRule = m.def.harborName;
   return new ManagedKind(ctx.kube, {
@@ -152,5 +180,54 @@ export function managedKind<S extends ManagedSpec, O, X, St>(
     driftIntervalMs: ctx.driftIntervalMs,
     ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
     ...(ctx.dependencyTimeoutMs ? { waitTimeoutMs: ctx.dependencyTimeoutMs } : {}),
+  });
+}
+
+/**
+ * A run kind's self-description: a resource that is one Harbor execution (a GC, a replication
+ * execution), started once and followed to its end by the RunReconciler. Adding one is its folder,
+ * its API definition (lifecycle "run"), and one line in RUN_KINDS of controllers/registry.ts.
+ */
+export interface RunKindModule<S extends RunSpec = RunSpec, E = unknown, X = unknown, St = unknown> {
+  /** The API definition: names, columns, and the spec's and status's schemas. */
+  def: KindDefinition<S, St>;
+  /**
+   * Resources of other kinds it references in its own namespace, by Kubernetes kind: the referenced
+   * name. Any change of a referenced resource's spec, readiness or Harbor id queues the runs that
+   * reference it (a run waits on what its target's status says, e.g. a policy turning Ready).
+   */
+  watches?: { references?: Readonly<Record<string, (spec: S) => string | undefined>> };
+  /** The kind's Harbor side. */
+  external(deps: KindDeps): RunExternal<S, E, HarborConnectionHandle, X, St>;
+  /** Default: the shared Harbor classification. */
+  errors?: ErrorClassifier;
+}
+
+/** Declares a run kind; the types of its spec, status, execution and prepared extras flow from here. */
+export function defineRunKind<S extends RunSpec, E, X, St>(
+  m: RunKindModule<S, E, X, St>,
+): RunKindModule<S, E, X, St> {
+  return m;
+}
+
+/** One run kind, wired the same way as every other. */
+export function runKind<S extends RunSpec, E, X, St>(
+  m: RunKindModule<S, E, X, St>,
+  deps: KindDeps,
+): RunKind<S, E, HarborConnectionHandle, X> {
+  const { ctx } = deps;
+  return new RunKind({
+    type: resourceType(m.def),
+    specSchema: m.def.spec,
+    informer: deps.informer(m.def.kind),
+    external: m.external(deps),
+    connections: ctx.connections,
+    errors: m.errors ?? harborErrors,
+    kube: ctx.kube,
+    events: ctx.events,
+    logger: ctx.logger.child({ kind: m.def.kind }),
+    metrics: ctx.metrics,
+    workers: ctx.workers,
+    ...(ctx.reconcileTimeoutMs ? { reconcileTimeoutMs: ctx.reconcileTimeoutMs } : {}),
   });
 }

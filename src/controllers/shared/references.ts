@@ -4,23 +4,30 @@
 // with reason DependencyNotReady.
 import { FINALIZER } from "../../api/common.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DEPENDENCY_NOT_READY, type ManagedObject, NotReady, Stalled } from "../../runtime/managed.ts";
+import {
+  DEPENDENCY_NOT_READY,
+  type HarborId,
+  type ManagedObject,
+  NotReady,
+  Stalled,
+} from "../../runtime/managed.ts";
 
-export interface Referenced {
+/** `Id` is the referenced kind's id type (a scanner registration's is its UUID). */
+export interface Referenced<Id extends HarborId = number> {
   object: ManagedObject;
-  harborId: number;
+  harborId: Id;
   /** The target's Harbor name (spec.name or metadata.name). */
   harborName: string;
 }
 
-export function resolveReference(
+export function resolveReference<Id extends HarborId = number>(
   informer: Informer<ManagedObject>,
   from: ManagedObject,
   ref: { name: string },
   connectionRef: { kind: string; name: string },
   /** The Harbor the referencing resource's connection reaches (HarborConnectionHandle.harbor). */
   harbor: string,
-): Referenced {
+): Referenced<Id> {
   const kind = informer.type.kind;
   const ns = from.metadata.namespace ?? "";
   const target = informer.get(`${ns}/${ref.name}`);
@@ -48,5 +55,6 @@ export function resolveReference(
       `${kind} ${ref.name} is not Ready${ready?.message ? `: ${ready.message}` : ""}`,
     );
   }
-  return { object: target, harborId, harborName: spec.name ?? target.metadata.name };
+  // The target's CRD types status.harborId as its kind's ids are.
+  return { object: target, harborId: harborId as Id, harborName: spec.name ?? target.metadata.name };
 }

@@ -15,6 +15,16 @@ export function requireProjects(conn: HarborConnectionHandle, projects: readonly
   if (why) throw new Stalled(NOT_ALLOWED, `not allowed: ${why}`);
 }
 
+/** Harbor-wide settings (GC schedule, audit-log purge, job queues) need the tenancy's allowSystemSettings. */
+export function requireSystemSettings(conn: HarborConnectionHandle, what: string): void {
+  const t = conn.tenancy;
+  if (t && !t.allowSystemSettings)
+    throw new Stalled(
+      NOT_ALLOWED,
+      `not allowed: ${t.connection} does not let namespace ${t.namespace} manage ${what}, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)`,
+    );
+}
+
 export function requireSystemRobots(conn: HarborConnectionHandle): void {
   const t = conn.tenancy;
   if (t && !t.allowSystemRobots)

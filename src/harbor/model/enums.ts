@@ -51,3 +51,7 @@ export type RobotLevel = z.infer<typeof RobotLevel>;
 /** A robot permission's effect; Harbor reads an absent one as allow. */
 export const AccessEffect = z.enum(["allow", "deny"]);
 export type AccessEffect = z.infer<typeof AccessEffect>;
+
+/** The operations whose audit records an audit-log purge removes (Harbor 2.7–2.12: include_operations). */
+export const PurgeOperation = z.enum(["create", "delete", "pull"]);
+export type PurgeOperation = z.infer<typeof PurgeOperation>;

@@ -9,9 +9,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
-  accessSync,
   chmodSync,
-  constants,
   copyFileSync,
   existsSync,
   mkdirSync,
@@ -23,6 +21,7 @@ import {
 import { availableParallelism, homedir } from "node:os";
 import { basename, join } from "node:path";
 import { withFileLock } from "../controlplane/file-lock.ts";
+import { elapsed, findGo, isExecutable } from "../go.ts";
 
 export interface ArgoCdBinaries {
   /** The Argo CD release, e.g. "3.6.1". */
@@ -169,27 +168,6 @@ function copyReleaseFiles(go: string, dir: string): void {
     rmSync(dest, { recursive: true, force: true });
     renameSync(partial, dest);
   }
-}
-
-function findGo(): string | undefined {
-  // /usr/local/go is where Go's own installer puts it, often not on a non-login shell's PATH.
-  return ["go", "/usr/local/go/bin/go"].find(
-    (candidate) => spawnSync(candidate, ["env", "GOVERSION"], { stdio: "ignore" }).status === 0,
-  );
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function elapsed(since: number): string {
-  const s = Math.round((Date.now() - since) / 1000);
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
 }
 
 function noGoMessage(dir: string): string {

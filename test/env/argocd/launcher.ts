@@ -11,8 +11,7 @@ import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "yaml";
 import { freePorts, probe } from "../controlplane/net.ts";
-import type { ManagedProcess } from "../controlplane/processes.ts";
-import { createWorkdir, removeLeftovers, type Workdir } from "../controlplane/workdir.ts";
+import { createWorkdir, removeLeftovers, waitReady } from "../controlplane/workdir.ts";
 import { type Kubectl, KubectlError, kubectl as kubectlAt } from "../kubectl.ts";
 import { type ArgoCdBinaries, prepareArgoCd } from "./binaries.ts";
 
@@ -79,7 +78,7 @@ export async function startArgoCd(opts: ArgoCdOptions): Promise<ArgoCd> {
     };
 
     const redisProcess = dir.start("redis", binary, ["redis", redis], env);
-    await waitReady(dir, redisProcess, () => canConnect(ports.redis));
+    await waitReady(dir, redisProcess, startTimeoutMs, () => canConnect(ports.redis));
 
     const repoServer = dir.start(
       "repo-server",
@@ -98,7 +97,9 @@ export async function startArgoCd(opts: ArgoCdOptions): Promise<ArgoCd> {
       ],
       env,
     );
-    await waitReady(dir, repoServer, () => probe(`http://127.0.0.1:${ports.repoServerMetrics}/healthz`));
+    await waitReady(dir, repoServer, startTimeoutMs, () =>
+      probe(`http://127.0.0.1:${ports.repoServerMetrics}/healthz`),
+    );
 
     const controller = dir.start(
       "application-controller",
@@ -122,7 +123,9 @@ export async function startArgoCd(opts: ArgoCdOptions): Promise<ArgoCd> {
       ],
       env,
     );
-    await waitReady(dir, controller, () => probe(`http://127.0.0.1:${ports.controllerMetrics}/healthz`));
+    await waitReady(dir, controller, startTimeoutMs, () =>
+      probe(`http://127.0.0.1:${ports.controllerMetrics}/healthz`),
+    );
     log(`Argo CD ${binaries.version} ready in ${((Date.now() - started) / 1000).toFixed(1)}s (${dir.path})`);
 
     return {
@@ -201,20 +204,4 @@ function canConnect(port: number): Promise<boolean> {
     });
     socket.once("error", () => resolve(false));
   });
-}
-
-/** Polls `ready` until it holds; fails early, with the component's log, if the process exits. */
-async function waitReady(dir: Workdir, proc: ManagedProcess, ready: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + startTimeoutMs;
-  for (;;) {
-    if (proc.exit !== undefined) {
-      const how = proc.exit.signal ? `signal ${proc.exit.signal}` : `code ${proc.exit.code}`;
-      throw new Error(`${proc.name} exited (${how}) while starting:\n${dir.logTail(proc.name)}`);
-    }
-    if (await ready()) return;
-    if (Date.now() > deadline) {
-      throw new Error(`${proc.name} not ready after ${startTimeoutMs / 1000}s:\n${dir.logTail(proc.name)}`);
-    }
-    await sleep(200);
-  }
 }

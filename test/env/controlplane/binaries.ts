@@ -5,9 +5,10 @@
 // machine, into a cache outside the repository keyed by their versions. kubectl is the machine's
 // own when it is recent enough, else built from the same Kubernetes release.
 import { spawn, spawnSync } from "node:child_process";
-import { accessSync, constants, mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
+import { elapsed, findGo, isExecutable } from "../go.ts";
 import { withFileLock } from "./file-lock.ts";
 
 type Binary = "etcd" | "kube-apiserver" | "kube-controller-manager" | "kubectl";
@@ -197,13 +198,6 @@ function requiredVersion(module: keyof typeof buildModules, modulePath: string):
   return match[1];
 }
 
-function findGo(): string | undefined {
-  // /usr/local/go is where Go's own installer puts it, often not on a non-login shell's PATH.
-  return ["go", "/usr/local/go/bin/go"].find(
-    (candidate) => spawnSync(candidate, ["env", "GOVERSION"], { stdio: "ignore" }).status === 0,
-  );
-}
-
 function kubectlIsRecent(command: string): boolean {
   const r = spawnSync(command, ["version", "--client", "-o", "json"], { encoding: "utf8", timeout: 10_000 });
   if (r.status !== 0) return false;
@@ -214,20 +208,6 @@ function kubectlIsRecent(command: string): boolean {
   } catch {
     return false;
   }
-}
-
-function isExecutable(path: string): boolean {
-  try {
-    accessSync(path, constants.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-function elapsed(since: number): string {
-  const s = Math.round((Date.now() - since) / 1000);
-  return s < 60 ? `${s}s` : `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s`;
 }
 
 function missingAssetMessage(assets: string, name: string): string {

@@ -7,15 +7,13 @@
 // fsync): nothing here outlives the test run.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { type Kubectl, kubectl } from "../kubectl.ts";
 import { auditPolicy } from "./audit.ts";
 import { type ControlPlaneBinaries, prepareBinaries } from "./binaries.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
 import { freePorts, probe } from "./net.ts";
 import { createPki, type Pki } from "./pki.ts";
-import type { ManagedProcess } from "./processes.ts";
-import { createWorkdir, removeLeftovers, type Workdir } from "./workdir.ts";
+import { createWorkdir, removeLeftovers, waitReady } from "./workdir.ts";
 
 export interface ControlPlaneOptions {
   /** Which binaries to run; by default the cached build or KUBEBUILDER_ASSETS. */
@@ -96,7 +94,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
 
     await timed("etcd", async () => {
       const etcd = dir.start("etcd", binaries.etcd, etcdArgs(dir.path, ports.etcd, ports.etcdPeer));
-      await waitReady(dir, etcd, () => probe(`${etcdUrl}/health`));
+      await waitReady(dir, etcd, startTimeoutMs, () => probe(`${etcdUrl}/health`));
     });
 
     const auditLogPath = opts.auditLog ? join(dir.path, "audit.log") : undefined;
@@ -107,7 +105,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
     const caPem = readFileSync(pki.ca.cert);
     const startApiserver = async () => {
       const apiserver = dir.start("kube-apiserver", binaries.kubeApiserver, apiserverArgs);
-      await waitReady(dir, apiserver, () => probe(`${server}/readyz`, { ca: caPem }));
+      await waitReady(dir, apiserver, startTimeoutMs, () => probe(`${server}/readyz`, { ca: caPem }));
     };
     await timed("kube-apiserver", startApiserver);
 
@@ -134,7 +132,7 @@ export async function startControlPlane(opts: ControlPlaneOptions = {}): Promise
         const args = kubeControllerManagerArgs(dir.path, pki, kubeconfig, ports.controllerManager);
         const controllerManager = dir.start("kube-controller-manager", kubeControllerManager, args);
         // Its serving certificate is self-signed: only liveness is asked of it here.
-        await waitReady(dir, controllerManager, () =>
+        await waitReady(dir, controllerManager, startTimeoutMs, () =>
           probe(`https://127.0.0.1:${ports.controllerManager}/healthz`),
         );
       });
@@ -240,22 +238,6 @@ function kubeControllerManagerArgs(dataDir: string, pki: Pki, kubeconfig: string
     `--cert-dir=${join(dataDir, "kube-controller-manager")}`,
     "--profiling=false",
   ];
-}
-
-/** Polls `ready` until it holds; fails early, with the component's log, if the process exits. */
-async function waitReady(dir: Workdir, proc: ManagedProcess, ready: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + startTimeoutMs;
-  for (;;) {
-    if (proc.exit !== undefined) {
-      const how = proc.exit.signal ? `signal ${proc.exit.signal}` : `code ${proc.exit.code}`;
-      throw new Error(`${proc.name} exited (${how}) while starting:\n${dir.logTail(proc.name)}`);
-    }
-    if (await ready()) return;
-    if (Date.now() > deadline) {
-      throw new Error(`${proc.name} not ready after ${seconds(startTimeoutMs)}:\n${dir.logTail(proc.name)}`);
-    }
-    await sleep(100);
-  }
 }
 
 function hasYaml(dir: string): boolean {

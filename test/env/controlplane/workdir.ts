@@ -7,6 +7,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { setTimeout as sleep } from "node:timers/promises";
 import { isAlive, killLeftover, type ManagedProcess, onExit, startProcess } from "./processes.ts";
 
 const controlPlanePrefix = "hco-controlplane-";
@@ -86,5 +87,31 @@ export function removeLeftovers(log: (line: string) => void, prefix = controlPla
     const killed = state.pids.filter((pid) => killLeftover(pid, dir));
     if (killed.length > 0) log(`stopped ${killed.length} leftover processes in ${dir}`);
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Polls `ready` until it holds; fails early, with the component's log, if the process exits, and
+ * after `timeoutMs` with the same log.
+ */
+export async function waitReady(
+  dir: Workdir,
+  proc: ManagedProcess,
+  timeoutMs: number,
+  ready: () => Promise<boolean>,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exit !== undefined) {
+      const how = proc.exit.signal ? `signal ${proc.exit.signal}` : `code ${proc.exit.code}`;
+      throw new Error(`${proc.name} exited (${how}) while starting:\n${dir.logTail(proc.name)}`);
+    }
+    if (await ready()) return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${proc.name} not ready after ${Math.round(timeoutMs / 1000)} s:\n${dir.logTail(proc.name)}`,
+      );
+    }
+    await sleep(200);
   }
 }

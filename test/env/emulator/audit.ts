@@ -34,6 +34,14 @@ export class AuditLog {
     return [...this.#entries];
   }
 
+  /** Removes the entries that match (an audit-log purge); returns how many went. */
+  purge(matches: (e: AuditEntry) => boolean): number {
+    const before = this.#entries.length;
+    const kept = this.#entries.filter((e) => !matches(e));
+    this.#entries.splice(0, this.#entries.length, ...kept);
+    return before - kept.length;
+  }
+
   /** The project's audit log as Harbor shows it. */
   forProject(projectId: number): AuditEntry[] {
     return this.#entries.filter((e) => e.project_id === projectId && inProjectLog(e));

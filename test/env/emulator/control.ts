@@ -51,6 +51,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     },
     labels: areas.labels.control(world),
     projects: areas.projects.control(world),
+    members: areas.members.control(world),
     robots: areas.robots.control(world),
     scanners: areas.scanners.control(world),
     registries: areas.registries.control(world),
@@ -59,6 +60,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     ldap: areas.ldap.control(world),
     userGroups: areas.userGroups.control(world),
     gc: areas.gc.control(world),
+    purge: areas.purge.control(world),
     webhooks: areas.webhooks.control(world),
     system: areas.system.control(world),
   };

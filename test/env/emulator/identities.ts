@@ -83,6 +83,11 @@ export class Identities {
     return rec;
   }
 
+  /** Every user, by id. */
+  all(): UserRecord[] {
+    return [...this.#users.values()];
+  }
+
   byId(id: number): UserRecord | undefined {
     return this.#users.get(id);
   }

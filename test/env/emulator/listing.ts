@@ -171,6 +171,11 @@ export function compare(a: unknown, b: unknown): number {
 export interface PageOptions {
   /** Some handlers return early, without Link, when nothing matches (projects, user groups). */
   noLinkWhenEmpty?: boolean;
+  /**
+   * X-Total-Count (and the Link it implies) when Harbor counts other than the items: the member
+   * list counts every member of the project whatever its name filter keeps.
+   */
+  total?: number;
 }
 
 /**
@@ -178,7 +183,7 @@ export interface PageOptions {
  * limit (and no Link); page <= 0 means no offset.
  */
 export function page(ctx: Ctx, items: unknown[], options: PageOptions = {}): Reply {
-  const total = items.length;
+  const total = options.total ?? items.length;
   const pageNo = Number(ctx.query.page ?? 1);
   const size = Number(ctx.query.page_size ?? 10);
   const headers: Record<string, string> = { "x-total-count": String(total) };

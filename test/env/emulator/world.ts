@@ -9,6 +9,7 @@ import { JobServiceStore } from "./areas/jobservice.ts";
 import { LabelStore } from "./areas/labels.ts";
 import { LdapStore } from "./areas/ldap.ts";
 import { ProjectStore } from "./areas/projects.ts";
+import { PurgeStore } from "./areas/purge.ts";
 import { RegistryStore } from "./areas/registries.ts";
 import { ReplicationStore } from "./areas/replication.ts";
 import { RobotStore } from "./areas/robots.ts";
@@ -95,6 +96,7 @@ export class World {
   readonly ldap: LdapStore;
   readonly userGroups: UserGroupStore;
   readonly gc: GcStore;
+  readonly purge: PurgeStore;
   readonly webhooks: WebhookStore;
 
   constructor(o: WorldOptions) {
@@ -112,6 +114,7 @@ export class World {
     this.ldap = new LdapStore(this);
     this.userGroups = new UserGroupStore(this);
     this.gc = new GcStore(this);
+    this.purge = new PurgeStore(this);
     this.webhooks = new WebhookStore(this);
   }
 

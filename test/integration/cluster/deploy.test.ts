@@ -13,6 +13,7 @@ import { ALL_DEFINITIONS } from "../../../src/controllers/registry.ts";
 import { adminKubectl } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
+import { addExampleAdapters } from "../../env/examples.ts";
 import { type Kubectl, kubectl } from "../../env/kubectl.ts";
 import { findLua, runArgoHealth } from "../../env/lua.ts";
 import { useOperator } from "../../env/operator.ts";
@@ -260,6 +261,7 @@ describe("the operator with the RBAC of deploy/", () => {
   });
 
   test("the examples, pointed at the emulator, all become Ready", { timeout: 180_000 }, async () => {
+    addExampleAdapters(op.emulator.control);
     const text = await adaptedExamples();
     await admin.apply(text);
 

@@ -76,6 +76,25 @@ describe("informer on the shared control plane", () => {
   });
   afterAll(() => kube?.close());
 
+  test("watches beyond the client's request connections leave its requests unaffected", async () => {
+    // One watch per kind and namespace: more kinds and more --namespace flags mean more long-lived
+    // connections than the 32 requests the client runs at once.
+    const { resourceVersion } = await kube.list<Gadget>(Gadgets, { namespace: ns.name });
+    const stop = new AbortController();
+    const watches = Array.from({ length: 40 }, () =>
+      kube.watch<Gadget>(Gadgets, { namespace: ns.name, resourceVersion, signal: stop.signal }, () => {}),
+    );
+    try {
+      await new Promise((r) => setTimeout(r, 500)); // every watch connected
+      const started = Date.now();
+      await kube.list<Gadget>(Gadgets, { namespace: ns.name });
+      expect(Date.now() - started).toBeLessThan(5_000);
+    } finally {
+      stop.abort();
+      await Promise.allSettled(watches);
+    }
+  });
+
   test("a watch the server keeps closing loses nothing", async () => {
     const informer = new Informer<Gadget>({
       client: kube,
@@ -117,6 +136,30 @@ describe("informer on the shared control plane", () => {
     await expect.poll(() => state(informer).late, { timeout: 10_000 }).toBe(7);
     await informer.stop();
     await ns.kubectl.delete("gadget", "late", { wait: true });
+  });
+
+  test("more watches than the client's request sockets never starve its lists and writes", async () => {
+    // 40 informers on one client (an operator with 10 kinds in 4 namespaces), each holding a watch.
+    const informers = Array.from(
+      { length: 40 },
+      (_, i) =>
+        new Informer<Gadget>({
+          client: kube,
+          type: Gadgets,
+          logger: quiet,
+          namespaces: [i === 0 ? ns.name : `${ns.name}-nowhere-${i}`],
+        }),
+    );
+    for (const i of informers) i.start();
+    await Promise.all(informers.map((i) => i.waitForSync()));
+    // Every watch is open; a request still gets a socket, and a change still reaches the watches.
+    await expect(kube.list(Gadgets, { namespace: ns.name })).resolves.toMatchObject({
+      items: expect.any(Array),
+    });
+    await ns.kubectl.apply(gadget("crowded", 1));
+    await expect.poll(() => state(informers[0] as Informer<Gadget>).crowded, { timeout: 10_000 }).toBe(1);
+    await Promise.all(informers.map((i) => i.stop()));
+    await ns.kubectl.delete("gadget", "crowded", { wait: true });
   });
 
   test("after a 410 Gone it lists again and reports the changes it missed, deletions included", async () => {

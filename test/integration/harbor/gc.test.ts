@@ -123,6 +123,43 @@ describe("manual runs", () => {
     advance(LAG);
   });
 
+  test("one GC job at a time: a second run is accepted, waits Running with no log, then runs after the first", async () => {
+    gc().plan({ durationMs: 10_000 });
+    const first = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    const second = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    expect((await h.admin.gc.get(second)).job_status).toBe("Running");
+    const job = (id: number) =>
+      gc()
+        .runs()
+        .find((r) => r.id === id)?.jobStatus;
+    expect([job(first), job(second)]).toEqual(["Running", "Pending"]);
+    await expect(h.admin.gc.getLog(second)).rejects.toMatchObject({ kind: "notFound" });
+
+    // The first job ends: the second starts on the freed worker, at that moment of world time.
+    advance(10_000);
+    expect([job(first), job(second)]).toEqual(["Success", "Running"]);
+    await expect(h.admin.gc.getLog(second)).rejects.toMatchObject({ kind: "notFound" });
+    advance(2_000);
+    expect(await h.admin.gc.getLog(second)).toContain("success to run gc in job.");
+    advance(LAG);
+    const done = await h.admin.gc.get(second);
+    expect(done.job_status).toBe("Success");
+    // It ends the lag after its job, which started when the first one's ended.
+    const firstStart = Date.parse((await h.admin.gc.get(first)).creation_time as string);
+    expect(Date.parse(done.update_time as string) - firstStart).toBe(10_000 + 2_000 + LAG);
+
+    // A waiting run can be stopped; it never ran, and the running one goes on.
+    gc().plan({ durationMs: 10_000 });
+    const long = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    const queued = await h.admin.gc.createSchedule({ schedule: { type: "Manual" } });
+    await h.admin.gc.stop(queued);
+    expect((await h.admin.gc.get(queued)).job_status).toBe("Stopped");
+    await expect(h.admin.gc.getLog(queued)).rejects.toMatchObject({ kind: "notFound" });
+    expect(job(long)).toBe("Running");
+    advance(10_000 + LAG);
+    expect((await h.admin.gc.get(long)).job_status).toBe("Success");
+  });
+
   test("PUT with Manual starts a run too", async () => {
     const before = gc().runs().length;
     await h.admin.gc.updateSchedule({ schedule: { type: "Manual" } });
@@ -251,6 +288,33 @@ describe("schedule", () => {
     expect((await h.admin.gc.get(id)).job_kind).toBe("SCHEDULE");
     await h.admin.gc.createSchedule({ schedule: { type: "None" } });
     expect(() => gc().fireSchedule()).toThrow("no gc schedule is found");
+  });
+
+  test("a scheduled GC never dry-runs (Harbor reads dry_run for Manual only), and waits while SCHEDULER is paused", async () => {
+    await h.admin.gc.updateSchedule({
+      schedule: { type: "Hourly", cron: "0 0 * * * *" },
+      parameters: { dry_run: true, workers: 2 },
+    });
+    const scheduled = () =>
+      gc()
+        .runs()
+        .filter((r) => r.trigger === "SCHEDULE");
+    const before = scheduled().length;
+    advance(3_600_000);
+    expect(scheduled()).toHaveLength(before + 1);
+    expect(scheduled().at(-1)?.parameters).toMatchObject({ dry_run: false, workers: 2 });
+
+    await h.admin.jobService.actOnQueue("SCHEDULER", "pause");
+    advance(3_600_000);
+    expect(scheduled()).toHaveLength(before + 1);
+    expect((await h.admin.jobService.listQueues()).find((x) => x.job_type === "SCHEDULER")).toMatchObject({
+      paused: true,
+      count: 1,
+    });
+    await h.admin.jobService.actOnQueue("SCHEDULER", "resume");
+    expect(scheduled()).toHaveLength(before + 2);
+    await h.admin.gc.updateSchedule({ schedule: { type: "None" } });
+    advance(2_000 + LAG);
   });
 });
 

@@ -1,5 +1,5 @@
 // A run with known credentials — a password, robot secrets, a registry secret, an LDAP password, a
-// webhook auth header — that succeeds and fails in every way the client can: none of those values,
+// webhook auth header, a scanner credential — that succeeds and fails in every way the client can: none of those values,
 // nor the Authorization header, may appear in any log line or in any error, however it is printed.
 import { inspect } from "node:util";
 import pino from "pino";
@@ -101,6 +101,26 @@ describe("secrets never leak", () => {
       event_types: ["PUSH_ARTIFACT"],
       targets: [{ type: "http", address: "http://127.0.0.1:9/hook", auth_header: authHeader }],
     });
+
+    // A scanner registration with a credential, on an adapter that answers, one that does not (a
+    // 500 from Harbor), and its ping; the registration as Harbor 2.12 shows it (with the credential).
+    const scannerCredential = "scanner-access-credential-value";
+    secrets.push(scannerCredential);
+    h.emulator.control.scanners.addAdapter("http://adapter.example.com");
+    const scanner = await admin.scanners.create({
+      name: "scan",
+      url: "http://adapter.example.com",
+      auth: "Bearer",
+      access_credential: scannerCredential,
+    });
+    expect((await admin.scanners.get(scanner)).access_credential).toBe(scannerCredential);
+    const unreachable = {
+      url: "http://nowhere.example.com",
+      auth: "Bearer" as const,
+      access_credential: scannerCredential,
+    };
+    await attempt(() => admin.scanners.create({ name: "nowhere", ...unreachable }));
+    await attempt(() => admin.scanners.ping({ name: "nowhere", ...unreachable }));
 
     // Failures of every kind: not found, conflict, invalid, unauthorized, server errors with
     // retries, dropped connections, a timeout.

@@ -3,6 +3,7 @@
 // rules the apiserver cannot express are applied only here. The apiserver's half is proven in
 // test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
+import { HarborAuditLogPurgeSpec } from "../../../src/api/audit-log-purge.ts";
 import {
   harborNameProblem,
   NO_HIDDEN_CHARACTERS,
@@ -10,7 +11,9 @@ import {
   NO_USER_INFO,
 } from "../../../src/api/common.ts";
 import { ClusterHarborConnectionSpec, HarborConnectionSpec } from "../../../src/api/connection.ts";
-import { HARBOR_CRON } from "../../../src/api/cron.ts";
+import { HARBOR_CRON, SCHEDULE_CRON } from "../../../src/api/cron.ts";
+import { HarborGarbageCollectionSpec } from "../../../src/api/garbage-collection.ts";
+import { HarborJobServiceSpec } from "../../../src/api/job-service.ts";
 import { HarborProjectSpec, PROJECT_NAME } from "../../../src/api/project.ts";
 import { storageBytes } from "../../../src/api/quantity.ts";
 import { HarborRegistrySpec, REGISTRY_NAME } from "../../../src/api/registry.ts";
@@ -244,6 +247,68 @@ describe("values", () => {
     ["months from high to low (only the operator sees it)", "0 0 2 * dec-jan *"],
   ])("cron with %s is refused", (_what, cron) => {
     expect(passes(HARBOR_CRON, cron)).toBe(false);
+  });
+
+  test.each(["0 * * * * *", "0 ? * * * *", "0 */5 * * * *", "0 0 3 * * *", "0 0 0 * * 0"])(
+    "a GC or purge schedule may run every minute, as Harbor lets it: %j",
+    (cron) => {
+      expect(passes(SCHEDULE_CRON, cron)).toBe(true);
+    },
+  );
+
+  test.each([
+    ["seconds other than 0", "5 0 2 * * *"],
+    ["minute 60", "0 60 * * * *"],
+    ["five fields", "0 0 2 * *"],
+    ["a range from high to low (only the operator sees it)", "0 0 5-2 * * *"],
+  ])("a GC or purge schedule with %s is refused", (_what, cron) => {
+    expect(passes(SCHEDULE_CRON, cron)).toBe(false);
+  });
+
+  const conn = { connectionRef: { name: "harbor" } };
+  test.each([
+    [{ type: "Manual" }, "schedule.type"],
+    [{ type: "Schedule" }, "schedule.type"],
+    [{ type: "Custom" }, "schedule.cron"],
+    [{ type: "None", cron: "0 0 0 * * *" }, "schedule.cron"],
+    [{ type: "Daily", cron: "5 0 0 * * *" }, "schedule.cron"],
+  ])("a GC or purge schedule %j is refused at %s", (schedule, path) => {
+    for (const parsed of [
+      HarborGarbageCollectionSpec.safeParse({ ...conn, schedule }),
+      HarborAuditLogPurgeSpec.safeParse({ ...conn, schedule, retentionHours: 24 }),
+    ]) {
+      expect(parsed.success).toBe(false);
+      expect(parsed.error?.issues.map((i) => i.path.join("."))).toContain(path);
+    }
+  });
+
+  test("GC parameters: workers 1 to 5; defaults as Harbor's UI", () => {
+    const ok = HarborGarbageCollectionSpec.parse({ ...conn, schedule: { type: "Daily" } });
+    expect(ok).toMatchObject({ deleteUntagged: false, workers: 1, dryRun: false, creationPolicy: "Create" });
+    for (const workers of [0, 6, 1.5])
+      expect(
+        HarborGarbageCollectionSpec.safeParse({ ...conn, schedule: { type: "None" }, workers }).success,
+      ).toBe(false);
+  });
+
+  test("purge parameters: retention 1 to 876,000 hours, known operations only", () => {
+    const ok = HarborAuditLogPurgeSpec.parse({ ...conn, schedule: { type: "None" }, retentionHours: 168 });
+    expect(ok.includeOperations).toEqual(["create", "delete", "pull"]);
+    for (const bad of [
+      { retentionHours: 0 },
+      { retentionHours: 876_001 },
+      {},
+      { retentionHours: 1, includeOperations: [] },
+      { retentionHours: 1, includeOperations: ["push"] },
+    ])
+      expect(HarborAuditLogPurgeSpec.safeParse({ ...conn, schedule: { type: "None" }, ...bad }).success).toBe(
+        false,
+      );
+  });
+
+  test.each(["ALL", "all", "Replication", "REPLICATION\u200b", ""])("job type %j is refused", (jobType) => {
+    const parsed = HarborJobServiceSpec.safeParse({ ...conn, queues: [{ jobType, paused: true }] });
+    expect(parsed.success).toBe(false);
   });
 
   test.each(["library/**", "v*", "{v1,v2}.*", "release-[0-9]*", "[]]x", "a\\*b", "x}"])(

@@ -8,6 +8,8 @@ import {
   parseStorageQuantity,
   quotaFromList,
   quotaFromSummary,
+  scannerDrift,
+  scannerStatus,
   status,
   unchangeable,
   unsupportedFields,
@@ -215,5 +217,39 @@ describe("fields an older Harbor cannot store", () => {
     expect(unsupportedFields(spec({ autoSbomGeneration: false }), "v2.10.3")).toEqual([]);
     expect(unsupportedFields(spec({ autoSbomGeneration: true }), undefined)).toEqual([]);
     expect(unsupportedFields(spec({ autoSbomGeneration: true }), "dev")).toEqual([]);
+  });
+});
+
+describe("the project's scanner", () => {
+  const own = { uuid: "u-own", name: "team-trivy", isDefault: false };
+  const theDefault = { uuid: "u-default", name: "Trivy", isDefault: true };
+
+  test("a referenced registration: drift until Harbor answers with it", () => {
+    const s = spec({ scanner: { registrationRef: { name: "team-trivy" } } });
+    expect(scannerDrift(s, own, "u-own")).toEqual([]);
+    expect(scannerDrift(s, theDefault, "u-own")).toEqual(["scanner"]);
+    expect(scannerDrift(s, null, "u-own")).toEqual(["scanner"]);
+    expect(scannerStatus(s, own)).toEqual({
+      scanner: { name: "team-trivy", uuid: "u-own", inherited: false },
+    });
+  });
+
+  test("the system default: drift while the project scans with another; nothing to follow without one", () => {
+    const s = spec({ scanner: { systemDefault: true } });
+    expect(scannerDrift(s, theDefault, undefined)).toEqual([]);
+    expect(scannerDrift(s, own, undefined)).toEqual(["scanner"]);
+    expect(scannerDrift(s, null, undefined)).toEqual([]);
+    expect(scannerStatus(s, theDefault)).toEqual({
+      scanner: { name: "Trivy", uuid: "u-default", inherited: true },
+    });
+    expect(scannerStatus(s, null)).toEqual({ scanner: undefined });
+  });
+
+  test("unmanaged: never drift, and status.scanner goes; not read: not judged", () => {
+    expect(scannerDrift(spec({}), own, undefined)).toEqual([]);
+    expect(scannerStatus(spec({}), own)).toEqual({ scanner: undefined });
+    const s = spec({ scanner: { systemDefault: true } });
+    expect(scannerDrift(s, undefined, undefined)).toEqual([]);
+    expect(scannerStatus(s, undefined)).toEqual({});
   });
 });

@@ -15,6 +15,7 @@ import {
   ProjectDeletable,
   ProjectSummary,
 } from "../../../src/harbor/projects.ts";
+import { ExecHistory, PersistedExecHistory } from "../../../src/harbor/purge.ts";
 import { Registry, RegistryInfo, RegistryProviderInfo } from "../../../src/harbor/registries.ts";
 import {
   PersistedReplicationExecution,
@@ -41,6 +42,8 @@ import {
 
 const models: Record<string, z.ZodType> = {
   GcHistory,
+  ExecHistory,
+  PersistedExecHistory,
   JobQueue,
   Worker,
   WorkerPool,

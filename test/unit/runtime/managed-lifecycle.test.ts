@@ -54,6 +54,8 @@ const ThingSpec = z.object({
   deletionPolicy: z.enum(["Delete", "Orphan"]).default("Delete"),
   name: z.string().optional(),
   value: z.string().default("v1"),
+  /** Takes the per-Harbor setting "the thing flag" (as a scanner registration takes the default). */
+  flag: z.boolean().default(false),
   /** Another resource this one waits for (prepare throws DependencyNotReady until it is Ready). */
   needs: z.string().optional(),
 });
@@ -66,6 +68,8 @@ interface Item {
   id: number;
   name: string;
   value: string;
+  /** Holds the Harbor's one flag. */
+  flagged?: boolean;
 }
 
 interface Conn {
@@ -79,6 +83,8 @@ class FakeHarbor {
   readonly items = new Map<number, Item>();
   /** Names whose deletion Harbor refuses, and why (a project holding repositories). */
   readonly blocked = new Map<string, string>();
+  /** Names Harbor never deletes, by design (its built-in scanner). */
+  readonly builtIn = new Set<string>();
   #next = 1;
 
   readonly label: string;
@@ -95,6 +101,11 @@ class FakeHarbor {
 
   byName(name: string): Item | undefined {
     return [...this.items.values()].find((i) => i.name === name);
+  }
+
+  /** The one flag of this Harbor moves to `item`. */
+  flag(item: Item): void {
+    for (const i of this.items.values()) i.flagged = i === item ? true : undefined;
   }
 }
 
@@ -288,7 +299,9 @@ function setup(o: Options = {}) {
       calls.push(`${h.label} create "${input.harborName}"`);
       failing("create");
       if (h.byName(input.harborName)) throw new FakeHarborError("HarborConflict", "already exists");
-      return { ...h.add(input.harborName, input.spec.value) };
+      const item = h.add(input.harborName, input.spec.value);
+      if (input.spec.flag) h.flag(item);
+      return { ...item };
     },
     async update(input, current, drift) {
       const h = harbor(input.conn.harbor);
@@ -296,6 +309,7 @@ function setup(o: Options = {}) {
       failing("update");
       const item = h.items.get(current.id) as Item;
       item.value = input.spec.value;
+      if (input.spec.flag) h.flag(item);
       return { ...item };
     },
     async delete(input, current) {
@@ -304,12 +318,18 @@ function setup(o: Options = {}) {
       failing("delete");
       const why = h.blocked.get(current.name);
       if (why !== undefined) throw new DeletionBlocked(why);
+      if (h.builtIn.has(current.name))
+        return { kept: `Left "${current.name}": Harbor lets nobody delete it` };
       h.items.delete(current.id);
+      return undefined;
     },
-    diff: (input, observed) => (observed.value === input.spec.value ? [] : ["value"]),
+    diff: (input, observed) => [
+      ...(observed.value === input.spec.value ? [] : ["value"]),
+      ...(input.spec.flag && !observed.flagged ? ["flag"] : []),
+    ],
     id: (observed) => observed.id,
     identifies: (input, observed) => observed.name === input.harborName,
-    status: (_input, observed) => ({ value: observed.value }),
+    status: (_input, observed) => ({ value: observed.value, ...(observed.flagged ? { flagged: true } : {}) }),
     ...(o.afterSync ? { afterSync: async () => (o.afterSync as () => AfterSync)() } : {}),
     async observeMany(conn, inputs) {
       const h = harbor(conn.harbor);
@@ -318,6 +338,8 @@ function setup(o: Options = {}) {
       return new Map([...h.items].filter(([id]) => ids.has(id)).map(([id, item]) => [id, { ...item }]));
     },
     claim: (_spec, harborName) => (o.singleton ? "gc-schedule" : `thing:${harborName}`),
+    setting: (spec) => (spec.flag ? { claim: "thing-flag", what: "the thing flag" } : undefined),
+    holdsSetting: (status) => status.flagged === true,
   };
 
   // The API server.
@@ -778,6 +800,57 @@ describe("claims: one owner per Harbor object, across connections", () => {
   });
 });
 
+describe("per-Harbor settings a spec takes besides its object", () => {
+  test("a second resource taking the setting gets Conflict naming the holder and never reaches Harbor; it takes over when the holder lets go", async () => {
+    const env = setup();
+    await env.ready("a", { flag: true });
+    expect(env.one.byName("a")?.flagged).toBe(true);
+    env.clock.advance(1000);
+    env.apply("b", { flag: true });
+    const out = await env.reconcile("b");
+    expect(out.calls).toEqual(["kube status"]);
+    expect(env.condition("b", "Ready")).toMatchObject({ status: "False", reason: "Conflict" });
+    expect(env.condition("b", "Ready")?.message).toBe(
+      `HarborThing ${NS}/a already holds the thing flag of this Harbor; only one resource may`,
+    );
+    expect(out.events).toEqual(["Warning Conflict"]);
+    // Another Harbor has a flag of its own; a resource that does not take it is not in the way.
+    await env.ready("elsewhere", { flag: true, connectionRef: { name: "other" } });
+    await env.ready("plain");
+
+    env.apply("a", { flag: false }); // the holder lets go: who waited is told
+    expect(env.enqueued).toContain(`${NS}/b`);
+    const taken = await env.reconcile("b");
+    expect(harborWrites(taken.calls)).toEqual(['one create "b"']);
+    expect(env.one.byName("b")?.flagged).toBe(true);
+    expect(env.get("b").status).toMatchObject({ flagged: true });
+  });
+
+  test("the holder keeps it against an older resource that asks later, across a restart; without a holder the oldest wins", async () => {
+    const env = setup();
+    await env.ready("older");
+    env.clock.advance(1000);
+    await env.ready("younger", { flag: true });
+    env.apply("older", { flag: true });
+    expect((await env.reconcile("older")).calls).toEqual(["kube status"]);
+    expect(env.condition("older", "Ready")?.message).toContain(`${NS}/younger already holds`);
+    // Its status saying it holds the setting (as before the setting moved) is stale while it is in
+    // Conflict: listed first after a restart, it still does not take the setting.
+    env.setStatus("older", { flagged: true });
+    env.restart();
+    expect((await env.reconcile("older")).calls).toEqual([]); // still in Conflict: nothing new to write
+    expect(env.condition("older", "Ready")?.reason).toBe("Conflict");
+    expect((await env.reconcile("younger")).calls).toEqual(["one observe #2"]);
+
+    env.apply("first", { flag: true, connectionRef: { name: "other" } });
+    env.clock.advance(1000);
+    env.apply("second", { flag: true, connectionRef: { name: "other" } });
+    await env.reconcile("second");
+    expect(env.condition("second", "Ready")?.message).toContain(`${NS}/first already holds`);
+    expect((await env.reconcile("first")).events).toEqual(["Normal Created"]);
+  });
+});
+
 describe("drift", () => {
   test("a change made in Harbor is reverted and named: DriftCorrected, lastDriftCorrection at the clock's time", async () => {
     const env = setup();
@@ -997,6 +1070,19 @@ describe("deletion", () => {
     expect(env.one.byName("a") !== undefined).toBe(row.remains);
     expect(env.one.byName("victim")?.value).toBe("theirs");
     expect(env.two.byName("a")?.value).toBe("two's");
+  });
+
+  test("an object Harbor keeps by design (a built-in): the resource goes as with Orphan, the Event says why", async () => {
+    const env = setup();
+    await env.ready("builtin");
+    env.one.builtIn.add("builtin");
+    env.delete("builtin");
+    const out = await env.reconcile("builtin");
+    expect(out.calls).toEqual(["one observe #1", "one delete #1", "kube finalizers []"]);
+    expect(out.events).toEqual(["Normal Orphaned"]);
+    expect(out.messages).toEqual(['Left "builtin": Harbor lets nobody delete it']);
+    expect(env.exists("builtin")).toBe(false);
+    expect(env.one.byName("builtin")).toBeDefined();
   });
 
   test("without the finalizer nothing is done", async () => {

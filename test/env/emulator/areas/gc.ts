@@ -5,6 +5,9 @@
 // successful run's job_parameters gain freed_space, purged_blobs and purged_manifests. The job's log
 // is 404 "object is not found" until the job has run, then text/plain. A stopped job stops the run
 // at once. A cron schedule starts a run whenever its next time passes on the world clock.
+// The job service runs one GC job at a time (Harbor's GC job has MaxCurrency 1), and the API does not
+// refuse a second run: its job waits in the queue (the execution shows Running, its log is 404)
+// and starts when the one before it has ended, in world time.
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { requireSystem } from "../auth.ts";
@@ -153,7 +156,7 @@ export interface GcPlan {
   purgedManifests?: number;
 }
 
-type JobStatus = "Running" | "Success" | "Error" | "Stopped";
+type JobStatus = "Pending" | "Running" | "Success" | "Error" | "Stopped";
 
 interface GcPolicy {
   deleteUntagged: boolean;
@@ -170,9 +173,11 @@ export interface GcRunRecord {
   parameters: Record<string, unknown>;
   startTime: number;
   updateTime: number;
-  /** The job's own status, ahead of the execution's. */
+  /** The job's own status, ahead of the execution's: Pending while another GC job runs. */
   job: JobStatus;
-  /** When the job ends (as planned) or ended. */
+  /** Whether the job has started (a job stopped while it waited never ran). */
+  jobStarted: boolean;
+  /** When the job ends (as planned) or ended; for a waiting job, its planned duration from now. */
   jobEnd: number;
   plan: Required<GcPlan>;
   log: string[];
@@ -208,6 +213,8 @@ export class GcStore {
   readonly #world: World;
   readonly #runs = new Map<number, GcRunRecord>();
   #schedule: GcScheduleRecord | undefined;
+  /** When the last GC job ended or was stopped (world time): a waiting job starts from then. */
+  #freeSince = 0;
   readonly #plans: GcPlan[] = [];
   #defaultPlan: Required<GcPlan> = {
     status: "Success",
@@ -263,14 +270,24 @@ export class GcStore {
       },
       startTime: now,
       updateTime: now,
-      job: "Running",
+      job: "Pending",
+      jobStarted: false,
       jobEnd: now + plan.durationMs,
       plan,
       log: [],
     };
     this.#runs.set(run.id, run);
+    this.#dispatch(now);
+    this.#sweep();
+    return run;
+  }
+
+  /** The job starts on a worker (at `at`, world time): its first log lines are written. */
+  #beginJob(run: GcRunRecord, at: number): void {
+    Object.assign(run, { job: "Running", jobStarted: true, jobEnd: at + run.plan.durationMs });
     run.jobId = this.#world.jobservice.startJob("GARBAGE_COLLECTION", () => this.stop(run));
-    if (plan.status === "Error") {
+    const { delete_untagged, dry_run, workers } = run.parameters;
+    if (run.plan.status === "Error") {
       this.#log(
         run,
         'failed to start gc as registry controller is unreachable: Get "http://registryctl:8080/api/health": dial tcp: lookup registryctl: no such host',
@@ -279,32 +296,60 @@ export class GcStore {
     } else {
       this.#log(
         run,
-        `Garbage Collection parameters: [delete_untagged: ${policy.deleteUntagged}, dry_run: ${policy.dryRun}, time_window: ${TIME_WINDOW_HOURS}, workers: ${policy.workers || 1}]`,
+        `Garbage Collection parameters: [delete_untagged: ${delete_untagged}, dry_run: ${dry_run}, time_window: ${TIME_WINDOW_HOURS}, workers: ${(workers as number) || 1}]`,
       );
       this.#log(run, "start to run gc in job.");
     }
-    this.#sweep();
-    return run;
   }
 
-  /** Stops a running job, and with it the run; once the job has ended, nothing changes. */
+  /**
+   * One GC job at a time: ends the running job when its time has come, then starts the oldest
+   * waiting one when the worker came free (in world time), and so on up to `now`.
+   */
+  #dispatch(now: number): void {
+    for (;;) {
+      const running = this.runs().find((r) => r.job === "Running");
+      if (running) {
+        if (now < running.jobEnd) return;
+        this.#endJob(running, running.plan.status, running.jobEnd);
+        continue;
+      }
+      const next = this.runs()
+        .filter((r) => r.job === "Pending")
+        .sort((a, b) => a.id - b.id)[0];
+      if (!next) return;
+      this.#beginJob(next, Math.min(now, Math.max(next.startTime, this.#freeSince)));
+    }
+  }
+
+  /**
+   * Stops a waiting or running job, and with it the run (the next waiting job may start); once the
+   * job has ended, nothing changes.
+   */
   stop(run: GcRunRecord): void {
-    if (run.job !== "Running") return;
+    if (run.job !== "Running" && run.job !== "Pending") return;
     if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
     const now = this.#world.now();
+    const ran = run.job === "Running";
     Object.assign(run, { job: "Stopped", jobEnd: now, status: "Stopped", updateTime: now });
-    this.#log(run, "received the stop signal, quit GC job.");
+    if (ran) {
+      this.#freeSince = now;
+      this.#log(run, "received the stop signal, quit GC job.");
+    }
+    this.#dispatch(now);
   }
 
   /** Ends a running job now with the given status (or its planned one); the run follows later. */
   complete(run: GcRunRecord, status?: "Success" | "Error"): void {
     if (run.job !== "Running") return;
-    this.#endJob(run, status ?? run.plan.status, this.#world.now());
+    const now = this.#world.now();
+    this.#endJob(run, status ?? run.plan.status, now);
+    this.#dispatch(now);
   }
 
   /** Whether the job has run, so that its log can be read. */
   hasLog(run: GcRunRecord): boolean {
-    return run.job !== "Running";
+    return run.jobStarted && run.job !== "Running";
   }
 
   /** Replaces the schedule (Harbor deletes the old one, then creates the new one). */
@@ -336,6 +381,7 @@ export class GcStore {
   #endJob(run: GcRunRecord, status: "Success" | "Error", at: number): void {
     if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
     Object.assign(run, { job: status, jobEnd: at });
+    this.#freeSince = Math.max(this.#freeSince, at);
     if (status === "Error") return;
     const { freedSpace, purgedBlobs, purgedManifests } = run.plan;
     if (purgedBlobs + purgedManifests === 0) {
@@ -357,7 +403,8 @@ export class GcStore {
 
   /** The execution takes the job's status; a successful one gains what the job reported. */
   #settle(run: GcRunRecord, at: number): void {
-    run.status = run.job;
+    // Only an ended job is settled: its status is one an execution has.
+    run.status = run.job as GcStatus;
     run.updateTime = at;
     if (run.job !== "Success") return;
     Object.assign(run.parameters, {
@@ -375,16 +422,19 @@ export class GcStore {
 
   #tick(): void {
     const now = this.#world.now();
+    this.#dispatch(now);
     for (const run of this.#runs.values()) {
-      if (run.job === "Running" && now >= run.jobEnd) this.#endJob(run, run.plan.status, run.jobEnd);
-      if (run.status === "Running" && run.job !== "Running" && now >= run.jobEnd + GC_STATUS_LAG_MS) {
+      const ended = run.job !== "Running" && run.job !== "Pending";
+      if (run.status === "Running" && ended && now >= run.jobEnd + GC_STATUS_LAG_MS) {
         this.#settle(run, run.jobEnd + GC_STATUS_LAG_MS);
       }
     }
     const s = this.#schedule;
     if (s?.nextRun !== undefined && now >= s.nextRun) {
       s.nextRun = nextCronTime(s.spec, now);
-      this.start(s.policy, "SCHEDULE");
+      const policy = s.policy;
+      // Through the job service's SCHEDULER queue: it waits while that queue is paused.
+      this.#world.jobservice.runScheduled(() => this.start(policy, "SCHEDULE"));
     }
   }
 
@@ -469,7 +519,9 @@ function kick(world: World, body: ScheduleBody): number {
           `invalid cron string for scheduled gc: ${cron ?? ""}, error: ${(e as Error).message}`,
         );
       }
-      world.gc.setSchedule(type, cron ?? "", spec, policy);
+      // The scheduled runs get the policy without dry_run (Harbor reads dry_run for Manual only):
+      // a schedule never dry-runs.
+      world.gc.setSchedule(type, cron ?? "", spec, { ...policy, dryRun: false });
       return 0;
     }
     default:

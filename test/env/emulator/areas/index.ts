@@ -3,7 +3,9 @@ import { area as gc } from "./gc.ts";
 import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
+import { area as members } from "./members.ts";
 import { area as projects } from "./projects.ts";
+import { area as purge } from "./purge.ts";
 import { area as quotas } from "./quotas.ts";
 import { area as registries } from "./registries.ts";
 import { area as registryAuth } from "./registry-auth.ts";
@@ -17,6 +19,7 @@ import { area as webhooks } from "./webhooks.ts";
 export const areas = {
   labels,
   projects,
+  members,
   quotas,
   robots,
   scanners,
@@ -26,6 +29,7 @@ export const areas = {
   ldap,
   userGroups,
   gc,
+  purge,
   webhooks,
   system,
   registryAuth,

@@ -47,6 +47,8 @@ interface PendingJob {
   id: string;
   enqueuedAt: number;
   durationMs: number;
+  /** What the job does when a worker takes it (a scheduled task's callback). */
+  onStart?: () => void;
 }
 
 interface QueueRecord {
@@ -161,6 +163,25 @@ export class JobServiceStore {
     }
   }
 
+  /**
+   * A schedule's time has come (GC, audit-log purge): Harbor's scheduler runs it as a SCHEDULER
+   * job. The callback runs at once, unless the SCHEDULER queue is paused: then the job waits there
+   * (the queue's count and latency grow) until the queue is resumed, and a stop of the queue's
+   * pending jobs drops it. So pausing SCHEDULER pauses every scheduled task.
+   */
+  runScheduled(fire: () => void): void {
+    if (!this.#paused.has("SCHEDULER")) {
+      fire();
+      return;
+    }
+    this.#queue("SCHEDULER").pending.push({
+      id: this.#hexId(),
+      enqueuedAt: this.#world.now(),
+      durationMs: 0,
+      onStart: fire,
+    });
+  }
+
   /** Stops a running job (or every running one for "all"); unknown ids are ignored. */
   stopRunning(jobId: string): void {
     for (const w of this.workers(ALL)) {
@@ -223,14 +244,18 @@ export class JobServiceStore {
   #dispatch(): void {
     const now = this.#world.now();
     const free = this.workers(ALL).filter((w) => !w.job);
+    const started: Array<() => void> = [];
     for (const q of [...this.#queues.values()].sort((a, b) => a.jobType.localeCompare(b.jobType))) {
       if (this.#paused.has(q.jobType)) continue;
       while (free.length > 0 && q.pending.length > 0) {
         const job = q.pending.shift() as PendingJob;
         const worker = free.shift() as WorkerRecord;
         worker.job = { id: job.id, name: q.jobType, startedAt: now, finishAt: now + job.durationMs };
+        if (job.onStart) started.push(job.onStart);
       }
     }
+    // Once every worker is handed out: a callback may take a worker of its own (a GC run does).
+    for (const fire of started) fire();
   }
 
   /** gocraft/work style ids: 24 hex digits, from the world's seeded random source. */

@@ -216,6 +216,14 @@ export class LdapStore {
   }
 
   /**
+   * The directory's entry for this uid (any case), as Harbor's LDAP authenticator searches it when
+   * it onboards a user; a directory failure is Harbor's masked 500.
+   */
+  directoryUser(uid: string): LdapUserEntry | undefined {
+    return directory(() => this.searchUsers(uid)[0]);
+  }
+
+  /**
    * Imports directory users as Harbor users (source "ldap"). Users who already exist count as
    * imported. Returns the failures: empty_uid, unknown_user, or "failed to import user: <uid>"
    * when the entry cannot be stored: outside LDAP auth mode (onboarding goes through the current

@@ -12,6 +12,7 @@ import { type Fields, listReply, page } from "../listing.ts";
 import { type Ctx, inInt4, int4Overflow, ok, parseInt64, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
+import { ProjectMembers } from "./members.ts";
 
 /** An artifact as replication sees it: its digest, tags and the names of its labels. */
 export interface ArtifactRecord {
@@ -57,8 +58,8 @@ export interface ProjectRecord {
   storage_limit: number;
   /** The project's quota record (/quotas): its own id and times; the limit is storage_limit. */
   quota: QuotaRecord;
-  /** user id → role id */
-  members: Map<number, number>;
+  /** The project's members (users and user groups) with their roles. */
+  members: ProjectMembers;
   repositories: Map<string, RepositoryRecord>;
 }
 
@@ -154,7 +155,7 @@ export class ProjectStore {
       },
       storage_limit: p.storageLimit,
       quota: { id: this.#world.ids.next("quota") + QUOTA_ID_OFFSET, creation_time: now, update_time: now },
-      members: new Map([[p.ownerId, ROLES.projectAdmin]]),
+      members: new ProjectMembers(this.#world, { userId: p.ownerId, role: ROLES.projectAdmin }),
       repositories: new Map(),
     };
     this.#projects.set(id, rec);

@@ -1,6 +1,7 @@
-// User groups (type 1 LDAP, 2 HTTP, 3 OIDC) and their project memberships. LDAP groups can only be
-// created for a DN the directory knows, and only in LDAP auth mode (Harbor asks the authenticator
-// of the current mode, and only the LDAP one can find groups). The auth mode also filters the list.
+// User groups (type 1 LDAP, 2 HTTP, 3 OIDC); their project memberships are member rows of the
+// projects (members.ts). LDAP groups can only be created for a DN the directory knows, and only in
+// LDAP auth mode (Harbor asks the authenticator of the current mode, and only the LDAP one can find
+// groups). The auth mode also filters the list.
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { requireAuthenticated, requireSystem } from "../auth.ts";
@@ -26,8 +27,6 @@ export interface UserGroupRecord {
 export class UserGroupStore {
   readonly #world: World;
   readonly #groups = new Map<number, UserGroupRecord>();
-  /** group id → project id → role id */
-  readonly #memberships = new Map<number, Map<number, number>>();
 
   constructor(world: World) {
     this.#world = world;
@@ -77,26 +76,27 @@ export class UserGroupStore {
     rec.group_name = name;
   }
 
-  /** Deletes the group and its project memberships. */
+  /** Deletes the group and its project memberships (its member rows in every project). */
   delete(id: number): void {
     this.#groups.delete(id);
-    this.#memberships.delete(id);
+    for (const p of this.#world.projects.all()) p.members.removeGroup(id);
   }
 
+  /** Makes the group a member of the project, or changes its role there. */
   setMembership(groupId: number, projectId: number, role: number): void {
-    let m = this.#memberships.get(groupId);
-    if (!m) {
-      m = new Map();
-      this.#memberships.set(groupId, m);
-    }
-    m.set(projectId, role);
+    const members = this.#world.projects.byId(projectId)?.members;
+    if (!members) throw new Error(`no project ${projectId}`);
+    const row = members.find("g", groupId);
+    if (row) row.role = role;
+    else members.add("g", groupId, role);
   }
 
-  /** project id → role id of a group, for projects that still exist. */
+  /** project id → role id of a group. */
   memberships(groupId: number): Map<number, number> {
     const out = new Map<number, number>();
-    for (const [projectId, role] of this.#memberships.get(groupId) ?? []) {
-      if (this.#world.projects.byId(projectId)) out.set(projectId, role);
+    for (const p of this.#world.projects.all()) {
+      const row = p.members.find("g", groupId);
+      if (row) out.set(p.project_id, row.role);
     }
     return out;
   }

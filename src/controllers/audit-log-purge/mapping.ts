@@ -1,0 +1,145 @@
+// HarborAuditLogPurge's pure mappings: spec → Harbor's purge schedule request, Harbor's schedule and
+// newest run → what is compared and what status shows.
+//
+// Harbor 2.12 stores a purge schedule's parameters as they were sent (GET shows them in
+// job_parameters): audit_retention_hour, include_operations (a comma-separated list) and dry_run,
+// all three compared. Every request, None included, must carry audit_retention_hour and
+// include_operations (Harbor answers 400 otherwise), so the spec's values always go along.
+//
+// Harbor 2.13 renamed include_operations to include_event_types and reads event types there
+// instead of operations; this operator speaks the 2.7–2.12 form and refuses, by name, to manage
+// the purge of a Harbor that reports 2.13 or newer (see `unsupportedRelease`).
+import type { HarborAuditLogPurgeSpec, PurgeRunStatus } from "../../api/audit-log-purge.ts";
+import { effectiveCron } from "../../api/schedule.ts";
+import type { ExecHistory, PurgeSchedule } from "../../harbor/purge.ts";
+import { safeText } from "../../kube/text.ts";
+import { FINAL_STATUSES, jobParameters } from "../shared/executions.ts";
+
+export interface ObservedPurgeSchedule {
+  type: string;
+  cron?: string;
+  retentionHours?: number;
+  /** Sorted, lower case, without blanks. */
+  includeOperations?: string[];
+  dryRun?: boolean;
+  nextScheduledTime?: string;
+}
+
+export interface ObservedPurge {
+  schedule?: ObservedPurgeSchedule;
+  lastRun?: ExecHistory;
+}
+
+const ZERO_TIME = "0001-01-01T00:00:00.000Z";
+
+/** The release from which Harbor reads include_event_types instead of include_operations. */
+export const EVENT_TYPES_SINCE = [2, 13] as const;
+
+/**
+ * Why the operator does not manage this Harbor's purge, or undefined: a Harbor that reports 2.13
+ * or newer wants include_event_types, which this operator does not send. An unknown version (or one
+ * not of the form "v2.12.4-…") is taken as 2.12.
+ */
+export function unsupportedRelease(harborVersion: string | undefined): string | undefined {
+  const m = /^v?(\d+)\.(\d+)/.exec(harborVersion ?? "");
+  if (!m) return undefined;
+  const [major, minor] = [Number(m[1]), Number(m[2])];
+  const [a, b] = EVENT_TYPES_SINCE;
+  if (major < a || (major === a && minor < b)) return undefined;
+  return `this Harbor is ${harborVersion}: from 2.13 on Harbor takes the audit-log purge's event types as include_event_types, in another vocabulary than the include_operations (create, delete, pull) of 2.7–2.12 that this operator sends; it would refuse the request or purge other records than spec.includeOperations says. Manage the purge in Harbor's UI, or use a release of the operator that supports 2.13`;
+}
+
+const operations = (text: string) =>
+  text
+    .split(",")
+    .map((o) => o.trim().toLowerCase())
+    .filter((o) => o !== "")
+    .sort();
+
+export function scheduleFrom(h: ExecHistory | undefined): ObservedPurgeSchedule | undefined {
+  const type = h?.schedule?.type;
+  if (!h || !type || type === "None") return undefined;
+  const p = jobParameters(h);
+  const next = h.schedule?.next_scheduled_time;
+  return {
+    type,
+    ...(h.schedule?.cron ? { cron: h.schedule.cron } : h.job_kind ? { cron: h.job_kind } : {}),
+    ...(typeof p.audit_retention_hour === "number" ? { retentionHours: p.audit_retention_hour } : {}),
+    ...(typeof p.include_operations === "string"
+      ? { includeOperations: operations(p.include_operations) }
+      : {}),
+    ...(typeof p.dry_run === "boolean" ? { dryRun: p.dry_run } : {}),
+    ...(next && next !== ZERO_TIME ? { nextScheduledTime: next } : {}),
+  };
+}
+
+function parameters(spec: HarborAuditLogPurgeSpec) {
+  return {
+    audit_retention_hour: spec.retentionHours,
+    include_operations: [...spec.includeOperations].sort().join(","),
+    dry_run: spec.dryRun,
+  };
+}
+
+/** The request that makes Harbor's schedule the spec's (None removes it). */
+export function scheduleRequest(spec: HarborAuditLogPurgeSpec): PurgeSchedule {
+  const cron = effectiveCron(spec.schedule);
+  return {
+    schedule: { type: spec.schedule.type, ...(cron === undefined ? {} : { cron }) },
+    parameters: parameters(spec),
+  };
+}
+
+/** The request that removes the schedule: Harbor wants the parameters even then. */
+export function noScheduleRequest(spec: HarborAuditLogPurgeSpec): PurgeSchedule {
+  return { schedule: { type: "None" }, parameters: parameters(spec) };
+}
+
+/** The request of a run now. */
+export function runRequest(spec: HarborAuditLogPurgeSpec): PurgeSchedule {
+  return { schedule: { type: "Manual" }, parameters: parameters(spec) };
+}
+
+export function diff(spec: HarborAuditLogPurgeSpec, observed: ObservedPurge): string[] {
+  const s = observed.schedule;
+  if (spec.schedule.type === "None") return s ? ["schedule.type"] : [];
+  if (!s) return ["schedule.type"];
+  const out: string[] = [];
+  if (s.type !== spec.schedule.type) out.push("schedule.type");
+  if (s.cron !== effectiveCron(spec.schedule)) out.push("schedule.cron");
+  if (s.retentionHours !== spec.retentionHours) out.push("retentionHours");
+  if ((s.includeOperations ?? []).join(",") !== [...spec.includeOperations].sort().join(","))
+    out.push("includeOperations");
+  if ((s.dryRun ?? false) !== spec.dryRun) out.push("dryRun");
+  return out;
+}
+
+export function runStatus(h: ExecHistory & { id: number }): PurgeRunStatus {
+  const p = jobParameters(h);
+  const running = !FINAL_STATUSES.includes(h.job_status ?? "");
+  return {
+    id: h.id,
+    status: safeText(h.job_status ?? "Unknown", 32),
+    ...(h.job_kind ? { trigger: safeText(h.job_kind, 32) } : {}),
+    ...(typeof p.dry_run === "boolean" ? { dryRun: p.dry_run } : {}),
+    ...(h.creation_time ? { startTime: h.creation_time } : {}),
+    ...(!running && h.update_time ? { endTime: h.update_time } : {}),
+  };
+}
+
+export function isRunning(run: PurgeRunStatus | undefined): boolean {
+  return run !== undefined && !FINAL_STATUSES.includes(run.status);
+}
+
+export function status(observed: ObservedPurge): { nextScheduledTime?: string; lastRun?: PurgeRunStatus } {
+  const run = observed.lastRun;
+  return {
+    nextScheduledTime: observed.schedule?.nextScheduledTime,
+    lastRun: run?.id === undefined ? undefined : runStatus({ ...run, id: run.id }),
+  };
+}
+
+export function describe(observed: ObservedPurge): string {
+  const s = observed.schedule;
+  return s ? `schedule ${s.type}${s.cron ? `, ${s.cron}` : ""}` : "no schedule";
+}

@@ -1,0 +1,15 @@
+// HarborGarbageCollection: a Harbor's garbage-collection schedule, one per Harbor, with "run now"
+// (the harborconfig.io/runRequestedAt annotation) and the newest run in status.
+import { harborGarbageCollection } from "../../api/garbage-collection.ts";
+import { defineKind, resourceType } from "../shared/kinds.ts";
+import { garbageCollectionExternal } from "./external.ts";
+
+export const garbageCollectionKind = defineKind({
+  def: harborGarbageCollection,
+  external: ({ ctx }) =>
+    garbageCollectionExternal({
+      kube: ctx.kube,
+      events: ctx.events,
+      type: resourceType(harborGarbageCollection),
+    }),
+});

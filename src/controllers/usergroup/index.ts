@@ -1,0 +1,12 @@
+// HarborUserGroup: an LDAP, HTTP or OIDC user group. A group that HarborProjectMembers grant is not
+// deleted while they do; the member kind declares that reference, so a member's going queues the
+// group. LDAP groups wait (retried) until Harbor's directory and auth mode let Harbor create them.
+import { harborUserGroup } from "../../api/usergroup.ts";
+import { defineKind } from "../shared/kinds.ts";
+import { userGroupExternal } from "./external.ts";
+
+export const userGroupKind = defineKind({
+  def: harborUserGroup,
+  external: ({ ctx, informer }) =>
+    userGroupExternal({ members: informer("HarborProjectMember"), connections: ctx.connections }),
+});

@@ -1,0 +1,534 @@
+// Audit-log purge (/system/purgeaudit) as Harbor 2.12.4's handler runs it: the schedule (a cron type
+// replaces it, None deletes it, Manual starts a run, "Schedule" does nothing; every request, None
+// included, must carry audit_retention_hour and include_operations), runs that progress on the
+// world clock and really purge the emulator's audit log, history, log and stop.
+//
+// A run occupies a job service worker (job PURGE_AUDIT) for its planned time (1 s of world time
+// unless a plan says otherwise); the job then removes the audit records older than
+// audit_retention_hour whose operation is one of include_operations (create, delete and pull only;
+// other values are ignored, and none purges nothing; 0 or -1 hours end the job without purging),
+// or with dry_run only counts them, and logs the number. The execution shows the job's end
+// PURGE_STATUS_LAG_MS later, as a GC run does (core refreshes a task-based execution's status
+// asynchronously; observed for GC on a real 2.12.4 and modelled the same way here).
+//
+// Harbor's quirks kept: a cron type deletes the old schedule before it checks the new cron, so a
+// request with a bad cron leaves no schedule; GET of an unknown run id is a masked 500 (the handler
+// dereferences the missing execution); a cron schedule fires through the job service's SCHEDULER
+// queue, so it waits while that queue is paused.
+import { z } from "zod";
+import { auditWrite } from "../audit.ts";
+import { requireSystem } from "../auth.ts";
+import { badRequest, internal, notFound } from "../errors.ts";
+import { type Fields, listReply } from "../listing.ts";
+import { type Ctx, ok, type Reply, type RouteSpec } from "../router.ts";
+import { harborTime, type World, ZERO_TIME } from "../world.ts";
+import { defineArea } from "./area.ts";
+import { nextCronTime, parseCron } from "./gc.ts";
+
+export type PurgeStatus = "Running" | "Success" | "Error" | "Stopped";
+type Trigger = "MANUAL" | "SCHEDULE";
+
+export interface PurgePlan {
+  /** How the job ends. Default Success. */
+  status?: "Success" | "Error";
+  /** World time the job takes. Default 1000 ms. */
+  durationMs?: number;
+}
+
+interface PurgePolicy {
+  retentionHour: number;
+  includeOperations: string;
+  dryRun: boolean;
+}
+
+export interface PurgeRunRecord {
+  id: number;
+  trigger: Trigger;
+  status: PurgeStatus;
+  /** The execution's extra attributes, printed as job_parameters. */
+  parameters: Record<string, unknown>;
+  policy: PurgePolicy;
+  startTime: number;
+  updateTime: number;
+  /** The job's own status, ahead of the execution's. */
+  job: PurgeStatus;
+  jobEnd: number;
+  plan: Required<PurgePlan>;
+  log: string[];
+  /** Audit records the job removed (or, dry, would have removed). */
+  purged?: number;
+  jobId?: string;
+}
+
+interface PurgeScheduleRecord {
+  id: number;
+  cronType: string;
+  cron: string;
+  spec: ReturnType<typeof parseCron>;
+  /** The parameters as sent: GET shows them as they came. */
+  parameters: Record<string, unknown>;
+  policy: PurgePolicy;
+  creationTime: number;
+  updateTime: number;
+  nextRun?: number;
+}
+
+/** How long core still shows a finished purge job's execution as Running. */
+export const PURGE_STATUS_LAG_MS = 25_000;
+/** Harbor's execution sweeper keeps this many executions per vendor type. */
+const KEEP_EXECUTIONS = 50;
+/** The operations the 2.12 purge can remove; anything else in include_operations is ignored. */
+const PERMITTED_OPERATIONS = ["create", "delete", "pull"];
+
+/** Go's json.Marshal of a map: keys in sorted order. */
+function goJson(map: Record<string, unknown>): string {
+  return JSON.stringify(Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1))));
+}
+
+export class PurgeStore {
+  readonly #world: World;
+  readonly #runs = new Map<number, PurgeRunRecord>();
+  #schedule: PurgeScheduleRecord | undefined;
+  readonly #plans: PurgePlan[] = [];
+  #defaultPlan: Required<PurgePlan> = { status: "Success", durationMs: 1000 };
+
+  constructor(world: World) {
+    this.#world = world;
+    world.clock.onTick(() => this.#tick());
+  }
+
+  runs(): PurgeRunRecord[] {
+    return [...this.#runs.values()];
+  }
+
+  get(id: number): PurgeRunRecord | undefined {
+    return this.#runs.get(id);
+  }
+
+  get schedule(): PurgeScheduleRecord | undefined {
+    return this.#schedule;
+  }
+
+  plan(p: PurgePlan): void {
+    this.#plans.push(p);
+  }
+
+  setDefaultPlan(p: PurgePlan): void {
+    this.#defaultPlan = { ...this.#defaultPlan, ...p };
+  }
+
+  start(policy: PurgePolicy, trigger: Trigger): PurgeRunRecord {
+    const now = this.#world.now();
+    const plan: Required<PurgePlan> = { ...this.#defaultPlan, ...this.#plans.shift() };
+    const run: PurgeRunRecord = {
+      id: this.#world.ids.next("execution"),
+      trigger,
+      status: "Running",
+      parameters: {
+        audit_retention_hour: policy.retentionHour,
+        dry_run: policy.dryRun,
+        include_operations: policy.includeOperations,
+      },
+      policy,
+      startTime: now,
+      updateTime: now,
+      job: "Running",
+      jobEnd: now + plan.durationMs,
+      plan,
+      log: [],
+    };
+    this.#runs.set(run.id, run);
+    run.jobId = this.#world.jobservice.startJob("PURGE_AUDIT", () => this.stop(run));
+    this.#log(run, "Purge audit job start");
+    this.#sweep();
+    return run;
+  }
+
+  /** Stops a running job, and with it the run; once the job has ended, nothing changes. */
+  stop(run: PurgeRunRecord): void {
+    if (run.job !== "Running") return;
+    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
+    const now = this.#world.now();
+    Object.assign(run, { job: "Stopped", jobEnd: now, status: "Stopped", updateTime: now });
+    this.#log(run, "received the stop signal, stop the purge job");
+  }
+
+  /** Ends a running job now with the given status (or its planned one); the run follows later. */
+  complete(run: PurgeRunRecord, status?: "Success" | "Error"): void {
+    if (run.job !== "Running") return;
+    this.#endJob(run, status ?? run.plan.status, this.#world.now());
+  }
+
+  hasLog(run: PurgeRunRecord): boolean {
+    return run.job !== "Running";
+  }
+
+  /** Replaces the schedule (the old one is already gone: Harbor deletes it first). */
+  setSchedule(
+    cronType: string,
+    cron: string,
+    spec: ReturnType<typeof parseCron>,
+    parameters: Record<string, unknown>,
+    policy: PurgePolicy,
+  ): void {
+    const now = this.#world.now();
+    this.#schedule = {
+      id: this.#world.ids.next("schedule"),
+      cronType,
+      cron,
+      spec,
+      parameters,
+      policy,
+      creationTime: now,
+      updateTime: now,
+      nextRun: nextCronTime(spec, now),
+    };
+  }
+
+  deleteSchedule(): void {
+    this.#schedule = undefined;
+  }
+
+  /** Starts the scheduled purge now, as the scheduler does when the cron time comes. */
+  fireSchedule(): PurgeRunRecord {
+    if (!this.#schedule) throw new Error("no purge schedule is found");
+    return this.start(this.#schedule.policy, "SCHEDULE");
+  }
+
+  #endJob(run: PurgeRunRecord, status: "Success" | "Error", at: number): void {
+    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
+    Object.assign(run, { job: status, jobEnd: at });
+    if (status === "Error") {
+      this.#log(run, "failed to purge audit log, error: the database is unreachable", "ERROR");
+      return;
+    }
+    const { retentionHour, includeOperations, dryRun } = run.policy;
+    if (retentionHour === -1 || retentionHour === 0) {
+      this.#log(run, `quit purge job, retentionHour:${retentionHour} `);
+      return;
+    }
+    const operations = includeOperations === "" ? [] : includeOperations.split(",");
+    const permitted = operations.map((o) => o.toLowerCase()).filter((o) => PERMITTED_OPERATIONS.includes(o));
+    const cutoff = at - retentionHour * 3_600_000;
+    const matches = (e: { operation: string; op_time: string }) =>
+      permitted.includes(e.operation) && Date.parse(e.op_time) < cutoff;
+    const n =
+      permitted.length === 0
+        ? 0
+        : dryRun
+          ? this.#world.audit.all().filter(matches).length
+          : this.#world.audit.purge(matches);
+    run.purged = n;
+    this.#log(
+      run,
+      `Purge operation parameter, renention_hour=${retentionHour}, include_operations:[${operations.join(" ")}], dry_run:${dryRun}`,
+    );
+    this.#log(run, `${dryRun ? "[DRYRUN]" : ""}Purged ${n} rows of audit logs`);
+  }
+
+  #log(run: PurgeRunRecord, line: string, level = "INFO"): void {
+    run.log.push(
+      `${new Date(this.#world.now()).toISOString().slice(0, 19)}Z [${level}] [/jobservice/job/impl/purge/purge.go]: ${line}`,
+    );
+  }
+
+  #tick(): void {
+    const now = this.#world.now();
+    for (const run of this.#runs.values()) {
+      if (run.job === "Running" && now >= run.jobEnd) this.#endJob(run, run.plan.status, run.jobEnd);
+      if (run.status === "Running" && run.job !== "Running" && now >= run.jobEnd + PURGE_STATUS_LAG_MS) {
+        run.status = run.job;
+        run.updateTime = run.jobEnd + PURGE_STATUS_LAG_MS;
+      }
+    }
+    const s = this.#schedule;
+    if (s?.nextRun !== undefined && now >= s.nextRun) {
+      s.nextRun = nextCronTime(s.spec, now);
+      const policy = s.policy;
+      this.#world.jobservice.runScheduled(() => this.start(policy, "SCHEDULE"));
+    }
+  }
+
+  #sweep(): void {
+    const finished = this.runs()
+      .filter((r) => r.status !== "Running")
+      .sort((a, b) => a.id - b.id);
+    let excess = this.#runs.size - KEEP_EXECUTIONS;
+    for (const r of finished) {
+      if (excess-- <= 0) break;
+      this.#runs.delete(r.id);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// API
+
+const ScheduleBody = z.object({
+  id: z.number().int().nullish(),
+  status: z.string().nullish(),
+  creation_time: z.string().nullish(),
+  update_time: z.string().nullish(),
+  schedule: z
+    .object({
+      // go-swagger skips the enum check for an empty value.
+      type: z.preprocess(
+        (v) => (v === "" ? undefined : v),
+        z.enum(["Hourly", "Daily", "Weekly", "Custom", "Manual", "None", "Schedule"]).nullish(),
+      ),
+      cron: z.string().nullish(),
+      next_scheduled_time: z.string().nullish(),
+    })
+    .nullish(),
+  parameters: z.record(z.string(), z.unknown()).nullish(),
+});
+type ScheduleBody = z.output<typeof ScheduleBody>;
+
+/** The handler's checks before anything happens (verifyCreateRequest / verifyUpdateRequest). */
+function verify(body: ScheduleBody): void {
+  if (!body.schedule) throw badRequest("schedule cann't be empty");
+  const parameters = body.parameters ?? {};
+  if (Object.keys(parameters).length === 0) throw badRequest("schedule parameter cann't be empty");
+  if (!("audit_retention_hour" in parameters)) throw badRequest("audit_retention_hour should provide");
+  if (!("include_operations" in parameters)) throw badRequest("include_operations should provide");
+}
+
+/** Reads the policy out of the parameters the way Harbor's handler does. */
+function purgePolicy(parameters: Record<string, unknown>): PurgePolicy {
+  const policy: PurgePolicy = { retentionHour: 0, includeOperations: "", dryRun: false };
+  if (typeof parameters.dry_run === "boolean") policy.dryRun = parameters.dry_run;
+  if (typeof parameters.include_operations === "string")
+    policy.includeOperations = parameters.include_operations;
+  const hours = parameters.audit_retention_hour;
+  // Only a JSON number is read (a string leaves 0: the job then ends without purging).
+  if (typeof hours === "number") {
+    if (!Number.isInteger(hours)) {
+      throw badRequest(
+        `failed to convert audit_retention_hour, error: strconv.ParseInt: parsing "${hours}": invalid syntax`,
+      );
+    }
+    policy.retentionHour = hours;
+  }
+  return policy;
+}
+
+/** Applies a schedule request; returns the execution id for Manual, else 0. */
+function kick(world: World, body: ScheduleBody): number {
+  const schedule = body.schedule ?? {};
+  const parameters = body.parameters ?? {};
+  const policy = purgePolicy(parameters);
+  switch (schedule.type) {
+    case "Manual":
+      return world.purge.start(policy, "MANUAL").id;
+    case "None":
+      world.purge.deleteSchedule();
+      return 0;
+    case "Hourly":
+    case "Daily":
+    case "Weekly":
+    case "Custom": {
+      // The old schedule goes first; only then is the new cron looked at.
+      world.purge.deleteSchedule();
+      const cron = schedule.cron ?? "";
+      if (cron === "") throw badRequest("empty cron string for schedule");
+      let spec: ReturnType<typeof parseCron>;
+      try {
+        spec = parseCron(cron);
+      } catch (e) {
+        throw badRequest(`invalid cron ${cron}: ${(e as Error).message}`);
+      }
+      world.purge.setSchedule(schedule.type, cron, spec, parameters, policy);
+      return 0;
+    }
+    default:
+      // "Schedule" (and no type) is accepted and does nothing.
+      return 0;
+  }
+}
+
+const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
+
+function renderRun(r: PurgeRunRecord) {
+  return {
+    id: r.id,
+    job_name: "PURGE_AUDIT",
+    job_kind: r.trigger,
+    job_parameters: goJson(r.parameters),
+    schedule: { type: title(r.trigger), next_scheduled_time: ZERO_TIME },
+    job_status: r.status,
+    creation_time: harborTime(r.startTime),
+    update_time: harborTime(r.updateTime),
+  };
+}
+
+function renderSchedule(s: PurgeScheduleRecord) {
+  return {
+    id: s.id,
+    job_kind: s.cron,
+    job_parameters: goJson(s.parameters),
+    job_status: "Running",
+    schedule: {
+      type: s.cronType,
+      cron: s.cron,
+      next_scheduled_time: s.nextRun === undefined ? ZERO_TIME : harborTime(s.nextRun),
+    },
+    creation_time: harborTime(s.creationTime),
+    update_time: harborTime(s.updateTime),
+  };
+}
+
+const fields: Fields<PurgeRunRecord> = {
+  id: (r) => r.id,
+  status: (r) => r.status,
+  trigger: (r) => r.trigger,
+  start_time: (r) => harborTime(r.startTime),
+  update_time: (r) => harborTime(r.updateTime),
+};
+
+function auditPurge(ctx: Ctx, operation: "create" | "update"): void {
+  auditWrite(ctx, { project_id: 0, resource: "purge audit", resource_type: "purge_audit", operation });
+}
+
+const routes: RouteSpec[] = [
+  {
+    op: "getPurgeHistory",
+    method: "GET",
+    path: "/system/purgeaudit",
+    paged: true,
+    query: { q: { type: "string" }, sort: { type: "string" } },
+    handle(ctx) {
+      requireSystem(ctx, "purge-audit", "list");
+      return listReply(ctx, ctx.world.purge.runs(), fields, {
+        render: renderRun,
+        defaultOrder: (a, b) => b.startTime - a.startTime || b.id - a.id,
+      });
+    },
+  },
+  {
+    op: "getPurgeSchedule",
+    method: "GET",
+    path: "/system/purgeaudit/schedule",
+    handle(ctx): Reply {
+      requireSystem(ctx, "purge-audit", "read");
+      const s = ctx.world.purge.schedule;
+      return s ? ok(renderSchedule(s)) : ok();
+    },
+  },
+  {
+    op: "createPurgeSchedule",
+    method: "POST",
+    path: "/system/purgeaudit/schedule",
+    body: { name: "schedule", schema: ScheduleBody },
+    handle(ctx): Reply {
+      requireSystem(ctx, "purge-audit", "create");
+      const body = ctx.body as ScheduleBody;
+      verify(body);
+      const id = kick(ctx.world, body);
+      auditPurge(ctx, "create");
+      // path.Join(<request path>, "../<id>"): …/purgeaudit/schedule → …/purgeaudit/<id>.
+      const path = ctx.url.pathname.replace(/\/+$/, "");
+      return { status: 201, headers: { location: `${path.slice(0, path.lastIndexOf("/"))}/${id}` } };
+    },
+  },
+  {
+    op: "updatePurgeSchedule",
+    method: "PUT",
+    path: "/system/purgeaudit/schedule",
+    body: { name: "schedule", schema: ScheduleBody },
+    handle(ctx) {
+      requireSystem(ctx, "purge-audit", "update");
+      const body = ctx.body as ScheduleBody;
+      verify(body);
+      kick(ctx.world, body);
+      auditPurge(ctx, "update");
+      return ok();
+    },
+  },
+  {
+    op: "getPurgeJob",
+    method: "GET",
+    path: "/system/purgeaudit/{purge_id}",
+    params: { purge_id: "int" },
+    handle(ctx) {
+      requireSystem(ctx, "purge-audit", "read");
+      const run = ctx.world.purge.get(ctx.params.purge_id as number);
+      // Harbor reads the execution's vendor type before it checks the error: a nil dereference.
+      if (!run) throw internal("runtime error: invalid memory address or nil pointer dereference");
+      return ok(renderRun(run));
+    },
+  },
+  {
+    op: "stopPurge",
+    method: "PUT",
+    path: "/system/purgeaudit/{purge_id}",
+    params: { purge_id: "int" },
+    handle(ctx) {
+      requireSystem(ctx, "purge-audit", "stop");
+      const id = ctx.params.purge_id as number;
+      const run = ctx.world.purge.get(id);
+      if (!run) throw notFound(`execution ${id} not found`);
+      ctx.world.purge.stop(run);
+      auditPurge(ctx, "update");
+      return ok();
+    },
+  },
+  {
+    op: "getPurgeJobLog",
+    method: "GET",
+    path: "/system/purgeaudit/{purge_id}/log",
+    params: { purge_id: "int" },
+    handle(ctx) {
+      requireSystem(ctx, "purge-audit", "read");
+      const id = ctx.params.purge_id as number;
+      const run = ctx.world.purge.get(id);
+      if (!run) throw notFound(`purge job with execution ID: ${id} taskLog is not found`);
+      if (!ctx.world.purge.hasLog(run)) throw notFound("object is not found");
+      return { status: 200, text: `${run.log.join("\n")}\n`, headers: { "content-type": "text/plain" } };
+    },
+  },
+];
+
+function existingRun(world: World, id: number): PurgeRunRecord {
+  const run = world.purge.get(id);
+  if (!run) throw new Error(`no purge execution ${id}`);
+  return run;
+}
+
+export const area = defineArea({
+  routes,
+  control: (world: World) => ({
+    /** Plans the next purge run to start (how its job ends, how much world time it takes). */
+    plan(p: PurgePlan): void {
+      world.purge.plan(p);
+    },
+    /** The outcome of runs without a plan. Initially Success after 1000 ms. */
+    setDefaultPlan(p: PurgePlan): void {
+      world.purge.setDefaultPlan(p);
+    },
+    /** Ends a running purge's job now; the run shows it PURGE_STATUS_LAG_MS later, as in Harbor. */
+    complete(id: number, status?: "Success" | "Error"): void {
+      world.purge.complete(existingRun(world, id), status);
+    },
+    /** Starts a run of the current schedule now (trigger SCHEDULE); returns its execution id. */
+    fireSchedule(): number {
+      return world.purge.fireSchedule().id;
+    },
+    /** The schedule as stored: type, cron, the parameters as sent, the next run (ms); undefined when none. */
+    schedule: () => {
+      const s = world.purge.schedule;
+      return s ? { type: s.cronType, cron: s.cron, parameters: s.parameters, nextRun: s.nextRun } : undefined;
+    },
+    /** Every purge execution: id, trigger, status, parameters, times (ms) and the records purged. */
+    runs: () =>
+      world.purge.runs().map((r) => ({
+        id: r.id,
+        trigger: r.trigger,
+        status: r.status,
+        jobStatus: r.job,
+        parameters: r.parameters,
+        startTime: r.startTime,
+        updateTime: r.updateTime,
+        purged: r.purged,
+      })),
+  }),
+});
