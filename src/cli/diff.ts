@@ -141,7 +141,7 @@ export async function diffFolder(
       if (!p) return undefined;
       const key = keyOf(p);
       const view = key === undefined ? undefined : keyed.get(kind)?.get(key);
-      return { harborName: p.harborName, ...(view ? { id: view.identity.id } : {}) };
+      return { harborName: p.harborName, ...(view ? { id: view.identity.id, key: view.identity.key } : {}) };
     },
     secret: (name) => folder.secrets.get(name),
   };
@@ -183,7 +183,11 @@ export async function diffFolder(
     }
     named.add(view);
     const drift = view.diff(p.spec.data, p.harborName, refs, now);
-    const exported = view.spec({ nameOf: (k, id) => folderNameOf.get(`${k}/${id}`), self: p.r.name });
+    const exported = view.spec({
+      nameOf: (k, id) => folderNameOf.get(`${k}/${id}`),
+      exports: (k) => folder.resources.some((r) => r.kind.def.kind === k),
+      self: p.r.name,
+    });
     // With the schema's defaults, as the folder's spec has them.
     const harborParsed = isSkipped(exported)
       ? undefined

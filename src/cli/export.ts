@@ -127,7 +127,9 @@ export async function buildExport(
   const refs: FolderRefs = {
     resolve: (kind, name) => {
       const e = byName.get(`${kind}/${name}`);
-      return e ? { harborName: e.view.identity.harborName, id: e.view.identity.id } : undefined;
+      return e
+        ? { harborName: e.view.identity.harborName, id: e.view.identity.id, key: e.view.identity.key }
+        : undefined;
     },
     secret: () => undefined,
   };
@@ -146,7 +148,11 @@ export async function buildExport(
     if (done.has(entry)) continue;
     done.add(entry);
     const { kind, view, name } = entry;
-    const names: ExportNames = { nameOf: (k, id) => nameById.get(`${k}/${id}`), self: name };
+    const names: ExportNames = {
+      nameOf: (k, id) => nameById.get(`${k}/${id}`),
+      exports: (k) => wanted.has(k),
+      self: name,
+    };
     const exported = view.spec(names);
     const skip = (reason: string) =>
       result.skipped.push({ kind: kind.def.kind, harborName: view.identity.harborName, reason });
@@ -174,10 +180,15 @@ export async function buildExport(
       continue;
     }
     const references: Array<[string, string]> = [];
+    // By name in the namespace ({ matches } references name none), and those the spec names itself.
     for (const [target, refOf] of Object.entries(kind.watches?.references ?? {})) {
+      if (typeof refOf !== "function") continue;
       const ref = (refOf as (s: unknown) => string | undefined)(parsed.data);
-      if (ref === undefined) continue;
-      references.push([target, ref]);
+      if (ref !== undefined) references.push([target, ref]);
+    }
+    for (const [target, ref] of exported.references ?? [])
+      if (!references.some(([t, r]) => t === target && r === ref)) references.push([target, ref]);
+    for (const [target, ref] of references) {
       const dep = byName.get(`${target}/${ref}`);
       if (dep && wanted.has(target)) queue.push(dep);
     }

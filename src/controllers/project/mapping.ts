@@ -364,3 +364,19 @@ export function specFromProject(project: ProjectState, registryRef: string | und
   }
   return { spec, notes };
 }
+
+/**
+ * spec.scanner from the scanner Harbor answers for a project (the inverse of scannerDrift): Harbor's
+ * default → systemDefault, another registration → a reference to its resource. Unread (undefined)
+ * or none at all (null): left unmanaged.
+ */
+export function scannerSpecFrom(
+  scanner: ObservedProjectScanner | null | undefined,
+  registrationRef: string | undefined,
+): { spec?: NonNullable<HarborProjectSpec["scanner"]>; note?: string } {
+  if (!scanner) return {};
+  if (scanner.isDefault) return { spec: { systemDefault: true } };
+  if (registrationRef === undefined)
+    return { note: `the project's scanner (${scanner.name ?? scanner.uuid}) is not exported` };
+  return { spec: { registrationRef: { name: registrationRef } } };
+}

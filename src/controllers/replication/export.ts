@@ -2,7 +2,7 @@
 // side named by the exported HarborRegistry.
 import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import type { PersistedReplicationPolicy } from "../../harbor/replication.ts";
-import type { HarborObjectView, KindExporter } from "../shared/export.ts";
+import { type HarborObjectView, type KindExporter, numericId } from "../shared/export.ts";
 import { diff, directionOf, replicatedProjects, specFromPolicy } from "./mapping.ts";
 
 export const replicationExporter: KindExporter<HarborReplicationPolicySpec> = {
@@ -31,6 +31,11 @@ function view(policy: PersistedReplicationPolicy): HarborObjectView<HarborReplic
     spec: (names) => specFromPolicy(policy, names.nameOf("HarborRegistry", remote)),
     // A registry the folder does not hold (or Harbor not) differs from any: -1 is no registry's id.
     diff: (spec, harborName, refs) =>
-      diff(spec, harborName, refs.resolve("HarborRegistry", spec.registryRef.name)?.id ?? -1, policy),
+      diff(
+        spec,
+        harborName,
+        numericId(refs.resolve("HarborRegistry", spec.registryRef.name)?.id) ?? -1,
+        policy,
+      ),
   };
 }

@@ -4,7 +4,7 @@
 // leaves its secret with whoever holds it; with delivery the operator issues a new one.
 import type { HarborRobotSpec } from "../../api/robot.ts";
 import type { PersistedRobot } from "../../harbor/robots.ts";
-import type { HarborObjectView, KindExporter } from "../shared/export.ts";
+import { type HarborObjectView, type KindExporter, numericId } from "../shared/export.ts";
 import { diff, type RobotProject, specFromRobot, specNameOf } from "./mapping.ts";
 
 export const robotExporter: KindExporter<HarborRobotSpec> = {
@@ -47,7 +47,8 @@ function view(
       specFromRobot(robot, project, project ? names.nameOf("HarborProject", project.id) : undefined, deliver),
     diff: (spec, _harborName, refs, now) => {
       const ref = spec.projectRef && refs.resolve("HarborProject", spec.projectRef.name);
-      const p = ref?.id === undefined ? project : { id: ref.id, name: ref.harborName };
+      const id = numericId(ref?.id);
+      const p = ref && id !== undefined ? { id, name: ref.harborName } : project;
       return diff(spec, robot, spec.level === "project" ? p : undefined, now);
     },
   };

@@ -26,7 +26,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import type { HarborClient } from "../../harbor/client.ts";
 import type { PersistedProject } from "../../harbor/projects.ts";
-import type { ManagedSpec } from "../../runtime/managed.ts";
+import type { HarborId, ManagedSpec } from "../../runtime/managed.ts";
 
 /** What an exporter reads Harbor with. */
 export interface ExportReadContext {
@@ -49,8 +49,11 @@ export interface ExportReadContext {
 
 /** How an object of Harbor is named, and where it belongs. */
 export interface ExportIdentity {
-  /** Harbor's id of the object (references between exported objects resolve through it). */
-  id: number;
+  /**
+   * Harbor's id of the object (references between exported objects resolve through it): a number,
+   * a UUID (scanner registrations), 0 for a per-Harbor setting.
+   */
+  id: HarborId;
   /**
    * Unique within the kind in one Harbor, and computable from a spec as well (see keyOf): e.g. the
    * name, or "<project>/<name>" for objects that live in a project.
@@ -82,18 +85,31 @@ export interface SecretStub {
 /**
  * The spec fields an exporter writes, as a user would (defaults may be left out): everything but
  * connectionRef, creationPolicy and deletionPolicy, which the export adds. The CLI parses the
- * whole spec with the kind's schema before it writes it.
+ * whole spec with the kind's schema before it writes it. Kinds whose objects have a name write it
+ * to spec.name; per-Harbor settings and members have none.
  */
-export type ExportedSpec = { name: string } & Record<string, unknown>;
+export type ExportedSpec = { name?: string } & Record<string, unknown>;
 
 /** A kind's exported spec, typed from its schema as a user writes it (defaults may be left out). */
 export type SpecFields<T extends z.ZodType> = Omit<z.input<T>, keyof ManagedSpec> & { name: string };
+
+/** The same for kinds whose objects have no name (members, per-Harbor settings). */
+export type UnnamedSpecFields<T extends z.ZodType> = Omit<z.input<T>, keyof ManagedSpec>;
+
+/** A resolved id where the kind's ids are numbers (projects, user groups). */
+export const numericId = (id: HarborId | undefined): number | undefined =>
+  typeof id === "number" ? id : undefined;
 
 export interface Exported {
   spec: ExportedSpec;
   secrets?: SecretStub[];
   /** What applying the resource does besides adopting, or what it leaves out; shown to the user. */
   notes?: string[];
+  /**
+   * Resources the spec references that the kind's `watches.references` cannot name (a member's
+   * groupRef): written along with it, like those, when the export selects it.
+   */
+  references?: Array<[kind: string, name: string]>;
 }
 
 /** An object the spec cannot express, and why. */
@@ -108,7 +124,12 @@ export function isSkipped(e: Exported | Skipped): e is Skipped {
 /** What `spec` needs to know about the other exported objects. */
 export interface ExportNames {
   /** metadata.name of the exported resource of `kind` for the Harbor object with this id. */
-  nameOf(kind: string, id: number): string | undefined;
+  nameOf(kind: string, id: HarborId): string | undefined;
+  /**
+   * Whether this export writes resources of `kind` (--kinds): a reference to one it does not write
+   * is better inline where the spec can say it so (a member's group).
+   */
+  exports(kind: string): boolean;
   /** metadata.name of this object's own resource (Secret stubs are named after it). */
   self: string;
 }
@@ -117,9 +138,9 @@ export interface ExportNames {
 export interface FolderRefs {
   /**
    * The Harbor object that the folder's resource of `kind` named `name` stands for: its Harbor
-   * name, and its id when Harbor has it.
+   * name, and its id and key (ExportIdentity.key) when Harbor has it.
    */
-  resolve(kind: string, name: string): { harborName: string; id?: number } | undefined;
+  resolve(kind: string, name: string): { harborName: string; id?: HarborId; key?: string } | undefined;
   /** The values of a Secret of the folder (stubs hold no secret values), if it holds one of that name. */
   secret(name: string): Record<string, string> | undefined;
 }
@@ -139,6 +160,22 @@ export interface KindExporter<S extends ManagedSpec> {
   keyOf(spec: S, harborName: string, refs: FolderRefs): string | undefined;
   /** Whether a field `diff` names holds a value read from a Secret (never shown). */
   secretField?(field: string): boolean;
+}
+
+/**
+ * The one object of a per-Harbor setting kind (GC schedule, audit-log purge, job service): id 0 and
+ * the setting's claim as its key, in no project; `spec` is its exporter's inverse of the mapping.
+ */
+export function settingView<S extends ManagedSpec>(
+  setting: string,
+  exported: Exported | Skipped,
+  diff: (spec: S) => string[],
+): HarborObjectView<S> {
+  return {
+    identity: { id: 0, key: setting, harborName: setting, suggestedName: setting, projects: [] },
+    spec: () => exported,
+    diff,
+  };
 }
 
 // -------------------------------------------------------------------------------------------
