@@ -211,7 +211,7 @@ export async function diffFolder(
   const unmanaged: DiffResult["unmanaged"] = [];
   for (const k of kinds)
     for (const v of byKind.get(k.def.kind) ?? [])
-      if (!named.has(v)) unmanaged.push({ kind: k.def.kind, harborName: v.identity.key });
+      if (!named.has(v) && !v.atDefaults) unmanaged.push({ kind: k.def.kind, harborName: v.identity.key });
   return { resources, unmanaged, uncompared: folder.uncompared };
 }
 

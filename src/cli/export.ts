@@ -111,7 +111,7 @@ export async function buildExport(
 
   // What is written: the kinds asked for, in the projects asked for, and what those reference.
   const selected = (e: Entry) => {
-    if (!wanted.has(e.kind.def.kind)) return false;
+    if (!wanted.has(e.kind.def.kind) || e.view.atDefaults) return false;
     const p = e.view.identity.projects;
     if (o.projects.length === 0) return true;
     return p !== "all" && p.length > 0 && p.every(includes);

@@ -38,7 +38,7 @@ function files(root: string): Map<string, string> {
 }
 
 beforeAll(async () => {
-  await populateHarbor(op.harbor);
+  await populateHarbor(op.harbor, op.emulator.control);
 });
 
 describe("the round trip", () => {

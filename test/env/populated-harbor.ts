@@ -1,8 +1,11 @@
 // A Harbor configured by hand, as one found in the wild before it is brought under GitOps: every
 // kind the operator manages, several projects, and names Kubernetes does not allow (underscores,
 // capitals, spaces), created through Harbor's API the way its UI would. The export tests and the
-// round trip with the operator start from it.
+// round trip with the operator start from it. What the API cannot make — a local user, a scanner
+// adapter to register — the emulator's control API puts there.
 import type { HarborClient } from "../../src/harbor/client.ts";
+import { ProjectRole } from "../../src/harbor/members.ts";
+import type { Control } from "./emulator/index.ts";
 
 /** Values the tests look for (and must never find in a file or an output). */
 export const POPULATED = {
@@ -10,6 +13,12 @@ export const POPULATED = {
   /** The registry a proxy-cache project and a replication policy use. */
   registry: "Docker Hub",
   webhook: { project: "team_a", name: "Notify CI", authHeader: "Bearer Wh00k-T0ken-8812" },
+  /** Every exported kind besides: scanners (one a project's own), labels, groups, members, settings. */
+  scanners: { default: "Trivy Adapter", other: "Clair (legacy)", project: "web.shop" },
+  labels: { global: "Release: Approved", project: { project: "team_a", name: "needs review" } },
+  groups: { http: "Ops Team", oidc: "/platform/admins" },
+  user: "alice",
+  pausedQueue: "RETENTION",
   registryWithCredentials: {
     name: "Private Mirror",
     accessKey: "mirror-bot",
@@ -21,7 +30,11 @@ export const POPULATED = {
  * Creates the objects. With `credentials`, also a registry that holds credentials (adopting it
  * pushes them once: the round trip leaves it out).
  */
-export async function populateHarbor(h: HarborClient, o: { credentials?: boolean } = {}): Promise<void> {
+export async function populateHarbor(
+  h: HarborClient,
+  control: Control,
+  o: { credentials?: boolean } = {},
+): Promise<void> {
   const hub = await h.registries.create({
     name: POPULATED.registry,
     type: "docker-hub",
@@ -127,6 +140,51 @@ export async function populateHarbor(h: HarborClient, o: { credentials?: boolean
     event_types: ["SCANNING_FAILED"],
     targets: [{ type: "slack", address: "https://hooks.slack.example.com/services/T0/B0/x" }],
   });
+  // Two scanner registrations (the first becomes Harbor's default), a project scanning with the other.
+  control.scanners.addAdapter("http://trivy.example.com:8080");
+  control.scanners.addAdapter("http://clair.example.com:6060");
+  await h.scanners.create({
+    name: POPULATED.scanners.default,
+    url: "http://trivy.example.com:8080",
+    description: "Scans everything",
+    auth: "",
+  });
+  const clair = await h.scanners.create({
+    name: POPULATED.scanners.other,
+    url: "http://clair.example.com:6060",
+    auth: "",
+    skip_certVerify: true,
+  });
+  await h.scanners.setOfProject(POPULATED.scanners.project, clair);
+  // Labels: a global one with a colour, a project one with neither colour nor description.
+  await h.labels.create({
+    name: POPULATED.labels.global,
+    scope: "g",
+    color: "#0065AB",
+    description: "Released to production",
+  });
+  await h.labels.create({ name: POPULATED.labels.project.name, scope: "p", project_id: teamA });
+  // User groups (Harbor in database mode lists every type) and members: a user, two groups.
+  const ops = await h.userGroups.create({ group_name: POPULATED.groups.http, group_type: 2 });
+  const admins = await h.userGroups.create({ group_name: POPULATED.groups.oidc, group_type: 3 });
+  control.users.add({ username: POPULATED.user, password: "Alice-Passw0rd" });
+  const [alice] = await h.users.search(POPULATED.user);
+  await h.members.create(teamA, {
+    role_id: ProjectRole.developer,
+    member_user: { user_id: alice?.user_id as number },
+  });
+  await h.members.create(teamA, { role_id: ProjectRole.maintainer, member_group: { id: ops } });
+  await h.members.create("web.shop", { role_id: ProjectRole.guest, member_group: { id: admins } });
+  // Housekeeping: a GC schedule with parameters, a weekly audit-log purge, a paused queue.
+  await h.gc.updateSchedule({
+    schedule: { type: "Custom", cron: "0 30 2 * * 6" },
+    parameters: { delete_untagged: true, workers: 2 },
+  });
+  await h.purge.updateSchedule({
+    schedule: { type: "Weekly", cron: "0 0 0 * * 0" },
+    parameters: { audit_retention_hour: 720, include_operations: "create,delete,pull", dry_run: false },
+  });
+  await h.jobService.actOnQueue(POPULATED.pausedQueue, "pause");
   if (o.credentials) {
     const c = POPULATED.registryWithCredentials;
     await h.registries.create({

@@ -1,6 +1,6 @@
 // HarborAuditLogPurge's exporter (see shared/export.ts): Harbor's one purge schedule, in one read
 // (and one of the system info: from 2.13 on the operator does not manage the purge, so it is not
-// exported). No schedule is Harbor's default, and no resource.
+// exported). No schedule is Harbor's default: no resource is written (a folder's is still compared).
 import type { HarborAuditLogPurgeSpec } from "../../api/audit-log-purge.ts";
 import { type KindExporter, settingView } from "../shared/export.ts";
 import { diff, scheduleFrom, specFromPurge, unsupportedRelease } from "./mapping.ts";
@@ -16,7 +16,7 @@ export const auditLogPurgeExporter: KindExporter<HarborAuditLogPurgeSpec> = {
     const schedule = scheduleFrom(history);
     const unsupported = unsupportedRelease(info.harbor_version ?? undefined);
     const exported = schedule && unsupported ? { skip: unsupported } : specFromPurge(schedule);
-    return exported ? [settingView(SETTING, exported, (spec) => diff(spec, { schedule }))] : [];
+    return [settingView(SETTING, exported, (spec) => diff(spec, { schedule }))];
   },
   keyOf: () => SETTING,
 };

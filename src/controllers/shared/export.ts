@@ -152,6 +152,11 @@ export interface HarborObjectView<S extends ManagedSpec> {
   spec(names: ExportNames): Exported | Skipped;
   /** The spec fields whose Harbor value differs, by the kind's own diff (see the file header). */
   diff(spec: S, harborName: string, refs: FolderRefs, now: number): string[];
+  /**
+   * A per-Harbor setting at Harbor's defaults (no GC schedule, no paused queue): the export writes
+   * no resource for it, but a folder's resource is still compared with it.
+   */
+  atDefaults?: boolean;
 }
 
 export interface KindExporter<S extends ManagedSpec> {
@@ -164,17 +169,19 @@ export interface KindExporter<S extends ManagedSpec> {
 
 /**
  * The one object of a per-Harbor setting kind (GC schedule, audit-log purge, job service): id 0 and
- * the setting's claim as its key, in no project; `spec` is its exporter's inverse of the mapping.
+ * the setting's name as its key, in no project; `exported` is its exporter's inverse of the mapping,
+ * undefined at Harbor's defaults (a setting is always there: a folder's resource is compared with it).
  */
 export function settingView<S extends ManagedSpec>(
   setting: string,
-  exported: Exported | Skipped,
+  exported: Exported | Skipped | undefined,
   diff: (spec: S) => string[],
 ): HarborObjectView<S> {
   return {
     identity: { id: 0, key: setting, harborName: setting, suggestedName: setting, projects: [] },
-    spec: () => exported,
+    spec: () => exported ?? { skip: "at Harbor's defaults" },
     diff,
+    ...(exported ? {} : { atDefaults: true }),
   };
 }
 

@@ -46,7 +46,7 @@ function resourceFile(dir: string, folder: string, harborName: string) {
 }
 
 beforeAll(async () => {
-  await populateHarbor(h.admin);
+  await populateHarbor(h.admin, h.emulator.control);
 });
 
 describe("in sync", () => {
@@ -56,11 +56,11 @@ describe("in sync", () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^= HarborProject library: in sync$/m);
     expect(r.stdout).toMatch(/^= HarborWebhookPolicy [^ ]+ \("Notify CI"\): in sync$/m);
-    expect(r.stdout).toMatch(/all 12 resources match Harbor\n$/);
+    expect(r.stdout).toMatch(/all 29 resources match Harbor\n$/);
     const json = JSON.parse((await runAgainst(h.emulator, ["diff", dir, "-q", "-o", "json"])).stdout) as {
       resources: Array<{ state: string }>;
     };
-    expect(json.resources.map((x) => x.state)).toEqual(Array(12).fill("in-sync"));
+    expect(json.resources.map((x) => x.state)).toEqual(Array(29).fill("in-sync"));
   });
 });
 
@@ -93,7 +93,7 @@ describe("drift", () => {
     expect(r.stdout).toMatch(
       /^~ HarborRobot scanner.sys: 1 field\(s\) differ\n {4}disabled: folder false, Harbor true$/m,
     );
-    expect(r.stdout).toMatch(/2 of 12 resources differ from Harbor/);
+    expect(r.stdout).toMatch(/2 of 29 resources differ from Harbor/);
     const yaml = parse((await runAgainst(h.emulator, ["diff", dir, "-q", "-o", "yaml"])).stdout) as {
       resources: Array<{ name: string; state: string; fields: unknown[] }>;
     };
@@ -113,6 +113,60 @@ describe("drift", () => {
         access: (p.access ?? []).map((a) => ({ resource: a.resource ?? "", action: a.action ?? "" })),
       })),
     });
+  });
+
+  test("the kinds that joined: a label's colour, a member's role, the GC schedule, a resumed queue, the default scanner", async () => {
+    const label = (await h.admin.labels.list({ scope: "g" })).find((l) => l.name === POPULATED.labels.global);
+    await h.admin.labels.update(label?.id as number, {
+      name: POPULATED.labels.global,
+      description: label?.description ?? "",
+      color: "#FF0000",
+    });
+    const alice = (await h.admin.members.list("team_a")).find((m) => m.entity_name === POPULATED.user);
+    await h.admin.members.updateRole("team_a", alice?.id as number, 3);
+    await h.admin.gc.updateSchedule({
+      schedule: { type: "Daily", cron: "0 0 0 * * *" },
+      parameters: { delete_untagged: true, workers: 2 },
+    });
+    await h.admin.jobService.actOnQueue(POPULATED.pausedQueue, "resume");
+    const clair = (await h.admin.scanners.list()).find((x) => x.name === POPULATED.scanners.other);
+    await h.admin.scanners.setDefault(clair?.uuid as string);
+    try {
+      const r = await runAgainst(h.emulator, ["diff", dir, "-q"]);
+      expect(r.code).toBe(2);
+      expect(r.stdout).toMatch(
+        /^~ HarborLabel \S+ \("Release: Approved"\): 1 field\(s\) differ\n {4}color: folder #0065AB, Harbor #FF0000$/m,
+      );
+      expect(r.stdout).toMatch(
+        /^~ HarborProjectMember team-a\.alice-\S+: 1 field\(s\) differ\n {4}role: folder developer, Harbor guest$/m,
+      );
+      expect(r.stdout).toMatch(
+        /^~ HarborGarbageCollection garbage-collection: 2 field\(s\) differ\n {4}schedule\.type: folder Custom, Harbor Daily\n {4}schedule\.cron: /m,
+      );
+      expect(r.stdout).toMatch(
+        /^~ HarborJobService job-service: 1 field\(s\) differ\n {4}queues\[RETENTION\]\.paused: /m,
+      );
+      expect(r.stdout).toMatch(
+        /^~ HarborScannerRegistration \S+ \("Trivy Adapter"\): 1 field\(s\) differ\n {4}default: folder true, Harbor false$/m,
+      );
+      // The project that follows Harbor's default scanner follows it: no difference there.
+      expect(r.stdout).toMatch(/^= HarborProject team-b: in sync$/m);
+    } finally {
+      await h.admin.labels.update(label?.id as number, {
+        name: POPULATED.labels.global,
+        description: label?.description ?? "",
+        color: "#0065AB",
+      });
+      await h.admin.members.updateRole("team_a", alice?.id as number, 2);
+      await h.admin.gc.updateSchedule({
+        schedule: { type: "Custom", cron: "0 30 2 * * 6" },
+        parameters: { delete_untagged: true, workers: 2 },
+      });
+      await h.admin.jobService.actOnQueue(POPULATED.pausedQueue, "pause");
+      const trivy = (await h.admin.scanners.list()).find((x) => x.name === POPULATED.scanners.default);
+      await h.admin.scanners.setDefault(trivy?.uuid as string);
+    }
+    expect((await runAgainst(h.emulator, ["diff", dir, "-q"])).code).toBe(0);
   });
 
   test("changes made in the folder are differences too, including references and lists", async () => {

@@ -10,6 +10,7 @@ import { buildExport } from "../../../src/cli/export.ts";
 import { Progress } from "../../../src/cli/output.ts";
 import { projectKind } from "../../../src/controllers/project/index.ts";
 import { MANAGED_KINDS } from "../../../src/controllers/registry.ts";
+import { kubernetesName } from "../../../src/controllers/shared/export.ts";
 import { expectCleanFailure, runAgainst, runCli } from "../../env/cli.ts";
 import { useEmulator } from "../../env/harbor.ts";
 import { POPULATED, populateHarbor } from "../../env/populated-harbor.ts";
@@ -50,6 +51,21 @@ interface Doc {
 const resources = (root: string): Doc[] =>
   [...files(root)].filter(([p]) => p.startsWith("harbor")).map(([, text]) => parse(text) as Doc);
 
+/** What names a resource's object: spec.name, else a member's user or group, else its kind alone. */
+function named(d: Doc): string {
+  const s = d.spec as {
+    name?: string;
+    projectRef?: { name: string };
+    user?: { name: string };
+    group?: { groupRef?: { name: string }; name?: string; ldapGroupDn?: string };
+  };
+  if (s.name !== undefined) return s.name;
+  if (s.user) return `${s.projectRef?.name}:user ${s.user.name}`;
+  if (s.group)
+    return `${s.projectRef?.name}:group ${s.group.groupRef?.name ?? s.group.name ?? s.group.ldapGroupDn}`;
+  return "(the Harbor's)";
+}
+
 /** Every secret the populated Harbor holds: none may appear in a file or an output. */
 const SECRETS = [
   POPULATED.webhook.authHeader,
@@ -59,7 +75,7 @@ const SECRETS = [
 ];
 
 beforeAll(async () => {
-  await populateHarbor(h.admin, { credentials: true });
+  await populateHarbor(h.admin, h.emulator.control, { credentials: true });
 });
 
 describe("the files", () => {
@@ -91,6 +107,11 @@ describe("the files", () => {
     expect(byKind("HarborRegistry")).toEqual(["Docker Hub", "Private Mirror"]);
     expect(byKind("HarborReplicationPolicy")).toEqual(["Push to Hub"]);
     expect(byKind("HarborWebhookPolicy")).toEqual(["Notify CI", "chat"]);
+    expect(byKind("HarborScannerRegistration")).toEqual(["Clair (legacy)", "Trivy Adapter"]);
+    expect(byKind("HarborLabel")).toEqual(["Release: Approved", "needs review"]);
+    expect(byKind("HarborUserGroup")).toEqual(["/platform/admins", "Ops Team"]);
+    for (const kind of ["HarborGarbageCollection", "HarborAuditLogPurge", "HarborJobService"])
+      expect(resources(out).filter((d) => d.kind === kind)).toHaveLength(1);
     for (const [path, text] of all) {
       if (!path.startsWith("harbor")) continue;
       const doc = parse(text) as Doc;
@@ -172,6 +193,60 @@ describe("the files", () => {
     expect(result.stderr).toMatch(/it reads Secret [^:]+: fill in accessKey and accessSecret/);
   });
 
+  test("the kinds that joined: scanners, labels, groups, members by reference, the per-Harbor settings", () => {
+    const all = resources(out);
+    const one = (kind: string, name?: string) =>
+      all.find((d) => d.kind === kind && (name === undefined || d.spec.name === name))?.spec;
+    const names = new Map(all.map((d) => [`${d.kind}/${d.spec.name}`, d.metadata.name]));
+    expect(one("HarborScannerRegistration", "Trivy Adapter")).toMatchObject({
+      url: "http://trivy.example.com:8080",
+      description: "Scans everything",
+      auth: { type: "None" },
+      default: true,
+    });
+    expect(one("HarborScannerRegistration", "Clair (legacy)")).toMatchObject({
+      skipCertVerify: true,
+      default: false,
+    });
+    // web.shop scans with its own registration; the others with Harbor's default.
+    expect(one("HarborProject", "web.shop")?.scanner).toEqual({
+      registrationRef: { name: names.get("HarborScannerRegistration/Clair (legacy)") },
+    });
+    expect(one("HarborProject", "team-b")?.scanner).toEqual({ systemDefault: true });
+    expect(one("HarborLabel", "Release: Approved")).toMatchObject({ color: "#0065AB" });
+    expect(one("HarborLabel", "Release: Approved")).not.toHaveProperty("projectRef");
+    expect(one("HarborLabel", "needs review")).toMatchObject({
+      projectRef: { name: names.get("HarborProject/team_a") },
+    });
+    expect(one("HarborUserGroup", "Ops Team")).toMatchObject({ type: "http" });
+    expect(
+      all
+        .filter((d) => d.kind === "HarborProjectMember")
+        .map((d) => `${named(d)} ${String(d.spec.role)}`)
+        .sort(),
+    ).toEqual(
+      [
+        "hub-cache:user admin projectAdmin",
+        "library:user admin projectAdmin",
+        `${names.get("HarborProject/team_a")}:group ${names.get("HarborUserGroup/Ops Team")} maintainer`,
+        `${names.get("HarborProject/team_a")}:user admin projectAdmin`,
+        `${names.get("HarborProject/team_a")}:user alice developer`,
+        "team-b:user admin projectAdmin",
+        `web.shop:group ${names.get("HarborUserGroup//platform/admins")} guest`,
+        "web.shop:user admin projectAdmin",
+      ].sort(),
+    );
+    expect(one("HarborGarbageCollection")).toMatchObject({
+      schedule: { type: "Custom", cron: "0 30 2 * * 6" },
+      deleteUntagged: true,
+      workers: 2,
+    });
+    // Weekly on Harbor's own cron, every operation, no dry run: only what differs from the defaults.
+    expect(one("HarborAuditLogPurge")).toMatchObject({ schedule: { type: "Weekly" }, retentionHours: 720 });
+    expect(one("HarborAuditLogPurge")).not.toHaveProperty("includeOperations");
+    expect(one("HarborJobService")).toMatchObject({ queues: [{ jobType: "RETENTION", paused: true }] });
+  });
+
   test("no secret value in any file or output", () => {
     const everything = [...files(out).values(), result.stdout, result.stderr].join("\n");
     for (const s of SECRETS) expect(everything).not.toContain(s);
@@ -179,7 +254,7 @@ describe("the files", () => {
 
   test("the summary: per kind, exported and skipped; where the files went", () => {
     for (const k of MANAGED_KINDS) expect(result.stdout).toMatch(new RegExp(`${k.def.kind}\\s+\\d+\\s+0`));
-    expect(result.stdout).toMatch(/Wrote 13 resources to .* and 2 Secret stubs to fill in/);
+    expect(result.stdout).toMatch(/Wrote 30 resources to .* and 2 Secret stubs to fill in/);
     expect(result.stderr).toMatch(/^Reading Harbor at http:\/\/127\.0\.0\.1:\d+\n/);
   });
 });
@@ -194,7 +269,7 @@ describe("the same bytes again, and --check", () => {
 
     const same = await runAgainst(h.emulator, ["export", "--out", a, "--check", "-q"]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(13 resources\)/);
+    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(30 resources\)/);
 
     await h.admin.projects.update("team-b", { metadata: { public: "false" } });
     await h.admin.projects.create({ project_name: "newcomer" });
@@ -216,8 +291,10 @@ describe("the same bytes again, and --check", () => {
     await h.admin.projects.delete("newcomer");
     await h.admin.projects.update("team-b", { metadata: { public: "true" } });
     const again = await runAgainst(h.emulator, ["export", "--out", a, "-q"]);
-    expect(again.stdout).toMatch(/removed 1 files of objects Harbor no longer has/);
+    // The project, and its creator's membership, which went with it.
+    expect(again.stdout).toMatch(/removed 2 files of objects Harbor no longer has/);
     expect(existsSync(join(a, "harborprojects", "newcomer.yaml"))).toBe(false);
+    expect(readdirSync(join(a, "harborprojectmembers")).some((f) => f.startsWith("newcomer"))).toBe(false);
     expect(files(a)).toEqual(files(b));
   });
 
@@ -242,13 +319,18 @@ describe("what to export", () => {
     expect(r.code, r.stderr).toBe(0);
     expect(
       resources(out)
-        .map((d) => `${d.kind} ${d.spec.name}`)
+        .map((d) => `${d.kind} ${named(d).replace(/^team-a-[0-9a-f]+:/, "")}`)
         .sort(),
     ).toEqual([
+      "HarborLabel needs review",
       "HarborProject team_a",
+      `HarborProjectMember group ${kubernetesName("Ops Team")}`, // by reference: the group goes along
+      "HarborProjectMember user admin",
+      "HarborProjectMember user alice",
       "HarborRegistry Docker Hub", // the replication policy's remote
       "HarborReplicationPolicy Push to Hub", // its name filter stays in team_a
       "HarborRobot ci",
+      "HarborUserGroup Ops Team",
       "HarborWebhookPolicy Notify CI",
     ]);
   });
@@ -315,7 +397,7 @@ describe("what to export", () => {
       secretStubs: string[];
       kinds: unknown[];
     };
-    expect(j.resources).toHaveLength(13);
+    expect(j.resources).toHaveLength(30);
     expect(j.resources).toContainEqual(
       expect.objectContaining({ kind: "HarborWebhookPolicy", harborName: "Notify CI" }),
     );
