@@ -145,6 +145,15 @@ export const jobServiceGroup: GroupSpec = {
       run: (inv) =>
         withHarbor(inv, async (h) => {
           const id = inv.args[0] as string;
+          // Harbor answers 200 for a job no worker runs and does nothing: such an id is refused here.
+          if (id.toLowerCase() !== ALL) {
+            const workers = await h.client.jobService.listWorkers(ALL, { signal: inv.io.signal });
+            const running = workers.find((w) => w.job_id === id);
+            if (!running)
+              throw new CliError(
+                `no worker of Harbor's job service runs a job "${id}" (see \`jobservice workers\`)`,
+              );
+          }
           await confirm(inv, `Stop job ${id}?`);
           await h.client.jobService.stopJob(id, { signal: inv.io.signal });
           print(inv, record([["stopped", id]], { stopped: id }, formatOf(inv)));

@@ -15,7 +15,17 @@ const SCANNER_KEY = "Sc4nner-Api-Key-31";
 const AUTH_HEADER = "Bearer Hook-Secret-5521";
 const SECRETS = [SCANNER_KEY, AUTH_HEADER, "Harbor12345"];
 
-const ids = { policy: 0, finished: 0, running: 0, task: 0, gcDone: 0, gcRunning: 0, job: "" };
+const ids = {
+  policy: 0,
+  finished: 0,
+  running: 0,
+  task: 0,
+  gcDone: 0,
+  gcRunning: 0,
+  job: "",
+  /** A job that runs throughout (the failure cases never stop it). */
+  longJob: "",
+};
 
 beforeAll(async () => {
   const admin = h.admin;
@@ -69,6 +79,7 @@ beforeAll(async () => {
   control().ldap.addGroup({ name: "developers" });
 
   [ids.job] = control().jobservice.enqueue("IMAGE_SCAN", { durationMs: 3_600_000 }) as [string];
+  [ids.longJob] = control().jobservice.enqueue("IMAGE_SCAN", { durationMs: 3_600_000 }) as [string];
 
   control().scanners.addAdapter("http://trivy.example.com:8080");
   await admin.scanners.create({
@@ -367,7 +378,7 @@ describe("destructive commands ask first", () => {
     const fault = control().faults.add({ op: "stopRunningJob", status: 500 });
     try {
       expectCleanFailure(
-        await run(["jobservice", "stop-job", "x", "--yes"]),
+        await run(["jobservice", "stop-job", ids.longJob, "--yes"]),
         1,
         /answered stopRunningJob with HTTP 500/,
       );
@@ -394,6 +405,79 @@ describe("destructive commands ask first", () => {
     }
   });
 });
+
+/**
+ * The commands that act (stop, pause, resume, import), each with its three failures: no Harbor at
+ * the URL, an object that does not exist, Harbor answering the action with an error. The error
+ * cases change nothing, so they run with --yes.
+ */
+const ACTIONS: Array<{
+  args: () => string[];
+  op: string;
+  missing: { args: () => string[]; message: RegExp };
+}> = [
+  {
+    args: () => ["replication", "stop", String(ids.finished), "--yes"],
+    op: "stopReplication",
+    missing: { args: () => ["replication", "stop", "99999", "--yes"], message: /HTTP 404/ },
+  },
+  {
+    args: () => ["gc", "stop", String(ids.gcDone), "--yes"],
+    op: "stopGC",
+    missing: { args: () => ["gc", "stop", "99999", "--yes"], message: /HTTP 404/ },
+  },
+  ...(["pause", "resume", "stop-queue"] as const).map((action) => ({
+    args: () =>
+      ["jobservice", action, "REPLICATION", "--yes"].filter((a) => action === "stop-queue" || a !== "--yes"),
+    op: "actionPendingJobs",
+    missing: {
+      args: () => ["jobservice", action, "NO_SUCH_TYPE"],
+      message: /job service has no queue "NO_SUCH_TYPE" \(it has [A-Z0-9_, ]+\)/,
+    },
+  })),
+  {
+    args: () => ["jobservice", "stop-job", ids.longJob, "--yes"],
+    op: "stopRunningJob",
+    missing: {
+      args: () => ["jobservice", "stop-job", "no-such-job", "--yes"],
+      message: /no worker of Harbor's job service runs a job "no-such-job"/,
+    },
+  },
+  {
+    args: () => ["ldap", "import", "alice", "--yes"],
+    op: "importLdapUser",
+    missing: {
+      args: () => ["ldap", "import", "nobody", "--yes"],
+      message: /1 of 1 user\(s\) could not be imported/,
+    },
+  },
+];
+
+describe.each(ACTIONS.map((c) => [c.args().slice(0, 2).join(" "), c] as const))(
+  "kubectl harbor %s: its failures",
+  (_name, c) => {
+    test("no Harbor at the URL: exit 1, clear message, nothing asked", async () => {
+      const r = await runCli([...c.args(), "--harbor-url", "http://127.0.0.1:1", "-u", "admin"], {
+        env: { HARBOR_PASSWORD: "Harbor12345" },
+      });
+      expectCleanFailure(r, 1, /cannot reach Harbor at 127\.0\.0\.1:1: connection refused/, SECRETS);
+      expect(r.stdout).toBe("");
+    });
+
+    test("an object that does not exist", async () => {
+      expectCleanFailure(await run(c.missing.args()), 1, c.missing.message, SECRETS);
+    });
+
+    test("Harbor answers the action with an error: exit 1 with Harbor's answer", async () => {
+      const fault = control().faults.add({ op: c.op, status: 500, message: "backend down" });
+      try {
+        expectCleanFailure(await run(c.args()), 1, new RegExp(`answered ${c.op} with HTTP 500`), SECRETS);
+      } finally {
+        control().faults.remove(fault);
+      }
+    });
+  },
+);
 
 describe("what the output leaves out", () => {
   test("a scanner's credential is never shown, in any format", async () => {
