@@ -145,7 +145,8 @@ export const jobServiceGroup: GroupSpec = {
       run: (inv) =>
         withHarbor(inv, async (h) => {
           const id = inv.args[0] as string;
-          // Harbor answers 200 for a job no worker runs and does nothing: such an id is refused here.
+          // A stop of a job id no worker runs is answered 200 and does nothing (so the emulator models
+          // Harbor): such an id is refused here, with where to find the running ones.
           if (id.toLowerCase() !== ALL) {
             const workers = await h.client.jobService.listWorkers(ALL, { signal: inv.io.signal });
             const running = workers.find((w) => w.job_id === id);
