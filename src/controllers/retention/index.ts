@@ -3,10 +3,12 @@
 // newest run in status.
 import { harborRetentionPolicy } from "../../api/retention.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
+import { retentionExporter } from "./export.ts";
 import { retentionExternal } from "./external.ts";
 
 export const retentionKind = defineKind({
   def: harborRetentionPolicy,
+  exporter: retentionExporter,
   watches: { references: { HarborProject: (spec) => spec.projectRef.name } },
   external: ({ ctx, informer }) =>
     retentionExternal({
