@@ -15,18 +15,22 @@
 // request with a bad cron leaves no schedule; GET of an unknown run id is a masked 500 (the handler
 // dereferences the missing execution); a cron schedule fires through the job service's SCHEDULER
 // queue, so it waits while that queue is paused.
-import { z } from "zod";
-import { auditWrite } from "../audit.ts";
-import { requireSystem } from "../auth.ts";
-import { badRequest, internal, notFound } from "../errors.ts";
-import { type Fields, listReply } from "../listing.ts";
-import { type Ctx, ok, type Reply, type RouteSpec } from "../router.ts";
-import { harborTime, type World, ZERO_TIME } from "../world.ts";
+import { badRequest, internal } from "../errors.ts";
+import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
-import { nextCronTime, parseCron } from "./gc.ts";
+import { type CronSpec, parseCron } from "./cron.ts";
+import {
+  JobSchedule,
+  type JobScheduleRecord,
+  jobLogLine,
+  jobRoutes,
+  renderSchedule,
+  type ScheduleBody,
+  sweepExecutions,
+  type Trigger,
+} from "./system-job.ts";
 
 export type PurgeStatus = "Running" | "Success" | "Error" | "Stopped";
-type Trigger = "MANUAL" | "SCHEDULE";
 
 export interface PurgePlan {
   /** How the job ends. Default Success. */
@@ -60,40 +64,26 @@ export interface PurgeRunRecord {
   jobId?: string;
 }
 
-interface PurgeScheduleRecord {
-  id: number;
-  cronType: string;
-  cron: string;
-  spec: ReturnType<typeof parseCron>;
+interface PurgeScheduleRecord extends JobScheduleRecord<PurgePolicy> {
   /** The parameters as sent: GET shows them as they came. */
   parameters: Record<string, unknown>;
-  policy: PurgePolicy;
-  creationTime: number;
-  updateTime: number;
-  nextRun?: number;
 }
 
 /** How long core still shows a finished purge job's execution as Running. */
 export const PURGE_STATUS_LAG_MS = 25_000;
-/** Harbor's execution sweeper keeps this many executions per vendor type. */
-const KEEP_EXECUTIONS = 50;
 /** The operations the 2.12 purge can remove; anything else in include_operations is ignored. */
 const PERMITTED_OPERATIONS = ["create", "delete", "pull"];
-
-/** Go's json.Marshal of a map: keys in sorted order. */
-function goJson(map: Record<string, unknown>): string {
-  return JSON.stringify(Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1))));
-}
 
 export class PurgeStore {
   readonly #world: World;
   readonly #runs = new Map<number, PurgeRunRecord>();
-  #schedule: PurgeScheduleRecord | undefined;
+  readonly #schedule: JobSchedule<PurgePolicy, PurgeScheduleRecord>;
   readonly #plans: PurgePlan[] = [];
   #defaultPlan: Required<PurgePlan> = { status: "Success", durationMs: 1000 };
 
   constructor(world: World) {
     this.#world = world;
+    this.#schedule = new JobSchedule(world, (policy) => this.start(policy, "SCHEDULE"));
     world.clock.onTick(() => this.#tick());
   }
 
@@ -106,7 +96,7 @@ export class PurgeStore {
   }
 
   get schedule(): PurgeScheduleRecord | undefined {
-    return this.#schedule;
+    return this.#schedule.record;
   }
 
   plan(p: PurgePlan): void {
@@ -167,32 +157,22 @@ export class PurgeStore {
   setSchedule(
     cronType: string,
     cron: string,
-    spec: ReturnType<typeof parseCron>,
+    spec: CronSpec,
     parameters: Record<string, unknown>,
     policy: PurgePolicy,
   ): void {
-    const now = this.#world.now();
-    this.#schedule = {
-      id: this.#world.ids.next("schedule"),
-      cronType,
-      cron,
-      spec,
-      parameters,
-      policy,
-      creationTime: now,
-      updateTime: now,
-      nextRun: nextCronTime(spec, now),
-    };
+    this.#schedule.set(cronType, cron, spec, policy, { parameters });
   }
 
   deleteSchedule(): void {
-    this.#schedule = undefined;
+    this.#schedule.delete();
   }
 
   /** Starts the scheduled purge now, as the scheduler does when the cron time comes. */
   fireSchedule(): PurgeRunRecord {
-    if (!this.#schedule) throw new Error("no purge schedule is found");
-    return this.start(this.#schedule.policy, "SCHEDULE");
+    const s = this.#schedule.record;
+    if (!s) throw new Error("no purge schedule is found");
+    return this.start(s.policy, "SCHEDULE");
   }
 
   #endJob(run: PurgeRunRecord, status: "Success" | "Error", at: number): void {
@@ -227,9 +207,7 @@ export class PurgeStore {
   }
 
   #log(run: PurgeRunRecord, line: string, level = "INFO"): void {
-    run.log.push(
-      `${new Date(this.#world.now()).toISOString().slice(0, 19)}Z [${level}] [/jobservice/job/impl/purge/purge.go]: ${line}`,
-    );
+    run.log.push(jobLogLine(this.#world, "/jobservice/job/impl/purge/purge.go", line, level));
   }
 
   #tick(): void {
@@ -241,48 +219,16 @@ export class PurgeStore {
         run.updateTime = run.jobEnd + PURGE_STATUS_LAG_MS;
       }
     }
-    const s = this.#schedule;
-    if (s?.nextRun !== undefined && now >= s.nextRun) {
-      s.nextRun = nextCronTime(s.spec, now);
-      const policy = s.policy;
-      this.#world.jobservice.runScheduled(() => this.start(policy, "SCHEDULE"));
-    }
+    this.#schedule.tick(now);
   }
 
   #sweep(): void {
-    const finished = this.runs()
-      .filter((r) => r.status !== "Running")
-      .sort((a, b) => a.id - b.id);
-    let excess = this.#runs.size - KEEP_EXECUTIONS;
-    for (const r of finished) {
-      if (excess-- <= 0) break;
-      this.#runs.delete(r.id);
-    }
+    sweepExecutions(this.#runs);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // API
-
-const ScheduleBody = z.object({
-  id: z.number().int().nullish(),
-  status: z.string().nullish(),
-  creation_time: z.string().nullish(),
-  update_time: z.string().nullish(),
-  schedule: z
-    .object({
-      // go-swagger skips the enum check for an empty value.
-      type: z.preprocess(
-        (v) => (v === "" ? undefined : v),
-        z.enum(["Hourly", "Daily", "Weekly", "Custom", "Manual", "None", "Schedule"]).nullish(),
-      ),
-      cron: z.string().nullish(),
-      next_scheduled_time: z.string().nullish(),
-    })
-    .nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-});
-type ScheduleBody = z.output<typeof ScheduleBody>;
 
 /** The handler's checks before anything happens (verifyCreateRequest / verifyUpdateRequest). */
 function verify(body: ScheduleBody): void {
@@ -331,7 +277,7 @@ function kick(world: World, body: ScheduleBody): number {
       world.purge.deleteSchedule();
       const cron = schedule.cron ?? "";
       if (cron === "") throw badRequest("empty cron string for schedule");
-      let spec: ReturnType<typeof parseCron>;
+      let spec: CronSpec;
       try {
         spec = parseCron(cron);
       } catch (e) {
@@ -346,147 +292,29 @@ function kick(world: World, body: ScheduleBody): number {
   }
 }
 
-const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
-
-function renderRun(r: PurgeRunRecord) {
-  return {
-    id: r.id,
-    job_name: "PURGE_AUDIT",
-    job_kind: r.trigger,
-    job_parameters: goJson(r.parameters),
-    schedule: { type: title(r.trigger), next_scheduled_time: ZERO_TIME },
-    job_status: r.status,
-    creation_time: harborTime(r.startTime),
-    update_time: harborTime(r.updateTime),
-  };
-}
-
-function renderSchedule(s: PurgeScheduleRecord) {
-  return {
-    id: s.id,
-    job_kind: s.cron,
-    job_parameters: goJson(s.parameters),
-    job_status: "Running",
-    schedule: {
-      type: s.cronType,
-      cron: s.cron,
-      next_scheduled_time: s.nextRun === undefined ? ZERO_TIME : harborTime(s.nextRun),
-    },
-    creation_time: harborTime(s.creationTime),
-    update_time: harborTime(s.updateTime),
-  };
-}
-
-const fields: Fields<PurgeRunRecord> = {
-  id: (r) => r.id,
-  status: (r) => r.status,
-  trigger: (r) => r.trigger,
-  start_time: (r) => harborTime(r.startTime),
-  update_time: (r) => harborTime(r.updateTime),
-};
-
-function auditPurge(ctx: Ctx, operation: "create" | "update"): void {
-  auditWrite(ctx, { project_id: 0, resource: "purge audit", resource_type: "purge_audit", operation });
-}
-
-const routes: RouteSpec[] = [
-  {
-    op: "getPurgeHistory",
-    method: "GET",
-    path: "/system/purgeaudit",
-    paged: true,
-    query: { q: { type: "string" }, sort: { type: "string" } },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "list");
-      return listReply(ctx, ctx.world.purge.runs(), fields, {
-        render: renderRun,
-        defaultOrder: (a, b) => b.startTime - a.startTime || b.id - a.id,
-      });
-    },
+const routes = jobRoutes({
+  base: "/system/purgeaudit",
+  idParam: "purge_id",
+  permission: "purge-audit",
+  ops: {
+    list: "getPurgeHistory",
+    getSchedule: "getPurgeSchedule",
+    create: "createPurgeSchedule",
+    update: "updatePurgeSchedule",
+    get: "getPurgeJob",
+    stop: "stopPurge",
+    log: "getPurgeJobLog",
   },
-  {
-    op: "getPurgeSchedule",
-    method: "GET",
-    path: "/system/purgeaudit/schedule",
-    handle(ctx): Reply {
-      requireSystem(ctx, "purge-audit", "read");
-      const s = ctx.world.purge.schedule;
-      return s ? ok(renderSchedule(s)) : ok();
-    },
-  },
-  {
-    op: "createPurgeSchedule",
-    method: "POST",
-    path: "/system/purgeaudit/schedule",
-    body: { name: "schedule", schema: ScheduleBody },
-    handle(ctx): Reply {
-      requireSystem(ctx, "purge-audit", "create");
-      const body = ctx.body as ScheduleBody;
-      verify(body);
-      const id = kick(ctx.world, body);
-      auditPurge(ctx, "create");
-      // path.Join(<request path>, "../<id>"): …/purgeaudit/schedule → …/purgeaudit/<id>.
-      const path = ctx.url.pathname.replace(/\/+$/, "");
-      return { status: 201, headers: { location: `${path.slice(0, path.lastIndexOf("/"))}/${id}` } };
-    },
-  },
-  {
-    op: "updatePurgeSchedule",
-    method: "PUT",
-    path: "/system/purgeaudit/schedule",
-    body: { name: "schedule", schema: ScheduleBody },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "update");
-      const body = ctx.body as ScheduleBody;
-      verify(body);
-      kick(ctx.world, body);
-      auditPurge(ctx, "update");
-      return ok();
-    },
-  },
-  {
-    op: "getPurgeJob",
-    method: "GET",
-    path: "/system/purgeaudit/{purge_id}",
-    params: { purge_id: "int" },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "read");
-      const run = ctx.world.purge.get(ctx.params.purge_id as number);
-      // Harbor reads the execution's vendor type before it checks the error: a nil dereference.
-      if (!run) throw internal("runtime error: invalid memory address or nil pointer dereference");
-      return ok(renderRun(run));
-    },
-  },
-  {
-    op: "stopPurge",
-    method: "PUT",
-    path: "/system/purgeaudit/{purge_id}",
-    params: { purge_id: "int" },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "stop");
-      const id = ctx.params.purge_id as number;
-      const run = ctx.world.purge.get(id);
-      if (!run) throw notFound(`execution ${id} not found`);
-      ctx.world.purge.stop(run);
-      auditPurge(ctx, "update");
-      return ok();
-    },
-  },
-  {
-    op: "getPurgeJobLog",
-    method: "GET",
-    path: "/system/purgeaudit/{purge_id}/log",
-    params: { purge_id: "int" },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "read");
-      const id = ctx.params.purge_id as number;
-      const run = ctx.world.purge.get(id);
-      if (!run) throw notFound(`purge job with execution ID: ${id} taskLog is not found`);
-      if (!ctx.world.purge.hasLog(run)) throw notFound("object is not found");
-      return { status: 200, text: `${run.log.join("\n")}\n`, headers: { "content-type": "text/plain" } };
-    },
-  },
-];
+  audit: { resource: "purge audit", resource_type: "purge_audit" },
+  jobName: "PURGE_AUDIT",
+  store: (world) => world.purge,
+  renderSchedule: (s: PurgeScheduleRecord) => renderSchedule(s, s.parameters),
+  verify,
+  kick,
+  // Harbor reads the execution's vendor type before it checks the error: a nil dereference.
+  unknownRun: () => internal("runtime error: invalid memory address or nil pointer dereference"),
+  unknownLog: (id) => `purge job with execution ID: ${id} taskLog is not found`,
+});
 
 function existingRun(world: World, id: number): PurgeRunRecord {
   const run = world.purge.get(id);
