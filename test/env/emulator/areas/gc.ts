@@ -13,13 +13,11 @@ import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import { type CronSpec, parseCron } from "./cron.ts";
 import {
-  JobSchedule,
   type JobScheduleRecord,
-  jobLogLine,
+  JobStoreBase,
   jobRoutes,
   renderSchedule,
   type ScheduleBody,
-  sweepExecutions,
   type Trigger,
 } from "./system-job.ts";
 
@@ -78,57 +76,23 @@ const TIME_WINDOW_HOURS = 2;
 /** How long core still shows a finished GC job's execution as Running. */
 export const GC_STATUS_LAG_MS = 25_000;
 
-export class GcStore {
-  readonly #world: World;
-  readonly #runs = new Map<number, GcRunRecord>();
-  readonly #schedule: JobSchedule<GcPolicy>;
+export class GcStore extends JobStoreBase<GcRunRecord, GcPlan, GcPolicy> {
   /** When the last GC job ended or was stopped (world time): a waiting job starts from then. */
   #freeSince = 0;
-  readonly #plans: GcPlan[] = [];
-  #defaultPlan: Required<GcPlan> = {
-    status: "Success",
-    durationMs: 2000,
-    freedSpace: 0,
-    purgedBlobs: 0,
-    purgedManifests: 0,
-  };
 
   constructor(world: World) {
-    this.#world = world;
-    this.#schedule = new JobSchedule(world, (policy) => this.start(policy, "SCHEDULE"));
-    world.clock.onTick(() => this.#tick());
-  }
-
-  get world(): World {
-    return this.#world;
-  }
-
-  runs(): GcRunRecord[] {
-    return [...this.#runs.values()];
-  }
-
-  get(id: number): GcRunRecord | undefined {
-    return this.#runs.get(id);
-  }
-
-  get schedule(): GcScheduleRecord | undefined {
-    return this.#schedule.record;
-  }
-
-  /** The outcome of the next run that starts (first in, first out). */
-  plan(p: GcPlan): void {
-    this.#plans.push(p);
-  }
-
-  setDefaultPlan(p: GcPlan): void {
-    this.#defaultPlan = { ...this.#defaultPlan, ...p };
+    super(world, {
+      what: "gc",
+      logSource: "/jobservice/job/impl/gc/garbage_collection.go",
+      defaultPlan: { status: "Success", durationMs: 2000, freedSpace: 0, purgedBlobs: 0, purgedManifests: 0 },
+    });
   }
 
   start(policy: GcPolicy, trigger: Trigger): GcRunRecord {
-    const now = this.#world.now();
-    const plan: Required<GcPlan> = { ...this.#defaultPlan, ...this.#plans.shift() };
+    const now = this.world.now();
+    const plan = this.nextPlan();
     const run: GcRunRecord = {
-      id: this.#world.ids.next("execution"),
+      id: this.world.ids.next("execution"),
       trigger,
       status: "Running",
       parameters: {
@@ -146,29 +110,29 @@ export class GcStore {
       plan,
       log: [],
     };
-    this.#runs.set(run.id, run);
+    this.runsById.set(run.id, run);
     this.#dispatch(now);
-    this.#sweep();
+    this.sweep();
     return run;
   }
 
   /** The job starts on a worker (at `at`, world time): its first log lines are written. */
   #beginJob(run: GcRunRecord, at: number): void {
     Object.assign(run, { job: "Running", jobStarted: true, jobEnd: at + run.plan.durationMs });
-    run.jobId = this.#world.jobservice.startJob("GARBAGE_COLLECTION", () => this.stop(run));
+    run.jobId = this.world.jobservice.startJob("GARBAGE_COLLECTION", () => this.stop(run));
     const { delete_untagged, dry_run, workers } = run.parameters;
     if (run.plan.status === "Error") {
-      this.#log(
+      this.log(
         run,
         'failed to start gc as registry controller is unreachable: Get "http://registryctl:8080/api/health": dial tcp: lookup registryctl: no such host',
         "ERROR",
       );
     } else {
-      this.#log(
+      this.log(
         run,
         `Garbage Collection parameters: [delete_untagged: ${delete_untagged}, dry_run: ${dry_run}, time_window: ${TIME_WINDOW_HOURS}, workers: ${(workers as number) || 1}]`,
       );
-      this.#log(run, "start to run gc in job.");
+      this.log(run, "start to run gc in job.");
     }
   }
 
@@ -198,13 +162,13 @@ export class GcStore {
    */
   stop(run: GcRunRecord): void {
     if (run.job !== "Running" && run.job !== "Pending") return;
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
-    const now = this.#world.now();
+    if (run.jobId) this.world.jobservice.finishJob(run.jobId);
+    const now = this.world.now();
     const ran = run.job === "Running";
     Object.assign(run, { job: "Stopped", jobEnd: now, status: "Stopped", updateTime: now });
     if (ran) {
       this.#freeSince = now;
-      this.#log(run, "received the stop signal, quit GC job.");
+      this.log(run, "received the stop signal, quit GC job.");
     }
     this.#dispatch(now);
   }
@@ -212,7 +176,7 @@ export class GcStore {
   /** Ends a running job now with the given status (or its planned one); the run follows later. */
   complete(run: GcRunRecord, status?: "Success" | "Error"): void {
     if (run.job !== "Running") return;
-    const now = this.#world.now();
+    const now = this.world.now();
     this.#endJob(run, status ?? run.plan.status, now);
     this.#dispatch(now);
   }
@@ -224,42 +188,31 @@ export class GcStore {
 
   /** Replaces the schedule (Harbor deletes the old one, then creates the new one). */
   setSchedule(cronType: string, cron: string, spec: CronSpec, policy: GcPolicy): void {
-    this.#schedule.set(cronType, cron, spec, policy);
-  }
-
-  deleteSchedule(): void {
-    this.#schedule.delete();
-  }
-
-  /** Starts the scheduled GC now, as the scheduler does when the cron time comes. */
-  fireSchedule(): GcRunRecord {
-    const s = this.#schedule.record;
-    if (!s) throw new Error("no gc schedule is found");
-    return this.start(s.policy, "SCHEDULE");
+    this.jobSchedule.set(cronType, cron, spec, policy);
   }
 
   /** The job ends: its log is complete; the execution shows it GC_STATUS_LAG_MS later. */
   #endJob(run: GcRunRecord, status: "Success" | "Error", at: number): void {
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
+    if (run.jobId) this.world.jobservice.finishJob(run.jobId);
     Object.assign(run, { job: status, jobEnd: at });
     this.#freeSince = Math.max(this.#freeSince, at);
     if (status === "Error") return;
     const { freedSpace, purgedBlobs, purgedManifests } = run.plan;
     if (purgedBlobs + purgedManifests === 0) {
-      this.#log(run, "no removed artifacts.", "WARNING");
-      this.#log(run, "no need to execute GC as there is no non referenced artifacts.");
+      this.log(run, "no removed artifacts.", "WARNING");
+      this.log(run, "no need to execute GC as there is no non referenced artifacts.");
     } else {
-      this.#log(run, `${purgedBlobs} blobs and ${purgedManifests} manifests eligible for deletion`);
-      this.#log(
+      this.log(run, `${purgedBlobs} blobs and ${purgedManifests} manifests eligible for deletion`);
+      this.log(
         run,
         `The GC could free up ${Math.floor(freedSpace / 1024 / 1024)} MB space, the size is a rough estimation.`,
       );
       if (run.parameters.dry_run !== true) {
-        this.#log(run, `${purgedBlobs} blobs and ${purgedManifests} manifests are actually deleted`);
-        this.#log(run, `The GC job actual frees up ${Math.floor(freedSpace / 1024 / 1024)} MB space.`);
+        this.log(run, `${purgedBlobs} blobs and ${purgedManifests} manifests are actually deleted`);
+        this.log(run, `The GC job actual frees up ${Math.floor(freedSpace / 1024 / 1024)} MB space.`);
       }
     }
-    this.#log(run, "success to run gc in job.");
+    this.log(run, "success to run gc in job.");
   }
 
   /** The execution takes the job's status; a successful one gains what the job reported. */
@@ -275,25 +228,15 @@ export class GcStore {
     });
   }
 
-  #log(run: GcRunRecord, line: string, level = "INFO"): void {
-    run.log.push(jobLogLine(this.#world, "/jobservice/job/impl/gc/garbage_collection.go", line, level));
-  }
-
-  #tick(): void {
-    const now = this.#world.now();
+  protected tick(now: number): void {
     this.#dispatch(now);
-    for (const run of this.#runs.values()) {
+    for (const run of this.runsById.values()) {
       const ended = run.job !== "Running" && run.job !== "Pending";
       if (run.status === "Running" && ended && now >= run.jobEnd + GC_STATUS_LAG_MS) {
         this.#settle(run, run.jobEnd + GC_STATUS_LAG_MS);
       }
     }
-    this.#schedule.tick(now);
-  }
-
-  /** Keeps the newest executions, dropping the oldest finished ones. */
-  #sweep(): void {
-    sweepExecutions(this.#runs);
+    this.jobSchedule.tick(now);
   }
 }
 

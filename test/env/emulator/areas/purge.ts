@@ -20,13 +20,11 @@ import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import { type CronSpec, parseCron } from "./cron.ts";
 import {
-  JobSchedule,
   type JobScheduleRecord,
-  jobLogLine,
+  JobStoreBase,
   jobRoutes,
   renderSchedule,
   type ScheduleBody,
-  sweepExecutions,
   type Trigger,
 } from "./system-job.ts";
 
@@ -74,44 +72,20 @@ export const PURGE_STATUS_LAG_MS = 25_000;
 /** The operations the 2.12 purge can remove; anything else in include_operations is ignored. */
 const PERMITTED_OPERATIONS = ["create", "delete", "pull"];
 
-export class PurgeStore {
-  readonly #world: World;
-  readonly #runs = new Map<number, PurgeRunRecord>();
-  readonly #schedule: JobSchedule<PurgePolicy, PurgeScheduleRecord>;
-  readonly #plans: PurgePlan[] = [];
-  #defaultPlan: Required<PurgePlan> = { status: "Success", durationMs: 1000 };
-
+export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePolicy, PurgeScheduleRecord> {
   constructor(world: World) {
-    this.#world = world;
-    this.#schedule = new JobSchedule(world, (policy) => this.start(policy, "SCHEDULE"));
-    world.clock.onTick(() => this.#tick());
-  }
-
-  runs(): PurgeRunRecord[] {
-    return [...this.#runs.values()];
-  }
-
-  get(id: number): PurgeRunRecord | undefined {
-    return this.#runs.get(id);
-  }
-
-  get schedule(): PurgeScheduleRecord | undefined {
-    return this.#schedule.record;
-  }
-
-  plan(p: PurgePlan): void {
-    this.#plans.push(p);
-  }
-
-  setDefaultPlan(p: PurgePlan): void {
-    this.#defaultPlan = { ...this.#defaultPlan, ...p };
+    super(world, {
+      what: "purge",
+      logSource: "/jobservice/job/impl/purge/purge.go",
+      defaultPlan: { status: "Success", durationMs: 1000 },
+    });
   }
 
   start(policy: PurgePolicy, trigger: Trigger): PurgeRunRecord {
-    const now = this.#world.now();
-    const plan: Required<PurgePlan> = { ...this.#defaultPlan, ...this.#plans.shift() };
+    const now = this.world.now();
+    const plan = this.nextPlan();
     const run: PurgeRunRecord = {
-      id: this.#world.ids.next("execution"),
+      id: this.world.ids.next("execution"),
       trigger,
       status: "Running",
       parameters: {
@@ -127,26 +101,26 @@ export class PurgeStore {
       plan,
       log: [],
     };
-    this.#runs.set(run.id, run);
-    run.jobId = this.#world.jobservice.startJob("PURGE_AUDIT", () => this.stop(run));
-    this.#log(run, "Purge audit job start");
-    this.#sweep();
+    this.runsById.set(run.id, run);
+    run.jobId = this.world.jobservice.startJob("PURGE_AUDIT", () => this.stop(run));
+    this.log(run, "Purge audit job start");
+    this.sweep();
     return run;
   }
 
   /** Stops a running job, and with it the run; once the job has ended, nothing changes. */
   stop(run: PurgeRunRecord): void {
     if (run.job !== "Running") return;
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
-    const now = this.#world.now();
+    if (run.jobId) this.world.jobservice.finishJob(run.jobId);
+    const now = this.world.now();
     Object.assign(run, { job: "Stopped", jobEnd: now, status: "Stopped", updateTime: now });
-    this.#log(run, "received the stop signal, stop the purge job");
+    this.log(run, "received the stop signal, stop the purge job");
   }
 
   /** Ends a running job now with the given status (or its planned one); the run follows later. */
   complete(run: PurgeRunRecord, status?: "Success" | "Error"): void {
     if (run.job !== "Running") return;
-    this.#endJob(run, status ?? run.plan.status, this.#world.now());
+    this.#endJob(run, status ?? run.plan.status, this.world.now());
   }
 
   hasLog(run: PurgeRunRecord): boolean {
@@ -161,30 +135,19 @@ export class PurgeStore {
     parameters: Record<string, unknown>,
     policy: PurgePolicy,
   ): void {
-    this.#schedule.set(cronType, cron, spec, policy, { parameters });
-  }
-
-  deleteSchedule(): void {
-    this.#schedule.delete();
-  }
-
-  /** Starts the scheduled purge now, as the scheduler does when the cron time comes. */
-  fireSchedule(): PurgeRunRecord {
-    const s = this.#schedule.record;
-    if (!s) throw new Error("no purge schedule is found");
-    return this.start(s.policy, "SCHEDULE");
+    this.jobSchedule.set(cronType, cron, spec, policy, { parameters });
   }
 
   #endJob(run: PurgeRunRecord, status: "Success" | "Error", at: number): void {
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
+    if (run.jobId) this.world.jobservice.finishJob(run.jobId);
     Object.assign(run, { job: status, jobEnd: at });
     if (status === "Error") {
-      this.#log(run, "failed to purge audit log, error: the database is unreachable", "ERROR");
+      this.log(run, "failed to purge audit log, error: the database is unreachable", "ERROR");
       return;
     }
     const { retentionHour, includeOperations, dryRun } = run.policy;
     if (retentionHour === -1 || retentionHour === 0) {
-      this.#log(run, `quit purge job, retentionHour:${retentionHour} `);
+      this.log(run, `quit purge job, retentionHour:${retentionHour} `);
       return;
     }
     const operations = includeOperations === "" ? [] : includeOperations.split(",");
@@ -196,34 +159,25 @@ export class PurgeStore {
       permitted.length === 0
         ? 0
         : dryRun
-          ? this.#world.audit.all().filter(matches).length
-          : this.#world.audit.purge(matches);
+          ? this.world.audit.all().filter(matches).length
+          : this.world.audit.purge(matches);
     run.purged = n;
-    this.#log(
+    this.log(
       run,
       `Purge operation parameter, renention_hour=${retentionHour}, include_operations:[${operations.join(" ")}], dry_run:${dryRun}`,
     );
-    this.#log(run, `${dryRun ? "[DRYRUN]" : ""}Purged ${n} rows of audit logs`);
+    this.log(run, `${dryRun ? "[DRYRUN]" : ""}Purged ${n} rows of audit logs`);
   }
 
-  #log(run: PurgeRunRecord, line: string, level = "INFO"): void {
-    run.log.push(jobLogLine(this.#world, "/jobservice/job/impl/purge/purge.go", line, level));
-  }
-
-  #tick(): void {
-    const now = this.#world.now();
-    for (const run of this.#runs.values()) {
+  protected tick(now: number): void {
+    for (const run of this.runsById.values()) {
       if (run.job === "Running" && now >= run.jobEnd) this.#endJob(run, run.plan.status, run.jobEnd);
       if (run.status === "Running" && run.job !== "Running" && now >= run.jobEnd + PURGE_STATUS_LAG_MS) {
         run.status = run.job;
         run.updateTime = run.jobEnd + PURGE_STATUS_LAG_MS;
       }
     }
-    this.#schedule.tick(now);
-  }
-
-  #sweep(): void {
-    sweepExecutions(this.#runs);
+    this.jobSchedule.tick(now);
   }
 }
 

@@ -332,3 +332,82 @@ export function jobRoutes<R extends JobRun, S>(job: JobApi<R, S>): RouteSpec[] {
     },
   ];
 }
+
+/**
+ * What every job's store keeps alike: its executions (swept to the newest KEEP_EXECUTIONS), its
+ * schedule, the plans of the next runs and the default plan, and its log lines. A job's store says
+ * how a run starts, progresses, stops and ends.
+ */
+export abstract class JobStoreBase<
+  R extends JobRun,
+  Plan extends object,
+  P,
+  S extends JobScheduleRecord<P> = JobScheduleRecord<P>,
+> {
+  readonly world: World;
+  protected readonly runsById = new Map<number, R>();
+  protected readonly jobSchedule: JobSchedule<P, S>;
+  readonly #plans: Plan[] = [];
+  #defaultPlan: Required<Plan>;
+  readonly #logSource: string;
+  readonly #what: string;
+
+  /** `what` names the job in errors ("gc"); `logSource` is the job's source file in its log lines. */
+  constructor(world: World, o: { what: string; logSource: string; defaultPlan: Required<Plan> }) {
+    this.world = world;
+    this.#what = o.what;
+    this.#logSource = o.logSource;
+    this.#defaultPlan = o.defaultPlan;
+    this.jobSchedule = new JobSchedule(world, (policy) => this.start(policy, "SCHEDULE"));
+    world.clock.onTick(() => this.tick(world.now()));
+  }
+
+  abstract start(policy: P, trigger: Trigger): R;
+  protected abstract tick(now: number): void;
+
+  runs(): R[] {
+    return [...this.runsById.values()];
+  }
+
+  get(id: number): R | undefined {
+    return this.runsById.get(id);
+  }
+
+  get schedule(): S | undefined {
+    return this.jobSchedule.record;
+  }
+
+  /** The outcome of the next run that starts (first in, first out). */
+  plan(p: Plan): void {
+    this.#plans.push(p);
+  }
+
+  setDefaultPlan(p: Plan): void {
+    this.#defaultPlan = { ...this.#defaultPlan, ...p };
+  }
+
+  deleteSchedule(): void {
+    this.jobSchedule.delete();
+  }
+
+  /** Starts the scheduled job now, as the scheduler does when the cron time comes. */
+  fireSchedule(): R {
+    const s = this.jobSchedule.record;
+    if (!s) throw new Error(`no ${this.#what} schedule is found`);
+    return this.start(s.policy, "SCHEDULE");
+  }
+
+  /** The plan of a run that starts now: the next planned one, else the default. */
+  protected nextPlan(): Required<Plan> {
+    return { ...this.#defaultPlan, ...this.#plans.shift() };
+  }
+
+  /** Keeps the newest executions, dropping the oldest finished ones. */
+  protected sweep(): void {
+    sweepExecutions(this.runsById);
+  }
+
+  protected log(run: R, line: string, level = "INFO"): void {
+    run.log.push(jobLogLine(this.world, this.#logSource, line, level));
+  }
+}
