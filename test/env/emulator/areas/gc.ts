@@ -15,6 +15,7 @@ import { type CronSpec, parseCron } from "./cron.ts";
 import {
   type JobScheduleRecord,
   JobStoreBase,
+  jobControl,
   jobRoutes,
   renderSchedule,
   type ScheduleBody,
@@ -324,38 +325,10 @@ const routes = jobRoutes({
   unknownLog: (id) => `garbage collection ${id} log is not found`,
 });
 
-function existingRun(world: World, id: number): GcRunRecord {
-  const run = world.gc.get(id);
-  if (!run) throw new Error(`no gc execution ${id}`);
-  return run;
-}
-
 export const area = defineArea({
   routes,
   control: (world: World) => ({
-    /**
-     * Plans the next GC run to start: how its job ends (Success or Error), how much world time the
-     * job takes, and what a successful one reports removed (freedSpace bytes, purgedBlobs,
-     * purgedManifests). Plans queue up, one per run; runs without a plan use the default.
-     */
-    plan(p: GcPlan): void {
-      world.gc.plan(p);
-    },
-    /** The outcome of runs without a plan. Initially Success after 2000 ms, nothing removed. */
-    setDefaultPlan(p: GcPlan): void {
-      world.gc.setDefaultPlan(p);
-    },
-    /**
-     * Ends a running GC's job now, with the given status or its planned one; the run shows it
-     * GC_STATUS_LAG_MS later, as in Harbor.
-     */
-    complete(id: number, status?: "Success" | "Error"): void {
-      world.gc.complete(existingRun(world, id), status);
-    },
-    /** Starts a run of the current schedule now (trigger SCHEDULE); returns its execution id. */
-    fireSchedule(): number {
-      return world.gc.fireSchedule().id;
-    },
+    ...jobControl(world.gc, "gc"),
     /** Every GC execution: id, trigger, status, parameters and times (ms). */
     runs: () =>
       world.gc.runs().map((r) => ({

@@ -22,6 +22,7 @@ import { type CronSpec, parseCron } from "./cron.ts";
 import {
   type JobScheduleRecord,
   JobStoreBase,
+  jobControl,
   jobRoutes,
   renderSchedule,
   type ScheduleBody,
@@ -270,31 +271,10 @@ const routes = jobRoutes({
   unknownLog: (id) => `purge job with execution ID: ${id} taskLog is not found`,
 });
 
-function existingRun(world: World, id: number): PurgeRunRecord {
-  const run = world.purge.get(id);
-  if (!run) throw new Error(`no purge execution ${id}`);
-  return run;
-}
-
 export const area = defineArea({
   routes,
   control: (world: World) => ({
-    /** Plans the next purge run to start (how its job ends, how much world time it takes). */
-    plan(p: PurgePlan): void {
-      world.purge.plan(p);
-    },
-    /** The outcome of runs without a plan. Initially Success after 1000 ms. */
-    setDefaultPlan(p: PurgePlan): void {
-      world.purge.setDefaultPlan(p);
-    },
-    /** Ends a running purge's job now; the run shows it PURGE_STATUS_LAG_MS later, as in Harbor. */
-    complete(id: number, status?: "Success" | "Error"): void {
-      world.purge.complete(existingRun(world, id), status);
-    },
-    /** Starts a run of the current schedule now (trigger SCHEDULE); returns its execution id. */
-    fireSchedule(): number {
-      return world.purge.fireSchedule().id;
-    },
+    ...jobControl(world.purge, "purge"),
     /** The schedule as stored: type, cron, the parameters as sent, the next run (ms); undefined when none. */
     schedule: () => {
       const s = world.purge.schedule;

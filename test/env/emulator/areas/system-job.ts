@@ -363,6 +363,8 @@ export abstract class JobStoreBase<
   }
 
   abstract start(policy: P, trigger: Trigger): R;
+  /** Ends a running job now with the given status (or its planned one); the run follows later. */
+  abstract complete(run: R, status?: "Success" | "Error"): void;
   protected abstract tick(now: number): void;
 
   runs(): R[] {
@@ -410,4 +412,34 @@ export abstract class JobStoreBase<
   protected log(run: R, line: string, level = "INFO"): void {
     run.log.push(jobLogLine(this.world, this.#logSource, line, level));
   }
+}
+
+/**
+ * The control API every job's area offers tests: plan the next runs (plans queue up, one per run;
+ * runs without a plan use the default), set the default, end a running job now (its execution
+ * shows it after Harbor's lag), and fire the schedule now (trigger SCHEDULE; the execution id).
+ */
+export function jobControl<R extends JobRun, Plan extends object>(
+  store: Pick<
+    JobStoreBase<R, Plan, unknown>,
+    "plan" | "setDefaultPlan" | "get" | "complete" | "fireSchedule"
+  >,
+  what: string,
+) {
+  return {
+    plan(p: Plan): void {
+      store.plan(p);
+    },
+    setDefaultPlan(p: Plan): void {
+      store.setDefaultPlan(p);
+    },
+    complete(id: number, status?: "Success" | "Error"): void {
+      const run = store.get(id);
+      if (!run) throw new Error(`no ${what} execution ${id}`);
+      store.complete(run, status);
+    },
+    fireSchedule(): number {
+      return store.fireSchedule().id;
+    },
+  };
 }
