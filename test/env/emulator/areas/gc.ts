@@ -22,7 +22,7 @@ import {
   type Trigger,
 } from "./system-job.ts";
 
-export { nextCronTime, parseCron } from "./cron.ts";
+export { type CronSpec, nextCronTime, parseCron } from "./cron.ts";
 
 // ---------------------------------------------------------------------------------------------
 // runs and the schedule
