@@ -9,11 +9,14 @@ import { gcRunKind } from "./gc-run/index.ts";
 import { jobServiceKind } from "./job-service/index.ts";
 import { labelKind } from "./label/index.ts";
 import { memberKind } from "./member/index.ts";
+import { preheatInstanceKind } from "./preheat-instance/index.ts";
+import { preheatPolicyKind } from "./preheat-policy/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
 import { replicationRunKind } from "./replication-run/index.ts";
 import { robotKind } from "./robot/index.ts";
+import { scanAllKind } from "./scan-all/index.ts";
 import { scannerKind } from "./scanner/index.ts";
 import type { KindModule, RunKindModule } from "./shared/kinds.ts";
 import { userGroupKind } from "./usergroup/index.ts";
@@ -33,6 +36,9 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   garbageCollectionKind,
   auditLogPurgeKind,
   jobServiceKind,
+  scanAllKind,
+  preheatInstanceKind,
+  preheatPolicyKind,
 ];
 
 /** Kinds whose resource is one Harbor execution, started once and followed to its end. */

@@ -5,12 +5,14 @@ import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
 import { MembersApi } from "./members.ts";
+import { PreheatApi } from "./preheat.ts";
 import { ProjectsApi } from "./projects.ts";
 import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
 import { RobotsApi, RobotsV1Api } from "./robots.ts";
+import { ScanAllApi } from "./scan-all.ts";
 import { ScannersApi } from "./scanners.ts";
 import { SystemApi } from "./system.ts";
 import { HarborTransport, type TransportOptions } from "./transport.ts";
@@ -39,6 +41,8 @@ export class HarborClient {
   readonly purge: PurgeApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
+  readonly scanAll: ScanAllApi;
+  readonly preheat: PreheatApi;
 
   constructor(options: HarborClientOptions) {
     const t = new HarborTransport(options);
@@ -60,6 +64,8 @@ export class HarborClient {
     this.purge = new PurgeApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
+    this.scanAll = new ScanAllApi(t);
+    this.preheat = new PreheatApi(t);
   }
 
   close(): Promise<void> {

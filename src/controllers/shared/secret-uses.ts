@@ -17,6 +17,7 @@ const PHRASE: Record<SecretUse, string> = {
   "webhook-auth-header": "a webhook auth header",
   "registry-credential": "a registry credential",
   "scanner-credential": "a scanner credential",
+  "preheat-credential": "a preheat provider credential",
 };
 
 /** The known uses the annotation names, in its order (spaces around commas allowed). */

@@ -8,11 +8,13 @@ import { GcStore } from "./areas/gc.ts";
 import { JobServiceStore } from "./areas/jobservice.ts";
 import { LabelStore } from "./areas/labels.ts";
 import { LdapStore } from "./areas/ldap.ts";
+import { PreheatStore } from "./areas/preheat.ts";
 import { ProjectStore } from "./areas/projects.ts";
 import { PurgeStore } from "./areas/purge.ts";
 import { RegistryStore } from "./areas/registries.ts";
 import { ReplicationStore } from "./areas/replication.ts";
 import { RobotStore } from "./areas/robots.ts";
+import { ScanAllStore } from "./areas/scan-all.ts";
 import { ScannerStore } from "./areas/scanners.ts";
 import { UserGroupStore } from "./areas/usergroups.ts";
 import { WebhookStore } from "./areas/webhooks.ts";
@@ -98,6 +100,8 @@ export class World {
   readonly gc: GcStore;
   readonly purge: PurgeStore;
   readonly webhooks: WebhookStore;
+  readonly scanAll: ScanAllStore;
+  readonly preheat: PreheatStore;
 
   constructor(o: WorldOptions) {
     this.random = mulberry32(o.seed ?? 42);
@@ -116,6 +120,8 @@ export class World {
     this.gc = new GcStore(this);
     this.purge = new PurgeStore(this);
     this.webhooks = new WebhookStore(this);
+    this.scanAll = new ScanAllStore(this);
+    this.preheat = new PreheatStore(this);
   }
 
   now(): number {

@@ -20,7 +20,7 @@ import { defineArea } from "./area.ts";
 // ---------------------------------------------------------------------------------------------
 // cron: robfig/cron's parser with a mandatory seconds field, as Harbor's scheduler uses it (UTC)
 
-interface CronSpec {
+export interface CronSpec {
   second: boolean[];
   minute: boolean[];
   hour: boolean[];

@@ -4,6 +4,7 @@ import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
 import { area as members } from "./members.ts";
+import { area as preheat } from "./preheat.ts";
 import { area as projects } from "./projects.ts";
 import { area as purge } from "./purge.ts";
 import { area as quotas } from "./quotas.ts";
@@ -11,6 +12,7 @@ import { area as registries } from "./registries.ts";
 import { area as registryAuth } from "./registry-auth.ts";
 import { area as replication } from "./replication.ts";
 import { area as robots } from "./robots.ts";
+import { area as scanAll } from "./scan-all.ts";
 import { area as scanners } from "./scanners.ts";
 import { area as system } from "./system.ts";
 import { area as userGroups } from "./usergroups.ts";
@@ -33,4 +35,6 @@ export const areas = {
   webhooks,
   system,
   registryAuth,
+  scanAll,
+  preheat,
 };

@@ -264,7 +264,7 @@ export class ProjectStore {
   }
 
   /**
-   * Deletes the project and what Harbor deletes with it: robots, project labels, its quota (which
+   * Deletes the project and what Harbor deletes with it: robots, project labels, preheat policies, its quota (which
    * lives on the record). Its webhook policies stay, as in Harbor (they outlive the project in the
    * database, out of the API's reach).
    */
@@ -272,6 +272,7 @@ export class ProjectStore {
     // Cascade first: the other stores may still look the project up while cleaning up.
     this.#world.robots.deleteByProject(project.project_id);
     this.#world.labels.deleteByProject(project.project_id);
+    this.#world.preheat.deleteByProject(project.project_id);
     this.#projects.delete(project.project_id);
   }
 }
