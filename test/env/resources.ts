@@ -42,6 +42,16 @@ import {
   type HarborProjectMemberStatus,
   harborProjectMember,
 } from "../../src/api/member.ts";
+import {
+  type HarborPreheatInstanceSpec,
+  type HarborPreheatInstanceStatus,
+  harborPreheatInstance,
+} from "../../src/api/preheat-instance.ts";
+import {
+  type HarborPreheatPolicySpec,
+  type HarborPreheatPolicyStatus,
+  harborPreheatPolicy,
+} from "../../src/api/preheat-policy.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -59,6 +69,7 @@ import {
   harborReplicationRun,
 } from "../../src/api/replication-run.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
+import { type HarborScanAllSpec, type HarborScanAllStatus, harborScanAll } from "../../src/api/scan-all.ts";
 import {
   type HarborScannerRegistrationSpec,
   type HarborScannerRegistrationStatus,
@@ -236,6 +247,28 @@ export const auditLogPurge = (
 export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
   manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
 
+/** A HarborScanAll through the "harbor" connection, Daily unless the spec says otherwise. */
+export const scanAll = (name: string, spec: SpecInput<typeof HarborScanAllSpec> = {}, meta?: Meta) =>
+  manifest(harborScanAll.kind, name, { ...HARBOR, schedule: { type: "Daily" }, ...spec }, meta);
+
+/**
+ * A HarborPreheatInstance through the "harbor" connection: a Dragonfly at `endpoint` unless the spec
+ * says otherwise. The emulator's Harbor reaches only providers a test put there
+ * (`emulator.control.preheat.addProvider(endpoint)`).
+ */
+export const preheatInstance = (
+  name: string,
+  spec: SpecInput<typeof HarborPreheatInstanceSpec> = {},
+  meta?: Meta,
+) => manifest(harborPreheatInstance.kind, name, { ...HARBOR, vendor: "dragonfly", ...spec }, meta);
+
+/** A HarborPreheatPolicy through the "harbor" connection; it needs projectRef and instanceRef. */
+export const preheatPolicy = (
+  name: string,
+  spec: SpecInput<typeof HarborPreheatPolicySpec> = {},
+  meta?: Meta,
+) => manifest(harborPreheatPolicy.kind, name, { ...HARBOR, ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -296,6 +329,9 @@ export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
 export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
 export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
 export type JobServiceCR = Resource<HarborJobServiceStatus>;
+export type ScanAllCR = Resource<HarborScanAllStatus>;
+export type PreheatInstanceCR = Resource<HarborPreheatInstanceStatus>;
+export type PreheatPolicyCR = Resource<HarborPreheatPolicyStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

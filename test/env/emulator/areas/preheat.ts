@@ -9,9 +9,9 @@
 //   vendor change (500) and disabling one a policy uses (412). Delete is 412 while a policy uses it.
 //   Reads return auth_info as stored — the credential included — and status "Unknown".
 // - Ping (by id, or by endpoint and credential) asks the provider's health endpoint. The emulator
-//   never dials out: it answers for the providers the world holds (`addProvider`, loopback
-//   endpoints only, with an optional required credential), and a 500 as Harbor's HTTP client error
-//   for any other endpoint.
+//   never dials out, whatever the address: it answers for the providers the world holds
+//   (`addProvider`, with an optional required credential, as scanner adapters are), and a 500 as
+//   Harbor's HTTP client error ("connection refused") for any other endpoint.
 // - Policies: name rule as for instances; filters and trigger are JSON text that Harbor decodes and
 //   validates (filter types repository, tag, label, signature, vulnerability; trigger manual,
 //   scheduled with a cron, event_based), refusing what does not decode with a plain 500 and what
@@ -22,7 +22,6 @@ import { auditWrite } from "../audit.ts";
 import { projectAccess, requireSystem } from "../auth.ts";
 import { badRequest, conflict, internal, notFound, precondition } from "../errors.ts";
 import { type Fields, listReply } from "../listing.ts";
-import { addressHost, isLoopbackHost } from "../loopback.ts";
 import { type Ctx, createdAt, ok, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -113,10 +112,8 @@ export class PreheatStore {
     return projectId === undefined ? all : all.filter((p) => p.project_id === projectId);
   }
 
+  /** Puts a provider at `endpoint` in the world: nothing is dialed, the world answers for it. */
   setService(endpoint: string, service: ProviderService): void {
-    const host = addressHost(endpoint);
-    if (!host || !isLoopbackHost(host))
-      throw new Error(`a preheat provider must be on a loopback address, not ${endpoint}`);
     this.#services.set(endpointKey(endpoint), service);
   }
 
@@ -552,7 +549,7 @@ export const area = defineArea({
   routes,
   control: (world: World) => ({
     /**
-     * Puts a healthy P2P provider at `endpoint` (loopback only: the emulator never dials out), whose
+     * Puts a healthy P2P provider at `endpoint` in the world (the emulator never dials out), whose
      * health endpoint accepts any credential unless `credential` names the one it takes.
      */
     addProvider(endpoint: string, credential?: { mode: string; info: Record<string, string> }): void {
