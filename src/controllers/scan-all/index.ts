@@ -1,11 +1,14 @@
 // HarborScanAll: a Harbor's scan-all schedule, one per Harbor, with "run now" (the
-// harborconfig.io/runRequestedAt annotation) and the newest runs' progress in status.
+// harborconfig.io/runRequestedAt annotation) and the newest runs' progress in status. Harbor refuses
+// scan-all calls while it has no default scanner, so a scanner registration appearing, turning Ready
+// or going queues the scan-all resources at once (a waiting one proceeds without its retry delay).
 import { harborScanAll } from "../../api/scan-all.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
 import { scanAllExternal } from "./external.ts";
 
 export const scanAllKind = defineKind({
   def: harborScanAll,
+  watches: { references: { HarborScannerRegistration: { matches: () => true } } },
   external: ({ ctx }) =>
     scanAllExternal({ kube: ctx.kube, events: ctx.events, type: resourceType(harborScanAll) }),
 });
