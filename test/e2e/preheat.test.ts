@@ -216,6 +216,20 @@ describe("HarborPreheatInstance", () => {
     );
     const refused = await op.waitFor<PreheatInstanceCR>(INSTANCE, "theirs", stalled);
     expect(condition(refused, "Ready")?.reason).toBe("AlreadyExists");
+    // Another name at the same endpoint: Harbor keeps one instance per endpoint (a masked 500), so
+    // the operator waits and names the instance that has it.
+    const creates = count("CreateInstance");
+    await op.kubectl.apply(preheatInstance("copy", { vendor: "kraken", endpoint: "http://127.0.0.1:7104/" }));
+    const inUse = await op.waitFor<PreheatInstanceCR>(
+      INSTANCE,
+      "copy",
+      (o) => condition(o, "Ready")?.reason === "EndpointInUse",
+    );
+    expect(condition(inUse, "Ready")?.message).toContain(
+      `Harbor's preheat instance "theirs" already uses the endpoint`,
+    );
+    expect(count("CreateInstance")).toBe(creates);
+    await op.kubectl.delete(INSTANCE, "copy", { wait: true });
     await op.kubectl.apply(
       preheatInstance("theirs", {
         vendor: "kraken",

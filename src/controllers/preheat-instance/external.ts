@@ -16,8 +16,11 @@
 // - Tenancy: an instance is Harbor-wide, so through a ClusterHarborConnection it needs
 //   tenancy.allowSystemSettings.
 //
-// Harbor requests: a new instance converges in four (the lookup by name, the ping, the create, the
-// read-back for its id) plus one ping after; an instance in sync costs two (the read and the ping);
+// - Harbor keeps one instance per endpoint but says so with a masked 500: a create whose endpoint
+//   another instance has waits instead (Ready=False, EndpointInUse, naming it).
+//
+// Harbor requests: a new instance converges in five (the lookup by name, the list for the
+// endpoint, the ping, the create, the read-back for its id) plus one ping after; an instance in sync costs two (the read and the ping);
 // the drift sweep lists the instances once per Harbor.
 import { SECRET_USES } from "../../api/common.ts";
 import type { HarborPreheatInstanceSpec, HarborPreheatInstanceStatus } from "../../api/preheat-instance.ts";
@@ -25,12 +28,16 @@ import { isHarborError } from "../../harbor/errors.ts";
 import type { PreheatInstanceReq } from "../../harbor/preheat.ts";
 import { DeletionBlocked, type ExternalClient, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { comparableUrl } from "../registry/mapping.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireSystemSettings } from "../shared/tenancy.ts";
 import { diff, instanceRequest, type ObservedInstance, type PreheatCredential, status } from "./mapping.ts";
 
 /** Ready=False reason: Harbor cannot reach the provider; retried. */
 export const PROVIDER_UNREACHABLE = "ProviderUnreachable";
+
+/** Ready=False reason: another instance in Harbor has the endpoint; retried. */
+export const ENDPOINT_IN_USE = "EndpointInUse";
 
 /** The per-Harbor setting `default: true` takes. */
 export const DEFAULT_INSTANCE_CLAIM = "preheat-default";
@@ -119,6 +126,16 @@ export function preheatInstanceExternal(deps: PreheatInstanceExternalDeps): Clie
 
     async create({ conn, spec, harborName, extra, signal }) {
       const body = instanceRequest(spec, harborName, extra.credential);
+      // Harbor keeps one instance per endpoint, and says so only with a masked 500.
+      const sameEndpoint = (await conn.client.preheat.listInstances({}, { signal })).find(
+        (i) => i.name !== harborName && comparableUrl(i.endpoint ?? "") === comparableUrl(spec.endpoint),
+      );
+      if (sameEndpoint) {
+        throw new NotReady(
+          ENDPOINT_IN_USE,
+          `Harbor's preheat instance "${sameEndpoint.name}" already uses the endpoint ${spec.endpoint}, and Harbor keeps one instance per endpoint; manage that instance instead (spec.name: ${sameEndpoint.name}, creationPolicy: Adopt), or remove it; looking again`,
+        );
+      }
       if ((await reachable(conn, body, signal)) !== true) {
         throw new ProviderUnreachable(
           `Harbor cannot reach the ${spec.vendor} provider at ${spec.endpoint} (it asks its health endpoint with the credential, and failed); check the endpoint, the credential and that the provider is up. Retrying`,

@@ -68,14 +68,15 @@ async function needsScanner<T>(call: Promise<T>): Promise<T> {
 export function scanAllExternal(deps: RunNowDeps): Client {
   const readSchedule = (client: HarborClient, signal: AbortSignal) =>
     needsScanner(client.scanAll.getSchedule({ signal }));
-  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedScanAll> => {
-    const [schedule, lastRun, lastScheduledRun] = await needsScanner(
-      Promise.all([
-        client.scanAll.getSchedule({ signal }),
-        client.scanAll.metrics({ signal }),
-        client.scanAll.scheduledMetrics({ signal }),
-      ]),
+  const readMetrics = (client: HarborClient, signal: AbortSignal) =>
+    needsScanner(
+      Promise.all([client.scanAll.metrics({ signal }), client.scanAll.scheduledMetrics({ signal })]),
     );
+  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedScanAll> => {
+    const [schedule, [lastRun, lastScheduledRun]] = await Promise.all([
+      readSchedule(client, signal),
+      readMetrics(client, signal),
+    ]);
     return { schedule: scheduleFrom(schedule), lastRun, lastScheduledRun };
   };
 
@@ -86,11 +87,12 @@ export function scanAllExternal(deps: RunNowDeps): Client {
     },
 
     async observe({ conn, knownId, signal }) {
-      if (knownId === undefined) {
-        // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
-        if (!scheduleFrom(await readSchedule(conn.client, signal))) return undefined;
-      }
-      return observeAll(conn.client, signal);
+      if (knownId !== undefined) return observeAll(conn.client, signal);
+      // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
+      const schedule = scheduleFrom(await readSchedule(conn.client, signal));
+      if (!schedule) return undefined;
+      const [lastRun, lastScheduledRun] = await readMetrics(conn.client, signal);
+      return { schedule, lastRun, lastScheduledRun };
     },
 
     async create({ conn, spec, signal }) {
