@@ -2,7 +2,8 @@
 // wait for Harbor's default scanner (NoDefaultScanner) that ends as soon as a scanner registration
 // is Ready; the schedule as written, updated, drift made in Harbor reverted within one drift
 // interval and named; one per Harbor (Conflict); bad input refused by kubectl; run now by annotation
-// with the run's progress in status and Harbor's refusal of a second while one goes; "exists" meaning
+// with the run's progress in status, Harbor's refusal of a second while one goes, and one scan only
+// when the operator is killed between recording the request and starting it or after; "exists" meaning
 // a schedule is set (AlreadyExists, adoption), deletion to None or kept with Orphan; tenancy.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
@@ -158,6 +159,42 @@ describe("HarborScanAll", () => {
     await annotate("scan", "second");
     await new Promise((r) => setTimeout(r, 1_500));
     expect(manualRuns()).toHaveLength(1);
+  });
+
+  test.each([
+    ["between starting the run and recording it", "after-run-start"],
+    ["between recording the request and starting the run", "after-run-request-recorded"],
+  ])("the operator killed %s starts exactly one scan", async (_when, point) => {
+    const value = `crash-${point}`;
+    op.emulator.control.scanAll.plan({ durationMs: 120_000 });
+    const runs = manualRuns().length;
+    await op.stop();
+    await op.start({ HCO_TEST_CRASH_POINT: point });
+    await op.waitReady<ScanAllCR>(KIND, "scan");
+    await annotate("scan", value);
+    const code = await Promise.race([
+      op.exited(),
+      new Promise((_, reject) =>
+        setTimeout(() => reject(new Error("the operator did not reach the crash point")), 30_000),
+      ),
+    ]);
+    expect(code).toBeNull(); // SIGKILL
+    const recorded = await op.kubectl.get<ScanAllCR>(KIND, "scan");
+    expect(recorded.status?.runRequest).toMatchObject({ requestedAt: value });
+    expect(recorded.status?.runRequest?.executionId).toBeUndefined();
+    expect(manualRuns()).toHaveLength(point === "after-run-start" ? runs + 1 : runs);
+
+    await op.start();
+    const cr = await op.waitFor<ScanAllCR>(
+      KIND,
+      "scan",
+      (o) => o.status?.lastHandledRunAt === value && o.status.runRequest?.executionId === 0,
+      60_000,
+    );
+    expect(manualRuns()).toHaveLength(runs + 1);
+    expect(cr.status?.runRequest?.refused).toBeUndefined();
+    expect(cr.status?.lastRun).toMatchObject({ trigger: "Manual", ongoing: true });
+    op.emulator.control.clock.advance(120_000);
   });
 
   test("a schedule someone else set: Create refuses it, CreateOrAdopt takes it over; Delete sets None, Orphan keeps it", async () => {
