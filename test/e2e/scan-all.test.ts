@@ -3,8 +3,8 @@
 // is Ready; the schedule as written, updated, drift made in Harbor reverted within one drift
 // interval and named; one per Harbor (Conflict); bad input refused by kubectl; run now by annotation
 // with the run's progress in status, Harbor's refusal of a second while one goes, and one scan only
-// when the operator is killed between recording the request and starting it or after; "exists" meaning
-// a schedule is set (AlreadyExists, adoption), deletion to None or kept with Orphan; tenancy.
+// when the operator is killed on either side of starting it; "exists" meaning a schedule is set
+// (AlreadyExists, adoption), deletion to None or kept with Orphan; tenancy.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
