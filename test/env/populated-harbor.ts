@@ -19,6 +19,12 @@ export const POPULATED = {
   groups: { http: "Ops Team", oidc: "/platform/admins" },
   user: "alice",
   pausedQueue: "RETENTION",
+  /** A P2P provider instance (the Harbor default) and a policy of team_a preheating through it. */
+  preheat: {
+    instance: "Dragonfly_EU",
+    endpoint: "http://127.0.0.1:7301",
+    policy: { project: "team_a", name: "Releases" },
+  },
   registryWithCredentials: {
     name: "Private Mirror",
     accessKey: "mirror-bot",
@@ -185,6 +191,35 @@ export async function populateHarbor(
     parameters: { audit_retention_hour: 720, include_operations: "create,delete,pull", dry_run: false },
   });
   await h.jobService.actOnQueue(POPULATED.pausedQueue, "pause");
+  // Scans: every artifact on a daily schedule (Harbor has a default scanner by now).
+  await h.scanAll.updateSchedule({ schedule: { type: "Daily", cron: "0 0 1 * * *" } });
+  // P2P preheat: a Dragonfly instance the world answers for, made the default as Harbor's UI does
+  // (an update), and a policy of team_a preheating its release tags on push.
+  const p = POPULATED.preheat;
+  control.preheat.addProvider(p.endpoint);
+  const dragonfly = {
+    name: p.instance,
+    description: "EU seed peers",
+    vendor: "dragonfly",
+    endpoint: p.endpoint,
+    auth_mode: "NONE",
+    enabled: true,
+    default: false,
+    insecure: false,
+  };
+  await h.preheat.createInstance(dragonfly);
+  const instance = await h.preheat.getInstance(p.instance);
+  await h.preheat.updateInstance(p.instance, { ...dragonfly, id: instance.id, default: true });
+  await h.preheat.createPolicy(p.policy.project, {
+    name: p.policy.name,
+    provider_id: instance.id as number,
+    filters: JSON.stringify([
+      { type: "repository", value: "**" },
+      { type: "tag", value: "v*" },
+    ]),
+    trigger: JSON.stringify({ type: "event_based", trigger_setting: {} }),
+    enabled: true,
+  });
   if (o.credentials) {
     const c = POPULATED.registryWithCredentials;
     await h.registries.create({

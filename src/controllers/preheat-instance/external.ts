@@ -31,7 +31,14 @@ import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { comparableUrl } from "../registry/mapping.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireSystemSettings } from "../shared/tenancy.ts";
-import { diff, instanceRequest, type ObservedInstance, type PreheatCredential, status } from "./mapping.ts";
+import {
+  CREDENTIAL_KEYS,
+  diff,
+  instanceRequest,
+  type ObservedInstance,
+  type PreheatCredential,
+  status,
+} from "./mapping.ts";
 
 /** Ready=False reason: Harbor cannot reach the provider; retried. */
 export const PROVIDER_UNREACHABLE = "ProviderUnreachable";
@@ -65,9 +72,6 @@ export interface PreheatInstanceExternalDeps {
   /** How often the provider's health is looked at besides reconciles. */
   statusRefreshMs: number;
 }
-
-/** The Secret keys each auth mode reads, as Harbor's auth_info names them. */
-const KEYS = { BASIC: ["username", "password"], OAUTH: ["token"] } as const;
 
 const withId = (i: { id?: number | undefined }): i is ObservedInstance => typeof i.id === "number";
 
@@ -110,7 +114,7 @@ export function preheatInstanceExternal(deps: PreheatInstanceExternalDeps): Clie
       );
       if (!secret) throw new NotReady("SecretNotFound", `Secret ${ref.name} does not exist`);
       const info: Record<string, string> = {};
-      for (const key of KEYS[spec.auth.mode]) {
+      for (const key of CREDENTIAL_KEYS[spec.auth.mode]) {
         const value = secret.values[key];
         if (!value) throw new NotReady("SecretInvalid", `Secret ${ref.name} has no value for ${key}`);
         info[key] = value;

@@ -6,6 +6,7 @@ import { harborPreheatInstance } from "../../api/preheat-instance.ts";
 import type { ErrorClassifier } from "../../runtime/managed.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { preheatInstanceExporter } from "./export.ts";
 import { PROVIDER_UNREACHABLE, ProviderUnreachable, preheatInstanceExternal } from "./external.ts";
 
 /** The shared classification, plus an unreachable provider: not Stalled, retried with backoff. */
@@ -18,6 +19,7 @@ const preheatInstanceErrors: ErrorClassifier = {
 
 export const preheatInstanceKind = defineKind({
   def: harborPreheatInstance,
+  exporter: preheatInstanceExporter,
   watches: { secrets: (spec) => [spec.auth?.secretRef?.name] },
   external: ({ ctx }) =>
     preheatInstanceExternal({ secrets: ctx.secretUses, statusRefreshMs: ctx.statusRefreshIntervalMs }),

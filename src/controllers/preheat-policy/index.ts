@@ -3,10 +3,12 @@
 // may wait for it.
 import { harborPreheatPolicy } from "../../api/preheat-policy.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { preheatPolicyExporter } from "./export.ts";
 import { preheatPolicyExternal } from "./external.ts";
 
 export const preheatPolicyKind = defineKind({
   def: harborPreheatPolicy,
+  exporter: preheatPolicyExporter,
   watches: {
     references: {
       HarborProject: (spec) => spec.projectRef.name,

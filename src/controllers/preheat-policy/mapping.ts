@@ -4,8 +4,10 @@
 // {type, trigger_setting: {cron}}. It stores them as sent (a scheduled trigger is written again in
 // its own encoding once scheduled), so both are compared by meaning, never as text. A policy's scope
 // is compared only when Harbor shows one.
+import { z } from "zod";
 import type { HarborPreheatPolicySpec } from "../../api/preheat-policy.ts";
 import type { PreheatPolicy, PreheatPolicyReq } from "../../harbor/preheat.ts";
+import type { SpecFields } from "../shared/export.ts";
 
 /** A policy Harbor holds, so with its id. */
 export type ObservedPolicy = PreheatPolicy & { id: number };
@@ -107,4 +109,42 @@ export function diff(
   if (o.scope && o.scope !== spec.scope) out.push("scope");
   if ((o.enabled ?? false) !== spec.enabled) out.push("enabled");
   return out;
+}
+
+/**
+ * The spec that reproduces a policy: its filters and trigger read back from Harbor's text, the
+ * project and instance named by their exported resources. A filter the spec cannot express
+ * (vulnerability, signature) or a reference not exported skips it.
+ */
+export function specFromPolicy(
+  p: PreheatPolicy,
+  projectName: string | undefined,
+  instanceName: string | undefined,
+): { spec: SpecFields<typeof HarborPreheatPolicySpec> } | { skip: string } {
+  if (!projectName) return { skip: "its project is not exported" };
+  if (!instanceName) return { skip: "its preheat instance is not exported" };
+  const f = readFilters(p.filters);
+  const other = Object.keys(f).filter((k) => k.startsWith("other:"));
+  if (other.length)
+    return { skip: `it filters by ${other.map((k) => k.slice(6)).join(", ")}, which a spec cannot express` };
+  const t = readTrigger(p.trigger);
+  const type = z.enum(["manual", "scheduled", "event_based"]).safeParse(t.type);
+  if (!type.success) return { skip: `its trigger "${t.type ?? ""}" is not one a spec can hold` };
+  const scope = z.enum(["single_peer", "all_peers"]).safeParse(p.scope);
+  return {
+    spec: {
+      name: p.name ?? "",
+      projectRef: { name: projectName },
+      instanceRef: { name: instanceName },
+      ...(p.description ? { description: p.description } : {}),
+      filters: {
+        repository: f.repository ?? "**",
+        tag: f.tag ?? "**",
+        ...(f.labels?.length ? { labels: f.labels } : {}),
+      },
+      trigger: { type: type.data, ...(type.data === "scheduled" && t.cron ? { cron: t.cron } : {}) },
+      ...(scope.success ? { scope: scope.data } : {}),
+      enabled: p.enabled ?? false,
+    },
+  };
 }

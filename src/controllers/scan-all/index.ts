@@ -4,10 +4,12 @@
 // or going queues the scan-all resources at once (a waiting one proceeds without its retry delay).
 import { harborScanAll } from "../../api/scan-all.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
+import { scanAllExporter } from "./export.ts";
 import { scanAllExternal } from "./external.ts";
 
 export const scanAllKind = defineKind({
   def: harborScanAll,
+  exporter: scanAllExporter,
   watches: { references: { HarborScannerRegistration: { matches: () => true } } },
   external: ({ ctx }) =>
     scanAllExternal({ kube: ctx.kube, events: ctx.events, type: resourceType(harborScanAll) }),

@@ -8,6 +8,8 @@ import type { HarborScanAllSpec, ScanAllRunStatus } from "../../api/scan-all.ts"
 import { effectiveCron } from "../../api/schedule.ts";
 import type { ScanAllSchedule, ScanAllScheduleReq, ScanAllStats } from "../../harbor/scan-all.ts";
 import { safeText } from "../../kube/text.ts";
+import { specSchedule } from "../shared/executions.ts";
+import type { UnnamedSpecFields } from "../shared/export.ts";
 
 /** The schedule as compared: undefined when Harbor has none. */
 export interface ObservedScanAllSchedule {
@@ -71,4 +73,13 @@ export function status(observed: ObservedScanAll): {
 export function describe(observed: ObservedScanAll): string {
   const s = observed.schedule;
   return s ? `schedule ${s.type}${s.cron ? `, ${s.cron}` : ""}` : "no schedule";
+}
+
+/** The spec that reproduces Harbor's schedule (see shared/export.ts); undefined without one. */
+export function specFromScanAll(
+  s: ObservedScanAllSchedule | undefined,
+): { spec: UnnamedSpecFields<typeof HarborScanAllSpec> } | { skip: string } | undefined {
+  if (!s) return undefined;
+  const schedule = specSchedule(s);
+  return "skip" in schedule ? schedule : { spec: schedule };
 }

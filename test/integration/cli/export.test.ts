@@ -110,7 +110,14 @@ describe("the files", () => {
     expect(byKind("HarborScannerRegistration")).toEqual(["Clair (legacy)", "Trivy Adapter"]);
     expect(byKind("HarborLabel")).toEqual(["Release: Approved", "needs review"]);
     expect(byKind("HarborUserGroup")).toEqual(["/platform/admins", "Ops Team"]);
-    for (const kind of ["HarborGarbageCollection", "HarborAuditLogPurge", "HarborJobService"])
+    expect(byKind("HarborPreheatInstance")).toEqual(["Dragonfly_EU"]);
+    expect(byKind("HarborPreheatPolicy")).toEqual(["Releases"]);
+    for (const kind of [
+      "HarborGarbageCollection",
+      "HarborAuditLogPurge",
+      "HarborJobService",
+      "HarborScanAll",
+    ])
       expect(resources(out).filter((d) => d.kind === kind)).toHaveLength(1);
     for (const [path, text] of all) {
       if (!path.startsWith("harbor")) continue;
@@ -254,7 +261,7 @@ describe("the files", () => {
 
   test("the summary: per kind, exported and skipped; where the files went", () => {
     for (const k of MANAGED_KINDS) expect(result.stdout).toMatch(new RegExp(`${k.def.kind}\\s+\\d+\\s+0`));
-    expect(result.stdout).toMatch(/Wrote 30 resources to .* and 2 Secret stubs to fill in/);
+    expect(result.stdout).toMatch(/Wrote 33 resources to .* and 2 Secret stubs to fill in/);
     expect(result.stderr).toMatch(/^Reading Harbor at http:\/\/127\.0\.0\.1:\d+\n/);
   });
 });
@@ -269,7 +276,7 @@ describe("the same bytes again, and --check", () => {
 
     const same = await runAgainst(h.emulator, ["export", "--out", a, "--check", "-q"]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(30 resources\)/);
+    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(33 resources\)/);
 
     await h.admin.projects.update("team-b", { metadata: { public: "false" } });
     await h.admin.projects.create({ project_name: "newcomer" });
@@ -323,6 +330,8 @@ describe("what to export", () => {
         .sort(),
     ).toEqual([
       "HarborLabel needs review",
+      "HarborPreheatInstance Dragonfly_EU", // the preheat policy's instance: it goes along
+      "HarborPreheatPolicy Releases",
       "HarborProject team_a",
       `HarborProjectMember group ${kubernetesName("Ops Team")}`, // by reference: the group goes along
       "HarborProjectMember user admin",
@@ -397,7 +406,7 @@ describe("what to export", () => {
       secretStubs: string[];
       kinds: unknown[];
     };
-    expect(j.resources).toHaveLength(30);
+    expect(j.resources).toHaveLength(33);
     expect(j.resources).toContainEqual(
       expect.objectContaining({ kind: "HarborWebhookPolicy", harborName: "Notify CI" }),
     );
