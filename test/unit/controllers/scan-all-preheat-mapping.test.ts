@@ -1,6 +1,7 @@
 // The pure mappings of HarborScanAll (what of Harbor's schedule is compared, the metrics in status)
 // and of the preheat kinds: an instance's request and drift (the credential Harbor shows back is
-// compared, never shown), a policy's filters and trigger as Harbor's JSON text, compared by meaning.
+// compared, never shown), a policy's filters and trigger as Harbor's JSON text, compared by meaning;
+// and the exporters' inverse mappings, whose specs the kinds' own diffs find in sync.
 import { describe, expect, test } from "vitest";
 import { HarborPreheatInstanceSpec } from "../../../src/api/preheat-instance.ts";
 import { HarborPreheatPolicySpec } from "../../../src/api/preheat-policy.ts";
@@ -153,5 +154,80 @@ describe("HarborPreheatPolicy", () => {
     ).toContain("trigger.type");
     // A scope Harbor shows is compared (one it does not show, as above, is not).
     expect(policy.diff(s, "rel", 4, { ...harbor, scope: "all_peers" })).toEqual(["scope"]);
+  });
+});
+
+describe("exported specs parse, and the kind's diff against the object they came from is empty", () => {
+  const MANAGED = { connectionRef: { name: "harbor" }, creationPolicy: "Adopt", deletionPolicy: "Orphan" };
+  const spec = <T>(r: { spec: object } | { skip: string } | undefined): T => {
+    if (!r || "skip" in r) throw new Error(r ? r.skip : "no resource");
+    return r.spec as T;
+  };
+
+  test("HarborScanAll: a schedule, with the type's default cron left out; none is Harbor's default", () => {
+    const schedule = scanAll.scheduleFrom({ schedule: { type: "Weekly", cron: "0 0 0 * * 0" } });
+    const exported = spec<object>(scanAll.specFromScanAll(schedule));
+    expect(exported).toEqual({ schedule: { type: "Weekly" } });
+    expect(scanAll.diff(HarborScanAllSpec.parse({ ...MANAGED, ...exported }), { schedule })).toEqual([]);
+    expect(scanAll.specFromScanAll(undefined)).toBeUndefined();
+  });
+
+  test("HarborPreheatInstance: a stub for the credential, never its password; CUSTOM auth is skipped", () => {
+    const i = {
+      id: 2,
+      name: "Dragonfly_EU",
+      vendor: "dragonfly",
+      endpoint: "http://df:8080",
+      auth_mode: "BASIC",
+      auth_info: { username: "harbor", password: "s3cret" },
+      enabled: true,
+      default: true,
+      insecure: false,
+    };
+    const r = instance.specFromInstance(i, "dragonfly-eu");
+    if ("skip" in r) throw new Error(r.skip);
+    expect(r.secrets).toEqual([
+      expect.objectContaining({
+        name: "dragonfly-eu-credential",
+        values: { username: "harbor", password: "" },
+      }),
+    ]);
+    expect(JSON.stringify(r)).not.toContain("s3cret");
+    const parsed = HarborPreheatInstanceSpec.parse({ ...MANAGED, ...r.spec });
+    expect(instance.diff(parsed, "Dragonfly_EU", undefined, "x", i)).toEqual([]);
+    expect(instance.specFromInstance({ ...i, auth_mode: "CUSTOM" }, "x")).toMatchObject({
+      skip: expect.any(String),
+    });
+  });
+
+  test("HarborPreheatPolicy: references by resource name; a vulnerability filter is skipped", () => {
+    const p = {
+      id: 5,
+      name: "Releases",
+      provider_id: 2,
+      filters: JSON.stringify([
+        { type: "repository", value: "**" },
+        { type: "tag", value: "v*" },
+      ]),
+      trigger: '{"type":"scheduled","trigger_setting":{"cron":"0 0 2 * * *"}}',
+      enabled: true,
+      scope: "single_peer",
+    };
+    const exported = spec<object>(policy.specFromPolicy(p, "team-a", "dragonfly-eu"));
+    expect(exported).toMatchObject({
+      projectRef: { name: "team-a" },
+      instanceRef: { name: "dragonfly-eu" },
+      trigger: { type: "scheduled", cron: "0 0 2 * * *" },
+    });
+    expect(policy.diff(HarborPreheatPolicySpec.parse({ ...MANAGED, ...exported }), "Releases", 2, p)).toEqual(
+      [],
+    );
+    const vuln = JSON.stringify([{ type: "vulnerability", value: 3 }]);
+    expect(policy.specFromPolicy({ ...p, filters: vuln }, "team-a", "df")).toMatchObject({
+      skip: "it filters by vulnerability, which a spec cannot express",
+    });
+    expect(policy.specFromPolicy(p, "team-a", undefined)).toMatchObject({
+      skip: "its preheat instance is not exported",
+    });
   });
 });
