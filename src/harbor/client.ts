@@ -1,6 +1,7 @@
 // HarborClient: one typed method per Harbor operation, grouped by API area. It owns nothing but a
 // transport; the transport shares connection pool, rate limiter and concurrency cap per base URL.
 import { GcApi } from "./gc.ts";
+import { ImmutableApi } from "./immutable.ts";
 import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
@@ -11,6 +12,7 @@ import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
+import { RetentionApi } from "./retention.ts";
 import { RobotsApi, RobotsV1Api } from "./robots.ts";
 import { ScanAllApi } from "./scan-all.ts";
 import { ScannersApi } from "./scanners.ts";
@@ -41,6 +43,8 @@ export class HarborClient {
   readonly purge: PurgeApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
+  readonly retention: RetentionApi;
+  readonly immutable: ImmutableApi;
   readonly scanAll: ScanAllApi;
   readonly preheat: PreheatApi;
 
@@ -64,6 +68,8 @@ export class HarborClient {
     this.purge = new PurgeApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
+    this.retention = new RetentionApi(t);
+    this.immutable = new ImmutableApi(t);
     this.scanAll = new ScanAllApi(t);
     this.preheat = new PreheatApi(t);
   }
