@@ -4,6 +4,7 @@
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
 import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
+import { configurationKind } from "./configuration/index.ts";
 import { garbageCollectionKind } from "./garbage-collection/index.ts";
 import { gcRunKind } from "./gc-run/index.ts";
 import { jobServiceKind } from "./job-service/index.ts";
@@ -16,6 +17,7 @@ import { replicationRunKind } from "./replication-run/index.ts";
 import { robotKind } from "./robot/index.ts";
 import { scannerKind } from "./scanner/index.ts";
 import type { KindModule, RunKindModule } from "./shared/kinds.ts";
+import { userKind } from "./user/index.ts";
 import { userGroupKind } from "./usergroup/index.ts";
 import { webhookKind } from "./webhook/index.ts";
 
@@ -33,6 +35,8 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   garbageCollectionKind,
   auditLogPurgeKind,
   jobServiceKind,
+  configurationKind,
+  userKind,
 ];
 
 /** Kinds whose resource is one Harbor execution, started once and followed to its end. */

@@ -1,6 +1,7 @@
 // The operator's objects as tests write them and read them back: a builder per kind (its spec typed
 // from src/api, the connection defaulted to the fixtures' "harbor"), Secrets, the status a test
 // looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
+
 import { z } from "zod";
 import {
   type HarborAuditLogPurgeSpec,
@@ -14,6 +15,11 @@ import {
   USABLE_AS_ANNOTATION,
   WATCH_LABEL,
 } from "../../src/api/common.ts";
+import {
+  type HarborConfigurationSpec,
+  type HarborConfigurationStatus,
+  harborConfiguration,
+} from "../../src/api/configuration.ts";
 import {
   type ClusterHarborConnectionSpec,
   type ConnectionStatus,
@@ -64,6 +70,7 @@ import {
   type HarborScannerRegistrationStatus,
   harborScannerRegistration,
 } from "../../src/api/scanner.ts";
+import { type HarborUserSpec, type HarborUserStatus, harborUser } from "../../src/api/user.ts";
 import {
   type HarborUserGroupSpec,
   type HarborUserGroupStatus,
@@ -236,6 +243,17 @@ export const auditLogPurge = (
 export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
   manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
 
+/** A HarborConfiguration through the "harbor" connection; only the fields given are managed. */
+export const configuration = (
+  name: string,
+  spec: SpecInput<typeof HarborConfigurationSpec> = {},
+  meta?: Meta,
+) => manifest(harborConfiguration.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborUser through the "harbor" connection; it needs an email. */
+export const user = (name: string, spec: SpecInput<typeof HarborUserSpec>, meta?: Meta) =>
+  manifest(harborUser.kind, name, { ...HARBOR, ...spec }, meta);
+
 export interface SecretOptions extends Meta {
   type?: string;
   /** Labelled harborconfig.io/watch: its changes reach the resources that use it at once. */
@@ -296,6 +314,8 @@ export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
 export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
 export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
 export type JobServiceCR = Resource<HarborJobServiceStatus>;
+export type ConfigurationCR = Resource<HarborConfigurationStatus>;
+export type UserCR = Resource<HarborUserStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

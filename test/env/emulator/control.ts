@@ -32,6 +32,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
       advance: (ms: number): void => world.clock.advance(ms),
     },
     users: {
+      ...areas.users.control(world),
       add: (u: { username: string; password: string; sysadmin?: boolean }) => {
         const rec = world.identities.add(u);
         return { user_id: rec.user_id, username: rec.username };
@@ -63,6 +64,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     purge: areas.purge.control(world),
     webhooks: areas.webhooks.control(world),
     system: areas.system.control(world),
+    configurations: areas.configurations.control(world),
   };
 }
 

@@ -1,4 +1,5 @@
 // Every API area of the emulator, in one list.
+import { area as configurations } from "./configurations.ts";
 import { area as gc } from "./gc.ts";
 import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
@@ -14,6 +15,7 @@ import { area as robots } from "./robots.ts";
 import { area as scanners } from "./scanners.ts";
 import { area as system } from "./system.ts";
 import { area as userGroups } from "./usergroups.ts";
+import { area as users } from "./users.ts";
 import { area as webhooks } from "./webhooks.ts";
 
 export const areas = {
@@ -33,4 +35,6 @@ export const areas = {
   webhooks,
   system,
   registryAuth,
+  configurations,
+  users,
 };
