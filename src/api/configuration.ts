@@ -115,7 +115,11 @@ const Uaa = z
 const Http = z
   .object({
     endpoint: url().optional().describe("The authentication proxy's endpoint."),
-    tokenReviewEndpoint: url().optional().describe("The token review endpoint."),
+    tokenReviewEndpoint: url()
+      .optional()
+      .describe(
+        "Where Harbor sends a bearer token to have the proxy review it (Kubernetes TokenReview style).",
+      ),
     adminGroups: z
       .array(
         withRules(
