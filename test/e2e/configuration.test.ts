@@ -8,8 +8,10 @@ import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
   type ConfigurationCR,
+  clusterConnection,
   condition,
   configuration,
+  credentials,
   readyForSpec,
   secret,
   stalled,
@@ -120,6 +122,19 @@ describe("HarborConfiguration", () => {
     expect(op.emulator.control.configurations.get("ldap_search_password")).toBe("Bind-pw-2");
   });
 
+  test("steady state: no writes, and two reads per drift interval (configurations, allowlist)", async () => {
+    const before = op.emulator.counters.list();
+    const writes = op.emulator.counters.writes();
+    await new Promise((r) => setTimeout(r, 9_000));
+    expect(op.emulator.counters.writes()).toBe(writes);
+    const spent = op.emulator.counters.since(before);
+    const own = Object.keys(spent).filter((o) => !["getSystemInfo", "getCurrentUserInfo"].includes(o));
+    expect(own.sort()).toEqual(["getConfigurations", "getSystemCVEAllowlist"]);
+    expect(spent.getConfigurations).toBe(spent.getSystemCVEAllowlist);
+    expect(spent.getConfigurations).toBeGreaterThanOrEqual(2);
+    expect(spent.getConfigurations).toBeLessThanOrEqual(4);
+  });
+
   test("one per Harbor: a second resource gets Conflict and writes nothing", async () => {
     await op.kubectl.apply(configuration("config-2", { robotTokenDurationDays: 7 }));
     const second = await op.waitFor<ConfigurationCR>(
@@ -206,5 +221,51 @@ describe("HarborConfiguration", () => {
     expect((await settings()).robot_name_prefix?.value).toBe("svc$");
     await op.kubectl.delete(KIND, "prefix", { wait: true });
     expect((await settings()).robot_name_prefix?.value).toBe("robot$");
+  });
+
+  test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage the configuration", async () => {
+    const shared = `${op.namespace}-shared`;
+    const spec = (allowSystemSettings: boolean) => ({
+      url: op.emulator.url,
+      credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
+      allowedNamespaces: [op.namespace],
+      tenancy: {
+        projects: ["{namespace}"],
+        allowAdoption: false,
+        allowSystemRobots: false,
+        allowSystemSettings,
+      },
+    });
+    await op.kubectl.apply(
+      credentials("shared-credentials", {
+        username: op.emulator.adminUsername,
+        password: op.emulator.adminPassword,
+      }),
+    );
+    await op.kubectl.apply(clusterConnection(shared, spec(false)));
+    // Left at 45 by the resource deleted above (it no longer set it): Harbor's default again, so
+    // that the tenant's resource creates its setting rather than finding someone else's.
+    await op.harbor.system.updateConfigurations({ token_expiration: 30 });
+    const before = 30;
+    try {
+      await op.kubectl.apply(
+        configuration("tenant", {
+          connectionRef: { kind: "ClusterHarborConnection", name: shared },
+          tokenExpirationMinutes: 20,
+        }),
+      );
+      const refused = await op.waitFor<ConfigurationCR>(KIND, "tenant", stalled, 30_000);
+      expect(condition(refused, "Ready")?.reason).toBe("NotAllowed");
+      expect(condition(refused, "Ready")?.message).toContain("spec.tenancy.allowSystemSettings");
+      expect((await settings()).token_expiration?.value).toBe(before);
+
+      await op.kubectl.apply(clusterConnection(shared, spec(true)));
+      await op.waitFor<ConfigurationCR>(KIND, "tenant", readyForSpec, 30_000);
+      expect((await settings()).token_expiration?.value).toBe(20);
+      await op.kubectl.delete(KIND, "tenant", { wait: true });
+      expect((await settings()).token_expiration?.value).toBe(30); // Harbor's default
+    } finally {
+      await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
+    }
   });
 });

@@ -115,6 +115,18 @@ describe("HarborUser", () => {
     });
   });
 
+  test("steady state: no writes, and one user list per drift interval", async () => {
+    const before = op.emulator.counters.list();
+    const writes = op.emulator.counters.writes();
+    await new Promise((r) => setTimeout(r, 9_000));
+    expect(op.emulator.counters.writes()).toBe(writes);
+    const spent = op.emulator.counters.since(before);
+    const own = Object.keys(spent).filter((o) => !["getSystemInfo", "getCurrentUserInfo"].includes(o));
+    expect(own).toEqual(["listUsers"]);
+    expect(spent.listUsers).toBeGreaterThanOrEqual(2);
+    expect(spent.listUsers).toBeLessThanOrEqual(4);
+  });
+
   test("an existing user: Create refuses it, CreateOrAdopt takes it over and sets its password", async () => {
     op.emulator.control.users.add({ username: "carol", password: "Carol-old-1" });
     await op.kubectl.apply(user("carol", { email: "carol@example.com" }));

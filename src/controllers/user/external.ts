@@ -1,6 +1,7 @@
 // HarborUser's ExternalClient: a local user (db_auth) by name. Choices where Harbor leaves room:
 // - Users can be created only in db_auth mode; in another mode the resource is Stalled
-//   (NotDatabaseAuth): users arrive by login or LDAP import there. The mode is read in prepare.
+//   (NotDatabaseAuth): users arrive by login or LDAP import there. The mode is read before each
+//   create or update (not by the drift sweep, which only reads).
 // - The password comes from the user's Secret (opted in with harborconfig.io/usable-as:
 //   harbor-user-password) or is generated and written into a Secret owned by the resource before
 //   the user is created. Harbor never shows a password: a hash in status says which one was set
@@ -10,8 +11,8 @@
 //   delete never reaches it.
 // - deletionPolicy Delete deletes the user (Harbor removes its project memberships).
 //
-// Harbor requests: observing costs one read (by id, or a list filtered by name); the drift sweep
-// one list per Harbor; prepare one read of /configurations.
+// Harbor requests: observing costs one read (by id, or a list filtered by name); a change one read
+// of /configurations and one call per part that differs; the drift sweep one list per Harbor.
 import { MANAGED_BY, MANAGED_BY_LABEL, SECRET_USES, WATCH_LABEL } from "../../api/common.ts";
 import type { HarborUserSpec, HarborUserStatus } from "../../api/user.ts";
 import { isHarborError } from "../../harbor/errors.ts";
@@ -57,8 +58,20 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
     return { password, secretName: ref.name };
   };
 
+  /** Harbor has local users only in db_auth: read before any write (one read, only when writing). */
+  const requireDbAuth = async (conn: HarborConnectionHandle, signal: AbortSignal) => {
+    const config = await conn.client.system.getConfigurations({ signal });
+    const mode = config.auth_mode?.value ?? "db_auth";
+    if (mode !== "db_auth") {
+      throw new Stalled(
+        NOT_DATABASE_AUTH,
+        `Harbor's auth mode is ${mode}: local users exist only in db_auth; in ${mode} users arrive by logging in (or by LDAP import)`,
+      );
+    }
+  };
+
   return {
-    async prepare({ conn, spec, resource, harborName, signal }) {
+    async prepare({ conn, spec, resource, harborName }) {
       if (harborName === "admin") {
         throw new Stalled(
           INVALID_SPEC,
@@ -68,14 +81,6 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
       // Users are Harbor-wide: a tenant needs the system settings permission.
       requireSystemSettings(conn, "Harbor's users");
       if (resource.metadata.deletionTimestamp) return {};
-      const config = await conn.client.system.getConfigurations({ signal });
-      const mode = config.auth_mode?.value ?? "db_auth";
-      if (mode !== "db_auth") {
-        throw new Stalled(
-          NOT_DATABASE_AUTH,
-          `Harbor's auth mode is ${mode}: local users exist only in db_auth; in ${mode} users arrive by logging in (or by LDAP import)`,
-        );
-      }
       const namespace = resource.metadata.namespace ?? "";
       if (spec.passwordSecretRef) return fromSecret(namespace, spec.passwordSecretRef);
       const name = spec.generatedSecretName ?? `${resource.metadata.name}-harbor-user`;
@@ -107,6 +112,7 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
     },
 
     async create({ conn, spec, harborName, extra, signal }) {
+      await requireDbAuth(conn, signal);
       const id = await conn.client.users.create(
         {
           username: harborName,
@@ -122,6 +128,7 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
     async update({ conn, spec, harborName, extra, resource, signal }, current) {
       const id = current.user_id;
       if (id === 1) throw new Stalled(INVALID_SPEC, "admin is not managed as a HarborUser");
+      await requireDbAuth(conn, signal);
       if (profileDiffers(spec, harborName, current))
         await conn.client.users.updateProfile(id, profile(spec, harborName), { signal });
       if ((current.sysadmin_flag ?? false) !== spec.admin)
