@@ -184,10 +184,17 @@ export const HarborConfigurationSpec = z.object({
     })
     .optional()
     .describe("How users log in. Unset: left as Harbor has it."),
-  robotNamePrefix: withRules(z.string().min(1).max(64).regex(/^\S+$/), NO_HIDDEN_CHARACTERS)
+  robotNamePrefix: withRules(
+    z
+      .string()
+      .min(2)
+      .max(64)
+      .regex(/^[^\s+]*\$$/),
+    NO_HIDDEN_CHARACTERS,
+  )
     .optional()
     .describe(
-      'The prefix of every robot account\'s name, "robot$" by default. Changing it renames every robot login.',
+      'The prefix of every robot account\'s name, "robot$" by default; changing it renames every robot login. Here it must end in "$" and hold no "+" or whitespace: HarborRobot resources tell their robots\' names ("<prefix><name>", "<prefix><project>+<name>") by it.',
     ),
   robotTokenDurationDays: z
     .number()

@@ -195,6 +195,7 @@ describe("HarborConfiguration", () => {
     expect(await rejected({ robotTokenDurationDays: 0 })).toMatch(/spec\.robotTokenDurationDays/);
     expect(await rejected({ auth: { mode: "kerberos" } })).toMatch(/spec\.auth\.mode/);
     expect(await rejected({ auth: { ldap: { scope: "Everything" } } })).toMatch(/spec\.auth\.ldap\.scope/);
+    expect(await rejected({ robotNamePrefix: "bot@" })).toMatch(/spec\.robotNamePrefix/);
   });
 
   test("deletion puts the system settings it set back to Harbor's defaults and empties the allowlist", async () => {
