@@ -43,6 +43,20 @@ describe("HarborUser", () => {
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+EMAIL\s+ADMIN\s+AGE/);
   });
 
+  test("a deleted generated Secret gets a new password, set in Harbor within a drift interval", async () => {
+    const old = (await secretValue("alice-harbor-user", "password")) ?? "";
+    await op.kubectl.delete("secret", "alice-harbor-user");
+    const deadline = Date.now() + 20_000;
+    let fresh: string | undefined;
+    for (;;) {
+      fresh = await secretValue("alice-harbor-user", "password");
+      if (fresh && fresh !== old && logsIn("alice", fresh)) break;
+      if (Date.now() > deadline) throw new Error("no new password was set");
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(logsIn("alice", old)).toBe(false);
+  });
+
   test("a password from an opted-in Secret; a changed Secret sets the new password", async () => {
     await op.kubectl.apply(
       secret("bob-pw", { password: "Bob-pw-123" }, { watched: true, usableAs: "harbor-user-password" }),
