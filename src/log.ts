@@ -70,6 +70,7 @@ const SECRET_SUFFIXES = [
   "authorization",
   "apikey",
   "credentials",
+  "credential",
   "privatekey",
 ];
 

@@ -6,6 +6,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // Six projects, split by what a test needs around it:
 // - unit:    pure logic, nothing started.
 // - harbor:  the Harbor client and the emulator; each file starts its own in-process emulator.
+// - cli:     the command-line companion against an in-process emulator of each file's own.
 // - install: the set-up itself (npm ci on a copy of the project), with other npm releases.
 // - cluster: a real kube-apiserver + etcd (+ controller-manager) and a shared emulator, started once
 //            per run by the global setup; each file gets its own namespace.
@@ -31,6 +32,12 @@ export default defineConfig({
       {
         extends: true,
         test: { name: "harbor", include: ["test/integration/harbor/**/*.test.ts"] },
+      },
+      {
+        extends: true,
+        // The command-line companion against the emulator (each file starts its own); what needs
+        // a cluster (--connection, the round trip with the operator) is in the cluster project.
+        test: { name: "cli", include: ["test/integration/cli/**/*.test.ts"] },
       },
       {
         extends: true,

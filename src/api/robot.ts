@@ -254,6 +254,12 @@ export const HarborRobotSpec = z.object({
     ),
   secret: z
     .object({
+      deliver: z
+        .boolean()
+        .default(true)
+        .describe(
+          "false: the operator manages the robot in Harbor (description, disabled, permissions, expiry) but never issues it a secret and writes no Secret, so whoever holds the robot's current secret keeps using it; a Secret delivered earlier is removed, and rotation and copies are not allowed. This adopts an existing robot without replacing its secret (what `kubectl harbor export` writes). Turned to true, the operator issues a new secret at once (the previous one stops working) and delivers it. Default true.",
+        ),
       name: k8sName.optional().describe("The Secret to write. Defaults to metadata.name."),
       type: z
         .enum(["kubernetes.io/dockerconfigjson", "Opaque"])
@@ -287,7 +293,7 @@ export const HarborRobotSpec = z.object({
           "Copies of the Secret in other namespaces, kept equal to it and removed with the robot or when a namespace stops matching. An existing Secret of that name that the operator did not write is never overwritten.",
         ),
     })
-    .default({ type: "kubernetes.io/dockerconfigjson", extraRegistryHosts: [] })
+    .default({ deliver: true, type: "kubernetes.io/dockerconfigjson", extraRegistryHosts: [] })
     .describe(
       "The Kubernetes Secret that delivers the robot's credentials (keys username and password, plus .dockerconfigjson for the pull-secret type), owned by this resource.",
     ),
@@ -412,6 +418,20 @@ export const harborRobot: KindDefinition<HarborRobotSpec, HarborRobotStatus> = {
       message: 'a project permission of a system-level robot needs a namespace: a project name or "*"',
       fieldPath: ".permissions",
       reason: "FieldValueRequired",
+    },
+    {
+      rule: "!has(self.secret) || !has(self.secret.deliver) || self.secret.deliver || !has(self.secret.copies)",
+      message:
+        "secret.copies needs secret.deliver: true (a robot whose secret is not delivered has nothing to copy)",
+      fieldPath: ".secret.copies",
+      reason: "FieldValueForbidden",
+    },
+    {
+      rule: "!has(self.secret) || !has(self.secret.deliver) || self.secret.deliver || !has(self.rotation) || (!has(self.rotation.intervalDays) && !has(self.rotation.beforeExpiryDays))",
+      message:
+        "rotation needs secret.deliver: true (the operator issues new secrets only when it delivers them)",
+      fieldPath: ".rotation",
+      reason: "FieldValueForbidden",
     },
     {
       rule: "self.durationDays == -1 || !has(self.rotation) || !has(self.rotation.beforeExpiryDays) || self.rotation.beforeExpiryDays < self.durationDays",

@@ -291,11 +291,16 @@ export class ProjectsApi {
   }
 
   /**
-   * getLogs: the project's audit log, every page (newest first unless sorted). Name only. Harbor
+   * getLogs: the project's audit log, every page or the first `limit` entries (newest first unless
+   * sorted). Name only. Harbor
    * 2.12 records project and robot creation and deletion and artifact, tag and repository events
    * here — not project updates, labels or webhook policies.
    */
-  logs(projectName: string, filter: ListFilter = {}, opts?: CallOptions): Promise<AuditLog[]> {
+  logs(
+    projectName: string,
+    filter: ListFilter & { limit?: number } = {},
+    opts?: CallOptions,
+  ): Promise<AuditLog[]> {
     return this.#t.listAll(
       {
         ...opts,
@@ -305,6 +310,7 @@ export class ProjectsApi {
         query: listQuery(filter),
       },
       AuditLog,
+      filter.limit,
     );
   }
 }

@@ -17,6 +17,8 @@ export interface KubeClientOptions {
   timeoutMs?: number;
   /** Sent as the User-Agent and as the field manager of patches. */
   userAgent?: string;
+  /** The kubeconfig context to use instead of its current-context (kubectl's --context). */
+  context?: string;
 }
 
 export interface ListOptions {
@@ -76,7 +78,16 @@ export class KubeClient {
     const kc = new KubeConfig();
     if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
     else kc.loadFromDefault();
+    if (o.context !== undefined) {
+      if (!kc.getContextObject(o.context)) throw new Error(`the kubeconfig has no context "${o.context}"`);
+      kc.setCurrentContext(o.context);
+    }
     return new this(kc, o);
+  }
+
+  /** The namespace of the kubeconfig's current context, when it names one (kubectl's default). */
+  get contextNamespace(): string | undefined {
+    return this.#kc.getContextObject(this.#kc.getCurrentContext())?.namespace || undefined;
   }
 
   /** The apiserver URL, e.g. for log lines and status. */

@@ -288,7 +288,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
   /** One holder per per-Harbor setting a spec takes besides its object (ExternalClient.setting). */
   readonly #settings: ClaimIndex;
   /** Observations from the drift sweep, reused by the reconcile they trigger. */
-  readonly #hints = new Map<string, { observed: O; at: number }>();
+  readonly #hints = new Map<string, { observed: O; at: number; generation: number | undefined }>();
   /** How often each blocked deletion has been tried, for its backoff. */
   readonly #blocked = new Map<string, number>();
   /** Our own writes, until the informer shows them. */
@@ -943,6 +943,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     for (const resource of this.#o.informer.list()) {
       const id = resource.status?.harborId as Id | undefined;
       if (id === undefined || resource.metadata.deletionTimestamp) continue;
+      // A spec change not reconciled yet is queued already; its reconcile must observe (and check
+      // the new spec against) Harbor itself rather than take a hint read for the old one.
+      if (resource.status?.observedGeneration !== resource.metadata.generation) continue;
       // Stalled on this generation: only a change of the resource can help, not another write.
       const stalled = resource.status?.conditions?.find((c) => c.type === "Stalled");
       if (stalled?.status === "True" && stalled.observedGeneration === resource.metadata.generation) continue;
@@ -992,7 +995,12 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
           ext.diff(input, o).length > 0 ||
           !statusShows(input.resource.status, ext.status(input, o));
         if (!stale) continue;
-        if (o) this.#hints.set(key, { observed: o, at: this.#o.now() });
+        if (o)
+          this.#hints.set(key, {
+            observed: o,
+            at: this.#o.now(),
+            generation: input.resource.metadata.generation,
+          });
         this.enqueue(key);
         queued++;
       }
@@ -1004,7 +1012,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     const key = objectKey(resource);
     const hint = this.#hints.get(key);
     this.#hints.delete(key);
-    return hint && this.#o.now() - hint.at < HINT_TTL_MS ? hint.observed : undefined;
+    // Only for the spec it was read for: a kind's observe also checks the spec against Harbor.
+    const fresh = hint && this.#o.now() - hint.at < HINT_TTL_MS;
+    return fresh && hint.generation === resource.metadata.generation ? hint.observed : undefined;
   }
 
   /** How messages name the Harbor object: "id 12", or what the kind says (a per-Harbor setting has no id). */

@@ -5,6 +5,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { deployedNodeOptions } from "./deployment.ts";
+import { renderExportResult, runExportBenchmark } from "./export.ts";
 import { machine, revision } from "./machine.ts";
 import { killChildren, STATUS_REFRESH_RATIO } from "./processes.ts";
 import { renderResult, renderScaling } from "./report.ts";
@@ -38,6 +39,15 @@ registries, N/10 replication policies and N/5 webhook policies.
                                --node-options= for none), e.g. --node-options=--max-old-space-size=128
   --profile                    write V8 CPU profiles of the operator (node --cpu-prof) into the run's folder
   --help                       show this text
+
+Or, with --export, the time of \`kubectl harbor export\` (the npm bin, as users run it) against the
+emulator alone, populated through Harbor's API; no control plane, no operator:
+
+  --export                     run the export benchmark instead (uses --latency-ms and --out)
+  --export-projects N          projects (default 1000)
+  --export-robots N            project robots, spread over the projects (default 1000)
+  --export-webhooks N          webhook policies, spread over the projects (default 200)
+  --export-args "FLAGS"        extra flags for the export, e.g. "--rate 100 --concurrency 4"
 `;
 
 const { values } = parseArgs({
@@ -59,6 +69,11 @@ const { values } = parseArgs({
     profile: { type: "boolean", default: false },
     "node-options": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
+    export: { type: "boolean", default: false },
+    "export-projects": { type: "string", default: "1000" },
+    "export-robots": { type: "string", default: "1000" },
+    "export-webhooks": { type: "string", default: "200" },
+    "export-args": { type: "string", default: "" },
   },
 });
 
@@ -123,6 +138,22 @@ function save(name: string, json: unknown, markdown: string): void {
 }
 
 async function main(): Promise<void> {
+  if (values.export) {
+    const r = await runExportBenchmark({
+      projects: whole("export-projects", values["export-projects"], 1),
+      robots: whole("export-robots", values["export-robots"]),
+      webhooks: whole("export-webhooks", values["export-webhooks"]),
+      latencyMs: whole("latency-ms", values["latency-ms"]),
+      cliArgs: (values["export-args"] ?? "").split(/\s+/).filter(Boolean),
+      workDir: join(outDir, "export"),
+      log,
+    });
+    const md = renderExportResult(r);
+    save("export", r, md);
+    process.stdout.write(`${md}\n`);
+    log(`results in ${outDir}`);
+    return;
+  }
   if (values.scaling) {
     const sizes = values["scaling-sizes"]
       ? values["scaling-sizes"].split(",").map((s) => whole("scaling-sizes", s.trim(), 1))

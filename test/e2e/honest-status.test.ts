@@ -54,7 +54,8 @@ describe("a restart never flaps the fleet", () => {
     for (let i = 0; i < FLEET; i++)
       objects.push(project(`fleet-${i}`), robot(`fleet-${i}`, { projectRef: { name: `fleet-${i}` } }));
     const t0 = Date.now();
-    await op.kubectl.apply(objects);
+    // Two requests per object from one kubectl: allow for a busy machine.
+    await op.kubectl.apply(objects, { timeoutMs: 120_000 });
     // One list per kind and poll: `kubectl wait --all` looks at one object after the other.
     await expect
       .poll(async () => [...(await fleet()).values()].filter((c) => c?.status === "True").length, {

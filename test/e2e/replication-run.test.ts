@@ -58,7 +58,8 @@ describe("HarborReplicationRun", () => {
     const id = running.status?.harborId as number;
     expect(count("startReplication") - starts).toBe(1);
     expect(executions().map((e) => e.id)).toContain(id);
-    expect(running.status?.policyId).toBe(policyId);
+    // The first write after the start records the id alone; the policy's id follows with the execution.
+    await op.waitFor<ReplicationRunCR>(KIND, "once", (o) => o.status?.policyId === policyId);
 
     // Harbor ends it 3 s after the start; kubectl get shows it soon after.
     const [harborEnded, kubectlShowed] = await Promise.all([

@@ -56,7 +56,10 @@ export interface Kubectl {
   /** Runs kubectl and returns how it went, for tests that expect it to fail. */
   tryRun(args: string[], opts?: RunOptions): Promise<KubectlResult>;
   /** `kubectl apply -f -` of YAML text or of objects. */
-  apply(manifest: string | object | object[], opts?: { serverSide?: boolean }): Promise<string>;
+  apply(
+    manifest: string | object | object[],
+    opts?: { serverSide?: boolean; timeoutMs?: number },
+  ): Promise<string>;
   /** `kubectl get -o json` of one object (with a name) or a list (without). */
   get<T = KubeObject>(resource: string, name?: string): Promise<T>;
   /** `kubectl wait --for=<condition>`, e.g. `condition=Ready`, `delete`, `jsonpath={.status.x}=y`. */
@@ -86,6 +89,7 @@ export function kubectl(kubeconfigPath: string, command = "kubectl", namespace?:
     apply: (manifest, opts = {}) =>
       run(["apply", ...(opts.serverSide ? ["--server-side", "--force-conflicts"] : []), "-f", "-"], {
         input: typeof manifest === "string" ? manifest : toYaml(manifest),
+        ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       }),
     get: async <T>(resource: string, name?: string) =>
       JSON.parse(await run(["get", resource, ...(name ? [name] : []), "-o", "json"])) as T,

@@ -9,11 +9,12 @@
 // Harbor 2.13 renamed include_operations to include_event_types and reads event types there
 // instead of operations; this operator speaks the 2.7–2.12 form and refuses, by name, to manage
 // the purge of a Harbor that reports 2.13 or newer (see `unsupportedRelease`).
-import type { HarborAuditLogPurgeSpec, PurgeRunStatus } from "../../api/audit-log-purge.ts";
+import { HarborAuditLogPurgeSpec, type PurgeRunStatus } from "../../api/audit-log-purge.ts";
 import { effectiveCron } from "../../api/schedule.ts";
 import type { ExecHistory, PurgeSchedule } from "../../harbor/purge.ts";
 import { safeText } from "../../kube/text.ts";
-import { FINAL_STATUSES, jobParameters } from "../shared/executions.ts";
+import { FINAL_STATUSES, jobParameters, specSchedule } from "../shared/executions.ts";
+import type { UnnamedSpecFields } from "../shared/export.ts";
 
 export interface ObservedPurgeSchedule {
   type: string;
@@ -142,4 +143,34 @@ export function status(observed: ObservedPurge): { nextScheduledTime?: string; l
 export function describe(observed: ObservedPurge): string {
   const s = observed.schedule;
   return s ? `schedule ${s.type}${s.cron ? `, ${s.cron}` : ""}` : "no schedule";
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of scheduleRequest; see shared/export.ts)
+
+/**
+ * The spec that reproduces Harbor's purge schedule: type and cron, the retention, and the
+ * operations and dry run where they differ from the spec's defaults. No schedule (Harbor's
+ * default) is no resource: undefined.
+ */
+export function specFromPurge(
+  s: ObservedPurgeSchedule | undefined,
+): { spec: UnnamedSpecFields<typeof HarborAuditLogPurgeSpec> } | { skip: string } | undefined {
+  if (!s) return undefined;
+  const schedule = specSchedule(s);
+  if ("skip" in schedule) return schedule;
+  if (s.retentionHours === undefined)
+    return { skip: "Harbor's purge schedule holds no audit_retention_hour, which the spec requires" };
+  const operations = s.includeOperations ?? [];
+  const all = HarborAuditLogPurgeSpec.shape.includeOperations.parse(undefined);
+  return {
+    spec: {
+      ...schedule,
+      retentionHours: s.retentionHours,
+      ...(operations.join(",") === [...all].sort().join(",")
+        ? {}
+        : { includeOperations: operations as typeof all }),
+      ...(s.dryRun ? { dryRun: true } : {}),
+    },
+  };
 }

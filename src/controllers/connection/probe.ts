@@ -115,7 +115,7 @@ function checkedText(checks: { ldap: boolean; jobService: boolean }): string {
  * Harbor's LDAP ping tests the configuration it is sent, so the stored one is read first. The
  * search password is left out: Harbor then uses its stored one (only in LDAP auth mode).
  */
-async function ldapCheck(
+export async function ldapCheck(
   client: HarborClient,
   call: CallOptions,
 ): Promise<NonNullable<ConnectionStatus["ldap"]>> {

@@ -2,10 +2,12 @@
 // (the harborconfig.io/runRequestedAt annotation) and the newest run in status.
 import { harborGarbageCollection } from "../../api/garbage-collection.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
+import { garbageCollectionExporter } from "./export.ts";
 import { garbageCollectionExternal } from "./external.ts";
 
 export const garbageCollectionKind = defineKind({
   def: harborGarbageCollection,
+  exporter: garbageCollectionExporter,
   external: ({ ctx }) =>
     garbageCollectionExternal({
       kube: ctx.kube,

@@ -9,7 +9,8 @@ import type { GcRunStatus, HarborGarbageCollectionSpec } from "../../api/garbage
 import { effectiveCron } from "../../api/schedule.ts";
 import type { GcHistory, GcSchedule } from "../../harbor/gc.ts";
 import { safeText } from "../../kube/text.ts";
-import { FINAL_STATUSES, jobParameters } from "../shared/executions.ts";
+import { FINAL_STATUSES, jobParameters, specSchedule } from "../shared/executions.ts";
+import type { UnnamedSpecFields } from "../shared/export.ts";
 
 /** The schedule as compared: undefined when Harbor has none. */
 export interface ObservedGcSchedule {
@@ -117,4 +118,26 @@ export function status(observed: ObservedGc): { nextScheduledTime?: string; last
 export function describe(observed: ObservedGc): string {
   const s = observed.schedule;
   return s ? `schedule ${s.type}${s.cron ? `, ${s.cron}` : ""}` : "no schedule";
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of scheduleRequest; see shared/export.ts)
+
+/**
+ * The spec that reproduces Harbor's GC schedule: its type and cron, and its parameters where they
+ * differ from the spec's defaults. No schedule (Harbor's default) is no resource: undefined.
+ */
+export function specFromGc(
+  s: ObservedGcSchedule | undefined,
+): { spec: UnnamedSpecFields<typeof HarborGarbageCollectionSpec> } | { skip: string } | undefined {
+  if (!s) return undefined;
+  const schedule = specSchedule(s);
+  if ("skip" in schedule) return schedule;
+  return {
+    spec: {
+      ...schedule,
+      ...(s.deleteUntagged ? { deleteUntagged: true } : {}),
+      ...(s.workers !== undefined && s.workers !== 1 ? { workers: s.workers } : {}),
+    },
+  };
 }

@@ -3,6 +3,7 @@
 import type { HarborJobServiceSpec, HarborJobServiceStatus } from "../../api/job-service.ts";
 import type { JobQueue, Worker, WorkerPool } from "../../harbor/jobservice.ts";
 import { safeText } from "../../kube/text.ts";
+import type { UnnamedSpecFields } from "../shared/export.ts";
 
 export interface ObservedJobService {
   queues: JobQueue[];
@@ -75,4 +76,22 @@ export function status(observed: ObservedJobService): Partial<HarborJobServiceSt
 export function describe(observed: ObservedJobService): string {
   const paused = observed.queues.filter((q) => q.paused).map((q) => q.job_type ?? "");
   return paused.length ? `paused: ${paused.sort().join(", ")}` : "no queue paused";
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of changes; see shared/export.ts)
+
+/**
+ * The spec that reproduces the job service's pauses: the paused queues, each paused. Queues that
+ * run are Harbor's default and left unlisted; with none paused there is no resource: undefined.
+ */
+export function specFromJobService(
+  queues: readonly JobQueue[],
+): { spec: UnnamedSpecFields<typeof HarborJobServiceSpec> } | undefined {
+  const paused = queues
+    .filter((q) => q.paused === true && q.job_type)
+    .map((q) => q.job_type as string)
+    .sort();
+  if (paused.length === 0) return undefined;
+  return { spec: { queues: paused.map((jobType) => ({ jobType, paused: true })) } };
 }

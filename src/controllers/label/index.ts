@@ -4,10 +4,12 @@
 // reference (its filter names labels by their Harbor names, in any namespace).
 import { harborLabel } from "../../api/label.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { labelExporter } from "./export.ts";
 import { labelExternal } from "./external.ts";
 
 export const labelKind = defineKind({
   def: harborLabel,
+  exporter: labelExporter,
   watches: { references: { HarborProject: (spec) => spec.projectRef?.name } },
   external: ({ ctx, informer }) =>
     labelExternal({

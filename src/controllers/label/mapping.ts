@@ -1,9 +1,10 @@
 // HarborLabel's pure mapping: spec → Harbor's requests, Harbor's label → drift and status, and who
 // in the cluster still uses a label.
-import type { HarborLabelSpec, HarborLabelStatus } from "../../api/label.ts";
+import { type HarborLabelSpec, type HarborLabelStatus, LABEL_COLOR_PATTERN } from "../../api/label.ts";
 import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import type { Label, LabelCreate, LabelUpdate } from "../../harbor/labels.ts";
 import type { ManagedObject } from "../../runtime/managed.ts";
+import type { SpecFields } from "../shared/export.ts";
 
 /** A label Harbor holds: what get and list return, with its id. */
 export type ObservedLabel = Label & { id: number };
@@ -120,4 +121,31 @@ export function filtersOn(
   if (!values?.length) return false;
   const spec = (label.spec ?? {}) as { name?: string; projectRef?: unknown };
   return spec.projectRef === undefined && values.includes(spec.name ?? label.metadata.name);
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of createRequest and diff; see shared/export.ts)
+
+/**
+ * The spec that reproduces a label: its name, its project (by the metadata.name of the project's
+ * resource) for a project label, its colour and description where Harbor holds one (a colour the
+ * CRD does not take, not #RRGGBB, is left unmanaged and said).
+ */
+export function specFromLabel(
+  label: Label,
+  projectRef: string | undefined,
+): { spec: SpecFields<typeof HarborLabelSpec>; notes: string[] } | { skip: string } {
+  const name = label.name ?? "";
+  if (label.scope === "p" && projectRef === undefined)
+    return { skip: `the project of label "${name}" (id ${label.project_id}) is not exported` };
+  const notes: string[] = [];
+  const color = label.color ?? "";
+  const spec: SpecFields<typeof HarborLabelSpec> = {
+    name,
+    ...(label.scope === "p" ? { projectRef: { name: projectRef as string } } : {}),
+    ...(label.description ? { description: label.description } : {}),
+  };
+  if (LABEL_COLOR_PATTERN.test(color)) spec.color = color;
+  else if (color !== "") notes.push(`color is left unmanaged: Harbor holds "${color}", not #RRGGBB`);
+  return { spec, notes };
 }

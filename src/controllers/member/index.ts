@@ -4,11 +4,13 @@
 // members is queued when the last of them goes.
 import { harborProjectMember } from "../../api/member.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { memberExporter } from "./export.ts";
 import { memberExternal } from "./external.ts";
 import { grants } from "./mapping.ts";
 
 export const memberKind = defineKind({
   def: harborProjectMember,
+  exporter: memberExporter,
   watches: {
     references: {
       HarborProject: (spec) => spec.projectRef.name,

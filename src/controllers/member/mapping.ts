@@ -1,10 +1,22 @@
 // HarborProjectMember's pure mapping: who the member is, the role Harbor holds against the spec's,
 // status, and which members use a HarborUserGroup.
-import type { HarborProjectMemberSpec, HarborProjectMemberStatus, MemberRole } from "../../api/member.ts";
+import {
+  type HarborProjectMemberSpec,
+  type HarborProjectMemberStatus,
+  MEMBER_ROLES,
+  type MemberRole,
+} from "../../api/member.ts";
 import { canonicalDn } from "../../api/usergroup.ts";
 import { type ProjectMember, ProjectRole, roleName } from "../../harbor/members.ts";
+import type { UserGroup } from "../../harbor/usergroups.ts";
 import type { ManagedObject } from "../../runtime/managed.ts";
-import { type GroupIdentity, identityKey, identityOfResource } from "../usergroup/mapping.ts";
+import type { UnnamedSpecFields } from "../shared/export.ts";
+import {
+  type GroupIdentity,
+  identityKey,
+  identityOfGroup,
+  identityOfResource,
+} from "../usergroup/mapping.ts";
 
 /** A member Harbor holds, with its id. */
 export type ObservedMember = ProjectMember & { id: number };
@@ -109,4 +121,52 @@ export function entityClaim(spec: HarborProjectMemberSpec, referenced?: ManagedO
   if (inline) return `group:${identityKey(inline)}`;
   const identity = referenced && identityOfResource(referenced);
   return identity ? `group:${identityKey(identity)}` : `groupref:${spec.group?.groupRef?.name ?? ""}`;
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of created and diff; see shared/export.ts)
+
+/** A member's key within one Harbor: its project, and the user's name or the group's identity. */
+export function memberKey(project: string, entity: { user: string } | { group: GroupIdentity }): string {
+  return "user" in entity
+    ? `${project}/user:${entity.user}`
+    : `${project}/group:${identityKey(entity.group)}`;
+}
+
+/**
+ * The spec that reproduces a member: its project (by the metadata.name of the project's resource),
+ * its role, and the user by name, or the group — by `groupRef` to the group's resource when the
+ * export writes one, else inline by its identity (an LDAP group's DN, an HTTP or OIDC group's name).
+ * `group` is Harbor's group of a group member (Harbor's member list names it only by id and name).
+ */
+export function specFromMember(
+  member: ProjectMember,
+  projectRef: string | undefined,
+  group: UserGroup | undefined,
+  groupRef: string | undefined,
+): { spec: UnnamedSpecFields<typeof HarborProjectMemberSpec> } | { skip: string } {
+  const who = `${member.entity_type === "g" ? "group" : "user"} "${member.entity_name ?? ""}"`;
+  if (projectRef === undefined)
+    return { skip: `the project of member ${who} (id ${member.project_id}) is not exported` };
+  const role = roleName(member.role_id ?? -1);
+  if (role === undefined || !MEMBER_ROLES.includes(role as MemberRole))
+    return { skip: `member ${who} has Harbor's role ${member.role_id}, which the CRD does not know` };
+  const base = { projectRef: { name: projectRef }, role: role as MemberRole };
+  if (member.entity_type === "u") return { spec: { ...base, user: { name: member.entity_name ?? "" } } };
+  if (member.entity_type !== "g") return { skip: `member ${who} is of entity type "${member.entity_type}"` };
+  if (groupRef !== undefined) return { spec: { ...base, group: { groupRef: { name: groupRef } } } };
+  const identity = group && identityOfGroup(group);
+  if (!identity)
+    return {
+      skip: `member ${who}: Harbor does not list its group (id ${member.entity_id}) in this auth mode`,
+    };
+  return {
+    spec: {
+      ...base,
+      group:
+        identity.type === "ldap"
+          ? { type: "ldap", ldapGroupDn: group?.ldap_group_dn ?? identity.dn }
+          : { type: identity.type, name: identity.name },
+    },
+  };
 }

@@ -4,10 +4,12 @@
 // HarborScannerRegistration.
 import { harborProject } from "../../api/project.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { projectExporter } from "./export.ts";
 import { projectExternal } from "./external.ts";
 
 export const projectKind = defineKind({
   def: harborProject,
+  exporter: projectExporter,
   watches: {
     references: {
       HarborRegistry: (spec) => spec.proxyCache?.registryRef.name,

@@ -8,6 +8,7 @@
 // drop content trust on proxy-cache projects: such differences are reported, never "corrected".
 import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
 import { STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
+import { Severity } from "../../harbor/model/enums.ts";
 import type {
   PersistedProject,
   Project,
@@ -18,6 +19,7 @@ import type {
 import type { Quota } from "../../harbor/quotas.ts";
 import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
 import { Stalled } from "../../runtime/managed.ts";
+import type { SpecFields } from "../shared/export.ts";
 
 /** A project's quota as the operator sees it: bytes (-1 unlimited), and its id when read from /quotas. */
 export interface ObservedQuota {
@@ -300,4 +302,81 @@ export function scannerStatus(
       inherited: scanner.isDefault,
     },
   };
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of createRequest and updateRequest; see shared/export.ts)
+
+/** What the export writes for a project, and what it could not. */
+export interface ProjectExport {
+  spec: SpecFields<typeof HarborProjectSpec>;
+  notes: string[];
+}
+
+/**
+ * The spec that reproduces a project and its quota, managing every field: each flag (false when
+ * Harbor has none), the severity, the CVE allowlist, the storage limit, the proxy cache (by the
+ * metadata.name of its registry's resource). `diff` of it against the same project is empty; what
+ * the spec cannot hold is left unmanaged and said in `notes`.
+ */
+export function specFromProject(project: ProjectState, registryRef: string | undefined): ProjectExport {
+  const notes: string[] = [];
+  const flag = (key: string) => observedMeta(project, key) === "true";
+  const spec: SpecFields<typeof HarborProjectSpec> = { name: project.name ?? "" };
+  for (const [field, key] of FLAGS) {
+    // A proxy cache ignores content trust, and the CRD refuses it there: left as Harbor has it.
+    if (field === "contentTrust" && project.registry_id && flag(key)) continue;
+    spec[field] = flag(key);
+  }
+  const severity = Severity.safeParse(observedMeta(project, "severity"));
+  if (severity.success) spec.severity = severity.data;
+  if (spec.preventVulnerable && spec.severity === undefined) {
+    delete spec.preventVulnerable;
+    notes.push("preventVulnerable is left unmanaged: Harbor holds no severity for it");
+  }
+  const items = [...new Set((project.cve_allowlist?.items ?? []).map((i) => i.cve_id ?? ""))]
+    .filter((id) => id !== "")
+    .sort();
+  const expires = project.cve_allowlist?.expires_at;
+  if (items.every((id) => /^\S{1,64}$/.test(id))) {
+    spec.cveAllowlist = {
+      items,
+      ...(expires ? { expiresAt: new Date(expires * 1000).toISOString().replace(/\.\d+Z$/, "Z") } : {}),
+    };
+  } else notes.push("cveAllowlist is left unmanaged: it holds ids the CRD does not accept");
+  const hard = project.quota?.hard;
+  if (hard !== undefined) {
+    const limit = formatStorage(hard);
+    if (storageBytes(limit) !== undefined) spec.storageLimit = limit;
+    else
+      notes.push(`storageLimit is left unmanaged: Harbor's limit of ${hard} bytes is outside 1 byte to 1Pi`);
+  }
+  if (project.registry_id) {
+    if (registryRef === undefined) {
+      notes.push(`the proxy cache's registry (id ${project.registry_id}) is not exported`);
+    } else {
+      const speed = observedMeta(project, "proxy_speed_kb");
+      spec.proxyCache = {
+        registryRef: { name: registryRef },
+        ...(/^-?\d+$/.test(speed) ? { speedKbps: Number(speed) } : {}),
+      };
+    }
+  }
+  return { spec, notes };
+}
+
+/**
+ * spec.scanner from the scanner Harbor answers for a project (the inverse of scannerDrift): Harbor's
+ * default → systemDefault, another registration → a reference to its resource. Unread (undefined)
+ * or none at all (null): left unmanaged.
+ */
+export function scannerSpecFrom(
+  scanner: ObservedProjectScanner | null | undefined,
+  registrationRef: string | undefined,
+): { spec?: NonNullable<HarborProjectSpec["scanner"]>; note?: string } {
+  if (!scanner) return {};
+  if (scanner.isDefault) return { spec: { systemDefault: true } };
+  if (registrationRef === undefined)
+    return { note: `the project's scanner (${scanner.name ?? scanner.uuid}) is not exported` };
+  return { spec: { registrationRef: { name: registrationRef } } };
 }

@@ -5,6 +5,7 @@ import { harborRegistry } from "../../api/registry.ts";
 import type { ErrorClassifier } from "../../runtime/managed.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { registryExporter } from "./export.ts";
 import { RegistryUnhealthy, registryExternal } from "./external.ts";
 
 /** The shared classification, plus an unreachable remote: not Stalled, retried with backoff. */
@@ -17,6 +18,7 @@ const registryErrors: ErrorClassifier = {
 
 export const registryKind = defineKind({
   def: harborRegistry,
+  exporter: registryExporter,
   watches: { secrets: (spec) => [spec.credential?.secretRef.name] },
   external: ({ ctx }) => registryExternal({ secrets: ctx.secretUses }),
   errors: registryErrors,

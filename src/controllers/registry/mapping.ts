@@ -3,8 +3,11 @@
 // the scheme, unescapes the path), keeps a credential only when it has an access key, and masks the
 // secret as "*****". The secret's drift is invisible, so the credentials Secret's resourceVersion
 // last pushed (status.credentialsVersion) stands in for it: another version is drift.
+import { SECRET_USES } from "../../api/common.ts";
 import type { HarborRegistrySpec, HarborRegistryStatus } from "../../api/registry.ts";
+import { RegistryCredentialType } from "../../harbor/model/enums.ts";
 import type { Registry, RegistryCreate, RegistryUpdate } from "../../harbor/registries.ts";
+import type { SecretStub, SpecFields } from "../shared/export.ts";
 
 /** What prepare reads from the credentials Secret. Values never leave the Harbor request. */
 export interface RegistryCredentials {
@@ -139,4 +142,55 @@ export function status(
     ...(registry.status ? { health: registry.status } : {}),
     ...(credentials ? { credentialsVersion: credentials.version } : {}),
   };
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of createRequest and updateRequest; see shared/export.ts)
+
+/** What the export writes for a registry, or why it cannot. */
+export type RegistryExport =
+  | { spec: SpecFields<typeof HarborRegistrySpec>; secrets: SecretStub[]; notes: string[] }
+  | { skip: string };
+
+/** The Secret stub a registry's credential reads, named after its resource. */
+export const credentialSecretName = (resourceName: string) => `${resourceName}-credentials`;
+
+/**
+ * The spec that reproduces a registry: name, type, URL (as Harbor stores it), description,
+ * insecure, and — when Harbor holds a credential — its type and a Secret reference, with a stub
+ * Secret to fill in (Harbor never shows the secret, and the access key is kept out of files too).
+ */
+export function specFromRegistry(registry: Registry, resourceName: string): RegistryExport {
+  const name = registry.name ?? "";
+  const url = registry.url ?? "";
+  if (!/^https?:\/\/\S+$/.test(url) || /^[^:/?#]+:\/\/[^/?#]*@/.test(url))
+    return { skip: `registry ${name} has the URL "${url}", which the CRD does not accept` };
+  const spec: SpecFields<typeof HarborRegistrySpec> = {
+    name,
+    type: registry.type ?? "",
+    url,
+    description: registry.description ?? "",
+    insecure: registry.insecure ?? false,
+  };
+  const secrets: SecretStub[] = [];
+  const notes: string[] = [];
+  if (hasCredential(registry)) {
+    const type = RegistryCredentialType.safeParse(registry.credential?.type || "basic");
+    if (!type.success)
+      return {
+        skip: `registry ${name} has a credential of type "${registry.credential?.type}", which the CRD does not know`,
+      };
+    const secretName = credentialSecretName(resourceName);
+    spec.credential = { type: type.data, secretRef: { name: secretName } };
+    secrets.push({
+      name: secretName,
+      values: { accessKey: "", accessSecret: "" },
+      usableAs: SECRET_USES.registryCredential,
+      comment: `The access key and secret Harbor uses to log in to registry "${name}" at ${url}.`,
+    });
+    notes.push(
+      `it reads Secret ${secretName}: fill in accessKey and accessSecret; Harbor never shows the secret, so the operator pushes them once when it adopts the registry`,
+    );
+  }
+  return { spec, secrets, notes };
 }

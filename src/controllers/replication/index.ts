@@ -6,10 +6,12 @@
 import { harborReplicationPolicy } from "../../api/replication.ts";
 import { filtersOn } from "../label/mapping.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
+import { replicationExporter } from "./export.ts";
 import { replicationExternal } from "./external.ts";
 
 export const replicationKind = defineKind({
   def: harborReplicationPolicy,
+  exporter: replicationExporter,
   watches: {
     references: {
       HarborRegistry: (spec) => spec.registryRef.name,

@@ -4,6 +4,7 @@
 // negative speed as 0 (both mean unlimited), fills replicate_deletion from the `deletion` field it
 // reads, and keeps filters as a list whose order and empty decorations carry no meaning.
 import type { HarborReplicationPolicySpec, HarborReplicationPolicyStatus } from "../../api/replication.ts";
+import { ReplicationFilterDecoration, ReplicationTriggerType } from "../../harbor/model/enums.ts";
 import type {
   PersistedReplicationExecution,
   ReplicationExecution,
@@ -11,6 +12,7 @@ import type {
   ReplicationPolicyReq,
 } from "../../harbor/replication.ts";
 import { safeText } from "../../kube/text.ts";
+import type { SpecFields } from "../shared/export.ts";
 
 /** Harbor's id of its own registry on the local side of every policy. */
 export const LOCAL_REGISTRY_ID = 0;
@@ -222,8 +224,85 @@ export function executionOutcome(
  * check: their names, or "all" when it can reach any project (no destination namespace on a pull,
  * no name filter, or a filter whose project part is a pattern).
  */
-export function replicatedProjects(spec: HarborReplicationPolicySpec): string[] | "all" {
+export function replicatedProjects(
+  spec: Pick<HarborReplicationPolicySpec, "direction" | "destinationNamespace"> & {
+    filters: Pick<HarborReplicationPolicySpec["filters"], "name">;
+  },
+): string[] | "all" {
   const path = spec.direction === "pull" ? spec.destinationNamespace : spec.filters.name;
   const project = path?.split("/")[0];
   return project && !/[*?[\]{}]/.test(project) ? [project] : "all";
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of policyRequest; see shared/export.ts)
+
+/** What the export writes for a replication policy, or why it cannot. */
+export type ReplicationExport = { spec: SpecFields<typeof HarborReplicationPolicySpec> } | { skip: string };
+
+/** Whether a policy pushes from this Harbor or pulls into it, and the remote registry's id. */
+export function directionOf(policy: ReplicationPolicy): { direction: "push" | "pull"; remote: number } {
+  const src = policy.src_registry?.id ?? LOCAL_REGISTRY_ID;
+  const dest = policy.dest_registry?.id ?? LOCAL_REGISTRY_ID;
+  return src === LOCAL_REGISTRY_ID ? { direction: "push", remote: dest } : { direction: "pull", remote: src };
+}
+
+/** The spec's filters for Harbor's filter list, or why the spec cannot hold them. */
+function specFilters(
+  list: ReadonlyArray<{ type?: string; value?: unknown; decoration?: string }>,
+): HarborReplicationPolicySpec["filters"] | string {
+  const out: HarborReplicationPolicySpec["filters"] = {};
+  for (const f of list) {
+    const type = f.type ?? "";
+    if (type in out || (type === "label" && out.labels)) return `it has more than one ${type} filter`;
+    const decoration = ReplicationFilterDecoration.safeParse(f.decoration || "matches");
+    if (!decoration.success) return `its ${type} filter has the decoration "${f.decoration}"`;
+    if (type === "name" && typeof f.value === "string" && f.value !== "") out.name = f.value;
+    else if (type === "tag" && typeof f.value === "string" && f.value !== "")
+      out.tag = { pattern: f.value, decoration: decoration.data };
+    else if (type === "label" && Array.isArray(f.value) && f.value.length > 0)
+      out.labels = { values: [...new Set(f.value.map(String))].sort(), decoration: decoration.data };
+    else if (type === "resource" && (f.value === "image" || f.value === "artifact")) out.resource = f.value;
+    else return `its ${type || "unnamed"} filter has the value ${JSON.stringify(f.value)}`;
+  }
+  return out;
+}
+
+/**
+ * The spec that reproduces a replication policy, managing every field; the remote registry is
+ * named by the metadata.name of its resource. runOnCreate stays off: an adopted policy is never
+ * started.
+ */
+export function specFromPolicy(
+  policy: ReplicationPolicy,
+  registryRef: string | undefined,
+): ReplicationExport {
+  const name = policy.name ?? "";
+  const { direction, remote } = directionOf(policy);
+  if (remote === LOCAL_REGISTRY_ID) return { skip: `replication policy ${name} has no remote registry` };
+  if (registryRef === undefined)
+    return { skip: `the registry of replication policy ${name} (id ${remote}) is not exported` };
+  const filters = specFilters(policy.filters ?? []);
+  if (typeof filters === "string") return { skip: `replication policy ${name}: ${filters}` };
+  const trigger = triggerOf(policy);
+  const type = ReplicationTriggerType.safeParse(trigger.type);
+  if (!type.success) return { skip: `replication policy ${name} has the trigger "${trigger.type}"` };
+  const speed = speedOf(policy.speed);
+  return {
+    spec: {
+      name,
+      description: policy.description ?? "",
+      direction,
+      registryRef: { name: registryRef },
+      ...(policy.dest_namespace ? { destinationNamespace: policy.dest_namespace } : {}),
+      destinationNamespaceReplaceCount: policy.dest_namespace_replace_count ?? -1,
+      filters,
+      trigger: type.data === "scheduled" ? { type: type.data, cron: trigger.cron } : { type: type.data },
+      replicateDeletion: policy.replicate_deletion ?? policy.deletion ?? false,
+      override: policy.override ?? false,
+      enabled: policy.enabled ?? false,
+      ...(speed > 0 ? { speedKbps: speed } : {}),
+      copyByChunk: policy.copy_by_chunk ?? false,
+    },
+  };
 }

@@ -161,6 +161,36 @@ export function robotExternal(deps: {
     return credentials;
   };
 
+  /**
+   * secret.deliver false: the robot is managed in Harbor, its secret left to whoever holds it. No
+   * secret is issued and no Secret read or written; what was delivered before goes (it would only
+   * go stale), and the status names no Secret and no next rotation.
+   */
+  const undelivered = async (
+    input: RobotInput,
+    robot: PersistedRobot,
+  ): Promise<AfterSync<HarborRobotStatus>> => {
+    const { resource, spec } = input;
+    if (deliveredBefore(resource)) {
+      const recorded = resource.status?.secretName;
+      const names = [secretNameOf(spec, resource.metadata.name)];
+      if (typeof recorded === "string" && !names.includes(recorded)) names.push(recorded);
+      await delivery.removeAll(ownerOf(resource), spec, names, copiedTo(resource));
+    }
+    const labels = { namespace: resource.metadata.namespace ?? "", name: resource.metadata.name };
+    if (robot.expires_at === undefined || robot.expires_at === -1) metrics.robotSecretExpiry.remove(labels);
+    else metrics.robotSecretExpiry.set(labels, robot.expires_at);
+    return {
+      status: {
+        ...status(spec, robot, resource.metadata.name),
+        secretName: undefined,
+        nextRotation: undefined,
+        copiedTo: undefined,
+        copyFailures: undefined,
+      },
+    };
+  };
+
   return {
     async prepare({ resource, spec, harborName, conn }) {
       if (spec.level === "system") requireSystemRobots(conn);
@@ -210,13 +240,16 @@ export function robotExternal(deps: {
       const target = targetOf(input);
       const owner = ownerOf(resource);
       // Nothing is created that could not be delivered.
-      await delivery.read(owner, target.namespace, target.name, "");
+      if (spec.secret.deliver) await delivery.read(owner, target.namespace, target.name, "");
       const created = await conn.client.robots
         .create(createRequest(spec, harborName, extra.project), { signal })
         .catch(judged);
       crashPoint("after-robot-create");
-      if (!created.secret) throw new Error(`Harbor returned no secret for the new robot ${created.name}`);
-      await delivery.write(owner, target, { username: created.name, password: created.secret });
+      // Without delivery the secret goes nowhere: nobody knows it until delivery is turned on.
+      if (spec.secret.deliver) {
+        if (!created.secret) throw new Error(`Harbor returned no secret for the new robot ${created.name}`);
+        await delivery.write(owner, target, { username: created.name, password: created.secret });
+      }
       let robot = await reread(conn, created.id, signal);
       if (spec.disabled) {
         // Harbor ignores `disable` on create.
@@ -264,6 +297,7 @@ export function robotExternal(deps: {
       const owner = ownerOf(resource);
       const target = targetOf(input);
       const at = now();
+      if (!spec.secret.deliver) return undelivered(input, observed);
       let robot = observed;
       let lastIssued = created ? at : parseTime(resource.status?.lastRotation);
       const username = robot.name ?? "";
@@ -364,14 +398,14 @@ export function robotExternal(deps: {
     },
 
     async finalize({ resource, spec }) {
-      const owner = ownerOf(resource);
-      const previousName = resource.status?.secretName;
-      const names = [secretNameOf(spec, resource.metadata.name)];
-      if (typeof previousName === "string" && !names.includes(previousName)) names.push(previousName);
-      const previousCopies = Array.isArray(resource.status?.copiedTo)
-        ? (resource.status.copiedTo as string[])
-        : [];
-      await delivery.removeAll(owner, spec, names, previousCopies);
+      // A robot that never delivered anything has nothing in Kubernetes to remove.
+      if (spec.secret.deliver || deliveredBefore(resource)) {
+        const owner = ownerOf(resource);
+        const previousName = resource.status?.secretName;
+        const names = [secretNameOf(spec, resource.metadata.name)];
+        if (typeof previousName === "string" && !names.includes(previousName)) names.push(previousName);
+        await delivery.removeAll(owner, spec, names, copiedTo(resource));
+      }
       metrics.robotSecretExpiry.remove({
         namespace: resource.metadata.namespace ?? "",
         name: resource.metadata.name,
@@ -397,6 +431,15 @@ export function robotExternal(deps: {
         ? `robot:project:${namespace}/${spec.projectRef?.name ?? ""}/${harborName}`
         : `robot:system:${harborName}`,
   };
+}
+
+/** Whether the status shows a Secret or copies delivered (earlier, while delivery was on). */
+function deliveredBefore(resource: ManagedObject): boolean {
+  return typeof resource.status?.secretName === "string" || copiedTo(resource).length > 0;
+}
+
+function copiedTo(resource: ManagedObject): string[] {
+  return Array.isArray(resource.status?.copiedTo) ? (resource.status.copiedTo as string[]) : [];
 }
 
 /** The durationDays the status says the robot's expiry was set for, if it says. */

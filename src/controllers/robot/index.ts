@@ -5,11 +5,13 @@
 import { harborRobot } from "../../api/robot.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { RobotDelivery } from "./delivery.ts";
+import { robotExporter } from "./export.ts";
 import { robotExternal } from "./external.ts";
 import { linksServiceAccount } from "./service-accounts.ts";
 
 export const robotKind = defineKind({
   def: harborRobot,
+  exporter: robotExporter,
   ownsSecrets: true,
   watches: {
     references: { HarborProject: (spec) => spec.projectRef?.name },

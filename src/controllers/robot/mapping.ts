@@ -21,14 +21,21 @@
 //   a robot that has simply aged; a status without it (written before it existed) counts as current;
 // - the operator's clock is the reference for all of this; it must agree with Harbor's within a day.
 import { createHash } from "node:crypto";
-import type { HarborRobotSpec, HarborRobotStatus, LabelSelector } from "../../api/robot.ts";
+import {
+  type HarborRobotSpec,
+  type HarborRobotStatus,
+  type LabelSelector,
+  ROBOT_PERMISSIONS,
+} from "../../api/robot.ts";
 import type {
+  Access,
   Robot,
   RobotCreate,
   RobotPermission,
   RobotPermissionInput,
   RobotUpdate,
 } from "../../harbor/robots.ts";
+import type { SpecFields } from "../shared/export.ts";
 
 export const DAY_MS = 86_400_000;
 /** How much further away than durationDays an expiry may be before it counts as drift. */
@@ -180,7 +187,8 @@ export function status(
     ...(robot.name ? { fullName: robot.name } : {}),
     ...(expiresAt ? { expiresAt } : {}),
     durationDays: spec.durationDays,
-    secretName: secretNameOf(spec, resourceName),
+    // A robot whose secret is not delivered has no Secret.
+    ...(spec.secret.deliver ? { secretName: secretNameOf(spec, resourceName) } : {}),
   };
 }
 
@@ -404,4 +412,138 @@ export function storedNameProblem(harborName: string, project: RobotProject | un
   const stored = storedName(harborName, project);
   if (stored.length <= MAX_STORED_NAME) return undefined;
   return `Harbor stores this project robot as "<project>+<name>" (${stored.length} characters with project "${project?.name}"), which must fit in ${MAX_STORED_NAME}`;
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of createRequest and updateRequest; see shared/export.ts)
+
+/** What the export writes for a robot, or why it cannot. */
+export type RobotExport = { spec: SpecFields<typeof HarborRobotSpec>; notes: string[] } | { skip: string };
+
+/** The name the spec gives a robot, from Harbor's full name ("robot$team+ci" → "ci"). */
+export function specNameOf(fullName: string, project: RobotProject | undefined): string | undefined {
+  // The configurable prefix ends in "$", which no robot or project name holds.
+  const stored = fullName.slice(fullName.lastIndexOf("$") + 1);
+  if (!project) return stored;
+  return stored.startsWith(`${project.name}+`) ? stored.slice(project.name.length + 1) : undefined;
+}
+
+/** The spec's durationDays for Harbor's duration (days from creation), and why it had to change. */
+function exportedDuration(robot: Robot): { days: number; note?: string } {
+  let days = robot.duration ?? undefined;
+  if (days === undefined) {
+    const created = Date.parse(robot.creation_time ?? "");
+    days =
+      robot.expires_at === -1 || robot.expires_at === undefined || Number.isNaN(created)
+        ? -1
+        : Math.ceil((robot.expires_at * 1000 - created) / DAY_MS);
+  }
+  if (days === -1 || (days >= 1 && days <= MAX_DURATION_DAYS)) return { days };
+  const fitted = days < 1 ? 1 : MAX_DURATION_DAYS;
+  return {
+    days: fitted,
+    note: `durationDays is ${fitted}: Harbor's duration of ${days} days is outside what the CRD takes (-1, or 1 to ${MAX_DURATION_DAYS}); applying it may move the expiry`,
+  };
+}
+
+/** The CRD's largest durationDays. */
+const MAX_DURATION_DAYS = 36500;
+
+/**
+ * The spec that reproduces a robot: name, level, project, description, disabled, durationDays (as
+ * Harbor's duration, so that the expiry rule holds) and permissions, each a sorted set. `deliver`
+ * false writes `secret.deliver: false`: adopting the robot then leaves its secret as it is. A
+ * legacy robot (Harbor lets no one edit it) or one with permissions the CRD refuses is skipped.
+ */
+export function specFromRobot(
+  robot: Robot,
+  project: RobotProject | undefined,
+  projectRef: string | undefined,
+  deliver: boolean,
+): RobotExport {
+  const full = robot.name ?? "";
+  const name = specNameOf(full, project);
+  if (name === undefined) return { skip: `robot ${full} does not carry its project's name` };
+  if (robot.editable === false)
+    return { skip: `robot ${full} is a legacy robot account, which Harbor does not let anyone edit` };
+  if (project && projectRef === undefined) return { skip: `the project of robot ${full} is not exported` };
+  const notes: string[] = [];
+  const access = (a: NonNullable<RobotPermission["access"]>) =>
+    [
+      ...new Map(
+        a.map((x) => {
+          const entry = {
+            resource: x.resource ?? "",
+            action: x.action ?? "",
+            ...(x.effect === "deny" ? { effect: "deny" as const } : {}),
+          };
+          return [`${entry.resource}\u0000${entry.action}\u0000${x.effect || "allow"}`, entry];
+        }),
+      ),
+    ]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, e]) => e);
+  let permissions: Array<{
+    kind?: "system" | "project";
+    namespace?: string;
+    access: ReturnType<typeof access>;
+  }>;
+  if (project) {
+    permissions = [{ access: access((robot.permissions ?? []).flatMap((p) => p.access ?? [])) }];
+    const elsewhere = (robot.permissions ?? []).filter(
+      (p) => p.kind !== "project" || (p.namespace ?? project.name) !== project.name,
+    );
+    if (elsewhere.length) return { skip: `project robot ${full} has permissions outside its project` };
+  } else {
+    const groups = new Map<string, { kind: "system" | "project"; namespace: string; access: Access[] }>();
+    for (const p of robot.permissions ?? []) {
+      const kind = p.kind === "system" ? "system" : "project";
+      const namespace = kind === "system" ? "/" : (p.namespace ?? "");
+      const key = `${kind}\u0000${namespace}`;
+      const g = groups.get(key) ?? { kind, namespace, access: [] };
+      g.access.push(...(p.access ?? []));
+      groups.set(key, g);
+    }
+    permissions = [...groups.entries()]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([, g]) => ({
+        kind: g.kind,
+        ...(g.kind === "system" ? {} : { namespace: g.namespace }),
+        access: access(g.access),
+      }));
+  }
+  for (const p of permissions) {
+    const allowed = ROBOT_PERMISSIONS[p.kind ?? "project"];
+    const bad = p.access.find((a) => !allowed[a.resource]?.includes(a.action));
+    if (bad)
+      return {
+        skip: `robot ${full} has the permission ${bad.resource}:${bad.action}, which the CRD does not accept (Harbor 2.12's robot permissions)`,
+      };
+    if (p.access.length === 0 || p.access.length > 64)
+      return {
+        skip: `robot ${full} has ${p.access.length} accesses in one permission; the CRD takes 1 to 64`,
+      };
+  }
+  if (permissions.length === 0 || permissions.length > 32)
+    return { skip: `robot ${full} has ${permissions.length} permissions; the CRD takes 1 to 32` };
+  const duration = exportedDuration(robot);
+  if (duration.note) notes.push(duration.note);
+  notes.push(
+    deliver
+      ? "applying it issues the robot a new secret (the current one stops working) and delivers that"
+      : "its secret stays with whoever holds it (secret.deliver: false); set secret.deliver: true to have the operator issue and deliver a new one",
+  );
+  return {
+    spec: {
+      name,
+      level: project ? "project" : "system",
+      ...(projectRef === undefined ? {} : { projectRef: { name: projectRef } }),
+      description: robot.description ?? "",
+      durationDays: duration.days,
+      disabled: robot.disable ?? false,
+      permissions,
+      ...(deliver ? {} : { secret: { deliver: false } }),
+    },
+    notes,
+  };
 }

@@ -6,6 +6,7 @@ import { harborScannerRegistration } from "../../api/scanner.ts";
 import type { ErrorClassifier } from "../../runtime/managed.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { scannerExporter } from "./export.ts";
 import { SCANNER_UNREACHABLE, ScannerUnreachable, scannerExternal } from "./external.ts";
 
 /** The shared classification, plus an unreachable adapter: not Stalled, retried with backoff. */
@@ -18,6 +19,7 @@ const scannerErrors: ErrorClassifier = {
 
 export const scannerKind = defineKind({
   def: harborScannerRegistration,
+  exporter: scannerExporter,
   watches: { secrets: (spec) => [spec.auth?.secretRef?.name] },
   external: ({ ctx }) =>
     scannerExternal({ secrets: ctx.secretUses, statusRefreshMs: ctx.statusRefreshIntervalMs }),

@@ -10,6 +10,7 @@
 // Harbor's built-in Trivy registration (the installer's) is the only one named "Trivy" (Harbor
 // reserves the name) and Harbor refuses every change to it: a spec that differs from it is reported,
 // never written.
+import { SECRET_USES } from "../../api/common.ts";
 import {
   BUILT_IN_SCANNER,
   type HarborScannerRegistrationSpec,
@@ -22,6 +23,7 @@ import type {
   ScannerRegistrationReq,
 } from "../../harbor/scanners.ts";
 import { comparableUrl } from "../registry/mapping.ts";
+import type { SecretStub, SpecFields } from "../shared/export.ts";
 
 type AuthType = (typeof ScannerAuthType.options)[number];
 
@@ -179,4 +181,54 @@ export function adapterStatus(
     },
     capabilities: types,
   };
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of registrationRequest and diff; see shared/export.ts)
+
+/** The Secret stub a registration's credential reads, named after its resource. */
+export const scannerCredentialSecretName = (resourceName: string) => `${resourceName}-credential`;
+
+/**
+ * The spec that reproduces a registration: every field as Harbor holds it (false flags included),
+ * whether it is Harbor's default, and for an adapter Harbor authenticates to, the auth type with a
+ * Secret stub for the credential (never its value: releases after 2.12 do not show it, and files
+ * never hold it).
+ */
+export function specFromRegistration(
+  r: ScannerRegistration,
+  resourceName: string,
+): { spec: SpecFields<typeof HarborScannerRegistrationSpec>; secrets: SecretStub[]; notes: string[] } {
+  const name = r.name ?? "";
+  const type = authType(r.auth);
+  const spec: SpecFields<typeof HarborScannerRegistrationSpec> = {
+    name,
+    url: r.url ?? "",
+    ...(r.description ? { description: r.description } : {}),
+    auth: { type: type as AuthType },
+    skipCertVerify: r.skip_certVerify ?? false,
+    useInternalAddr: r.use_internal_addr ?? false,
+    disabled: r.disabled ?? false,
+    default: r.is_default === true,
+  };
+  const secrets: SecretStub[] = [];
+  const notes: string[] = [];
+  if (type !== "None") {
+    const secretName = scannerCredentialSecretName(resourceName);
+    spec.auth = { type: type as AuthType, secretRef: { name: secretName } };
+    secrets.push({
+      name: secretName,
+      values: { credential: "" },
+      usableAs: SECRET_USES.scannerCredential,
+      comment: `The ${type} credential Harbor sends to scanner "${name}" at ${r.url ?? ""}${type === "Basic" ? " (user:password)" : ""}.`,
+    });
+    notes.push(
+      `it reads Secret ${secretName}: fill in credential; Harbor never shows a stored credential, so the operator pushes it once when it adopts the registration`,
+    );
+  }
+  if (isBuiltIn(r))
+    notes.push(
+      `"${BUILT_IN_SCANNER}" is Harbor's built-in registration: it can only be adopted, and only spec.default can change`,
+    );
+  return { spec, secrets, notes };
 }

@@ -22,6 +22,7 @@ import type { Metrics } from "../../runtime/metrics.ts";
 import { type RunExternal, RunKind, type RunSpec } from "../../runtime/run.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
+import type { KindExporter } from "./export.ts";
 import type { SecretUses } from "./secret-uses.ts";
 
 export interface KindContext {
@@ -114,6 +115,11 @@ export interface KindWatches<S> {
 /**
  * A managed kind's self-description: everything the central wiring, the RBAC and the CRDs need.
  * Adding a kind is its folder, its API definition, and one line in controllers/registry.ts.
+ *
+ * Optionally the kind can be exported (`kubectl harbor export`, `kubectl harbor diff`): then it
+ * declares an `exporter` (see shared/export.ts for the contract), written in its folder's
+ * export.ts from the inverse of its mapping.ts — Harbor object → spec — such that the kind's own
+ * diff of the exported spec against the same object is empty.
  */
 export interface KindModule<
   S extends ManagedSpec = ManagedSpec,
@@ -137,6 +143,11 @@ export interface KindModule<
    * `update` on `<plural>/finalizers` where OwnerReferencesPermissionEnforcement is on.
    */
   ownsSecrets?: boolean;
+  /**
+   * Reads every object of the kind from a Harbor and turns each into a spec, the inverse of the
+   * kind's request mapping (see shared/export.ts). Absent: the CLI lists the kind as not exported yet.
+   */
+  exporter?: KindExporter<S>;
 }
 
 /** Declares a kind; the types of its spec, status, Harbor object and prepared extras flow from here. */

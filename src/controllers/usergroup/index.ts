@@ -3,10 +3,12 @@
 // group. LDAP groups wait (retried) until Harbor's directory and auth mode let Harbor create them.
 import { harborUserGroup } from "../../api/usergroup.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { userGroupExporter } from "./export.ts";
 import { userGroupExternal } from "./external.ts";
 
 export const userGroupKind = defineKind({
   def: harborUserGroup,
+  exporter: userGroupExporter,
   external: ({ ctx, informer }) =>
     userGroupExternal({ members: informer("HarborProjectMember"), connections: ctx.connections }),
 });

@@ -8,6 +8,7 @@ import {
 } from "../../api/usergroup.ts";
 import type { UserGroup, UserGroupCreate } from "../../harbor/usergroups.ts";
 import type { ManagedObject } from "../../runtime/managed.ts";
+import type { SpecFields } from "../shared/export.ts";
 
 /** Harbor's group_type of each kind. */
 export const GROUP_TYPE: Record<UserGroupKind, 1 | 2 | 3> = { ldap: 1, http: 2, oidc: 3 };
@@ -76,4 +77,36 @@ export function diff(spec: HarborUserGroupSpec, harborName: string, observed: Us
 
 export function status(observed: UserGroup): Partial<HarborUserGroupStatus> {
   return { ldapGroupDn: observed.ldap_group_dn || undefined };
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of createRequest and identityOf; see shared/export.ts)
+
+/** The kind of Harbor's group_type; undefined for a type this operator does not know. */
+export function kindOfGroup(observed: UserGroup): UserGroupKind | undefined {
+  return (Object.keys(GROUP_TYPE) as UserGroupKind[]).find((k) => GROUP_TYPE[k] === observed.group_type);
+}
+
+/** The identity of a group Harbor holds (as identityOf gives it for the spec that means it). */
+export function identityOfGroup(observed: UserGroup): GroupIdentity | undefined {
+  const type = kindOfGroup(observed);
+  if (type === undefined) return undefined;
+  return type === "ldap"
+    ? { type, dn: canonicalDn(observed.ldap_group_dn ?? "") }
+    : { type, name: observed.group_name ?? "" };
+}
+
+/** The spec that reproduces a group: its type, its name, and an LDAP group's DN as Harbor stores it. */
+export function specFromGroup(
+  observed: UserGroup,
+): { spec: SpecFields<typeof HarborUserGroupSpec> } | { skip: string } {
+  const type = kindOfGroup(observed);
+  const name = observed.group_name ?? "";
+  if (type === undefined)
+    return {
+      skip: `group "${name}" is of Harbor's group type ${observed.group_type}, which the CRD does not know`,
+    };
+  return {
+    spec: { type, name, ...(type === "ldap" ? { ldapGroupDn: observed.ldap_group_dn ?? "" } : {}) },
+  };
 }

@@ -5,10 +5,12 @@
 // --status-refresh-interval (default 1 h).
 import { harborWebhookPolicy } from "../../api/webhook.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { webhookExporter } from "./export.ts";
 import { webhookExternal } from "./external.ts";
 
 export const webhookKind = defineKind({
   def: harborWebhookPolicy,
+  exporter: webhookExporter,
   watches: {
     references: { HarborProject: (spec) => spec.projectRef.name },
     secrets: (spec) => spec.targets.map((t) => t.authHeaderSecretRef?.name),

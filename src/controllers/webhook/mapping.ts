@@ -8,7 +8,9 @@
 // - the auth header comes back in clear and is compared, but only its field name is ever reported.
 // An unset description is not managed (kept as Harbor has it); `creator`, which Harbor stores as
 // sent, is set once on create and carried over on update, since PUT replaces the whole policy.
+import { SECRET_USES } from "../../api/common.ts";
 import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
+import { WebhookEventType, WebhookNotifyType, WebhookPayloadFormat } from "../../harbor/model/enums.ts";
 import type {
   PersistedWebhookJob,
   WebhookLastTrigger,
@@ -16,6 +18,7 @@ import type {
   WebhookPolicyInput,
 } from "../../harbor/webhooks.ts";
 import { safeText } from "../../kube/text.ts";
+import type { SecretStub, SpecFields } from "../shared/export.ts";
 
 /** What a policy's status shows of its failed deliveries. */
 export const MAX_RECENT_FAILURES = 5;
@@ -199,4 +202,87 @@ export function recentFailures(jobs: readonly PersistedWebhookJob[]): DeliveryFa
     }))
     .sort((a, b) => b.time.localeCompare(a.time) || b.jobId - a.jobId)
     .slice(0, MAX_RECENT_FAILURES);
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec (the inverse of policyRequest; see shared/export.ts)
+
+/** What the export writes for a webhook policy, or why it cannot. */
+export type WebhookExport =
+  | { spec: SpecFields<typeof HarborWebhookPolicySpec>; secrets: SecretStub[]; notes: string[] }
+  | { skip: string };
+
+/** The Secret stub a policy's auth headers read, named after its resource. */
+export const authSecretName = (resourceName: string) => `${resourceName}-auth`;
+
+/** The key of target i's auth header in that Secret. */
+export const authHeaderKey = (i: number) => (i === 0 ? "authHeader" : `authHeader-${i}`);
+
+/**
+ * The spec that reproduces a webhook policy: name, description, enabled, event types (sorted) and
+ * targets in Harbor's order. An auth header becomes a reference to a Secret stub (one per policy,
+ * a key per target): Harbor shows the header, but it is a secret and never goes into a file.
+ */
+export function specFromPolicy(
+  policy: WebhookPolicy,
+  projectRef: string | undefined,
+  resourceName: string,
+): WebhookExport {
+  const name = policy.name ?? "";
+  if (projectRef === undefined) return { skip: `the project of webhook policy ${name} is not exported` };
+  const events = [...new Set(policy.event_types ?? [])].sort();
+  const unknown = events.filter((e) => !WebhookEventType.safeParse(e).success);
+  if (unknown.length)
+    return { skip: `webhook policy ${name} has event types the CRD does not know: ${unknown.join(", ")}` };
+  const secretName = authSecretName(resourceName);
+  const keys: string[] = [];
+  const targets: NonNullable<SpecFields<typeof HarborWebhookPolicySpec>["targets"]> = [];
+  for (const [i, t] of (policy.targets ?? []).entries()) {
+    const s = storedTarget(t);
+    const type = WebhookNotifyType.safeParse(s.type);
+    if (!type.success) return { skip: `webhook policy ${name} has a target of type "${s.type}"` };
+    if (!/^https?:\/\/[^\s/?#]+([/?][^\s#]*)?$/.test(s.address) || /^[^:/?#]+:\/\/[^/?#]*@/.test(s.address))
+      return { skip: `webhook policy ${name} has the address "${s.address}", which the CRD does not accept` };
+    const format = WebhookPayloadFormat.safeParse(s.payloadFormat);
+    if (type.data === "http" && !format.success)
+      return { skip: `webhook policy ${name} has the payload format "${s.payloadFormat}"` };
+    const header = type.data === "http" && s.authHeader !== "";
+    if (header) keys.push(authHeaderKey(i));
+    targets.push({
+      type: type.data,
+      address: s.address,
+      ...(header ? { authHeaderSecretRef: { name: secretName, key: authHeaderKey(i) } } : {}),
+      skipCertVerify: s.skipCertVerify,
+      ...(type.data === "http" && format.success && format.data !== "Default"
+        ? { payloadFormat: format.data }
+        : {}),
+    });
+  }
+  const spec: SpecFields<typeof HarborWebhookPolicySpec> = {
+    name,
+    projectRef: { name: projectRef },
+    description: policy.description ?? "",
+    enabled: policy.enabled ?? false,
+    eventTypes: events as SpecFields<typeof HarborWebhookPolicySpec>["eventTypes"],
+    targets,
+  };
+  const notes = targets.some((t) => t.type === "slack")
+    ? ["a Slack webhook address carries its token: treat this file as sensitive before committing it"]
+    : [];
+  if (keys.length === 0) return { spec, secrets: [], notes };
+  return {
+    spec,
+    secrets: [
+      {
+        name: secretName,
+        values: Object.fromEntries(keys.map((k) => [k, ""])),
+        usableAs: SECRET_USES.webhookAuthHeader,
+        comment: `The Authorization header Harbor sends with the events of webhook policy "${name}" (${keys.join(", ")}: one per target that has one).`,
+      },
+    ],
+    notes: [
+      ...notes,
+      `it reads Secret ${secretName}: fill in the Authorization header (${keys.join(", ")}); until then it waits, and a wrong value is pushed to Harbor`,
+    ],
+  };
 }

@@ -325,6 +325,16 @@ describe("messages point at the field and show the value at fault", () => {
       }),
       "spec.secret.copies.namespaceSelector.matchExpressions[0].values: Invalid value: In and NotIn need values; Exists and DoesNotExist take none, and the operator is Exists",
     );
+    // A robot whose secret is not delivered: nothing to copy, and no rotation.
+    await expectRefusal(
+      robot("ci", { secret: { deliver: false, copies: { namespaceSelector: {} } } }),
+      "spec.secret.copies: Forbidden: secret.copies needs secret.deliver: true",
+    );
+    await expectRefusal(
+      robot("ci", { secret: { deliver: false }, rotation: { intervalDays: 30 } }),
+      "spec.rotation: Forbidden: rotation needs secret.deliver: true",
+    );
+    expect(await refusal(robot("ci", { secret: { deliver: false } }))).toBeUndefined();
   });
 });
 

@@ -25,8 +25,14 @@ function setup(o: {
   durationDays?: number;
   lastRotation?: string;
   copies?: CopiesResult;
+  /** spec.secret.deliver (default true). */
+  deliver?: boolean;
+  /** The status the resource shows already. */
+  status?: Record<string, unknown>;
 }) {
   const calls: string[] = [];
+  /** Reads of the robot's Secret. */
+  const reads: string[] = [];
   const events: string[] = [];
   const written: Credentials[] = [];
   let robot: PersistedRobot = {
@@ -43,7 +49,10 @@ function setup(o: {
     ],
   };
   const delivery = {
-    read: async () => o.delivered,
+    read: async () => {
+      reads.push("read");
+      return o.delivered;
+    },
     write: async (_owner: unknown, _target: unknown, c: Credentials) => {
       written.push(c);
     },
@@ -51,6 +60,9 @@ function setup(o: {
       calls.push("markPending");
     },
     remove: async () => undefined,
+    removeAll: async (_owner: unknown, _spec: unknown, names: string[], copies: string[]) => {
+      calls.push(`removeAll ${names.join(",")} copies=${copies.join(",")}`);
+    },
     syncCopies: async () => o.copies ?? { copiedTo: [], failures: [] },
   } as unknown as RobotDelivery;
   const conn = {
@@ -93,10 +105,11 @@ function setup(o: {
     projectRef: { name: "team" },
     durationDays: o.durationDays ?? 30,
     permissions: [{ access: [{ resource: "repository", action: "pull" }] }],
+    ...(o.deliver === undefined ? {} : { secret: { deliver: o.deliver } }),
   });
   const resource: ManagedObject = {
     metadata: { name: "ci", namespace: "ns", uid: "u1" },
-    status: o.lastRotation ? { lastRotation: o.lastRotation } : {},
+    status: { ...(o.lastRotation ? { lastRotation: o.lastRotation } : {}), ...o.status },
   };
   const input = {
     resource,
@@ -110,7 +123,7 @@ function setup(o: {
   };
   const gauge = async () =>
     (await metrics.robotSecretExpiry.get()).values.find((v) => v.labels.name === "ci")?.value;
-  return { calls, events, written, input, external, gauge, robot: () => robot };
+  return { calls, reads, events, written, input, external, gauge, robot: () => robot };
 }
 
 const intact: Delivered = {
@@ -231,6 +244,42 @@ describe("afterSync", () => {
     });
     expect(t.events).toEqual([`SecretCopyConflict: Not copied into namespace team-c: ${message}`]);
     // Nothing in Harbor for it: the robot itself is fine.
+    expect(t.calls).toEqual([]);
+  });
+});
+
+describe("secret.deliver false (an adopted robot whose secret stays with whoever holds it)", () => {
+  test("no secret is issued, no Secret read or written, and the status names no Secret", async () => {
+    const t = setup({ delivered: { state: "missing" }, now: created + DAY_MS, deliver: false });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(t.calls).toEqual([]);
+    expect(t.reads).toEqual([]);
+    expect(t.written).toEqual([]);
+    expect(t.events).toEqual([]);
+    expect(r?.status).toMatchObject({ fullName: "robot$team+ci", durationDays: 30 });
+    expect(r?.status).toHaveProperty("secretName", undefined);
+    expect(r?.status).toHaveProperty("nextRotation", undefined);
+    expect(r?.requeueAfterMs).toBeUndefined();
+    // What the drift sweep compares the status with names no Secret either.
+    expect(t.external.status(t.input, t.robot())).not.toHaveProperty("secretName");
+    expect(await t.gauge()).toBe(Math.floor(created / 1000) + 30 * 86_400);
+  });
+
+  test("turned off after a delivery: the Secret and copies delivered before are removed", async () => {
+    const t = setup({
+      delivered: intact,
+      now: created + DAY_MS,
+      deliver: false,
+      status: { secretName: "old-pull", copiedTo: ["team-b"] },
+    });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(t.calls).toEqual(["removeAll ci,old-pull copies=team-b"]);
+    expect(r?.status).toHaveProperty("copiedTo", undefined);
+  });
+
+  test("deleting a robot that never delivered touches no Secret", async () => {
+    const t = setup({ delivered: { state: "missing" }, now: created + DAY_MS, deliver: false });
+    await t.external.finalize?.(t.input);
     expect(t.calls).toEqual([]);
   });
 });

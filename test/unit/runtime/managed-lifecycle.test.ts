@@ -942,6 +942,23 @@ describe("drift", () => {
     expect((await env.reconcile("drifted")).calls[0]).toBe("one observe #2"); // the hint is too old
   });
 
+  test("a spec change stands on its own reconcile's read: the sweep skips it, and an older hint is not used", async () => {
+    const env = setup();
+    await env.ready("changed");
+    await env.ready("edited-after");
+    (env.one.items.get(1) as Item).value = "changed in Harbor";
+    (env.one.items.get(2) as Item).value = "changed in Harbor";
+    env.apply("changed", { value: "v2" }); // a new generation, not reconciled yet
+    const from = env.calls.length;
+    expect(await env.reconciler.sweep(pino({ level: "silent" }), new AbortController().signal)).toBe(1);
+    expect(env.enqueued).toEqual([`${NS}/edited-after`]);
+    expect(env.calls.slice(from)).toEqual(["one list"]);
+    expect((await env.reconcile("changed")).calls[0]).toBe("one observe #1");
+
+    env.apply("edited-after", { value: "v3" }); // after the sweep read Harbor for the old spec
+    expect((await env.reconcile("edited-after")).calls[0]).toBe("one observe #2");
+  });
+
   test("the sweep leaves a resource whose connection moved to its reconcile", async () => {
     const env = setup();
     await env.ready("a");
