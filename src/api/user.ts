@@ -64,6 +64,12 @@ export const HarborUserSpec = z.object({
     .describe(
       "The Secret holding the user's password (Harbor: at least 8 characters with an upper-case letter, a lower-case letter and a digit). It must opt in with harborconfig.io/usable-as: harbor-user-password. A changed value is set as the new password. Unset: the operator generates a password and writes it into generatedSecretName.",
     ),
+  managePassword: z
+    .boolean()
+    .default(true)
+    .describe(
+      "false: the password is left as Harbor has it — never set, never compared (an adopted user keeps its own; one created so gets a random password no one is told, until it is reset in Harbor). passwordSecretRef must then be unset. Default true.",
+    ),
   generatedSecretName: k8sName
     .optional()
     .describe(
@@ -97,7 +103,14 @@ export const harborUser: KindDefinition<HarborUserSpec, HarborUserStatus> = {
   spec: HarborUserSpec,
   status: HarborUserStatus,
   harborName: USER_NAME,
-  specValidations: [optionalImmutable("name", "")],
+  specValidations: [
+    optionalImmutable("name", ""),
+    {
+      rule: "self.managePassword || !has(self.passwordSecretRef)",
+      message: "passwordSecretRef sets the password: it needs managePassword true",
+      fieldPath: ".passwordSecretRef",
+    },
+  ],
   columns: [
     { name: "Email", type: "string", jsonPath: ".spec.email" },
     { name: "Admin", type: "boolean", jsonPath: ".status.admin" },

@@ -2,6 +2,7 @@
 // system CVE allowlist, one per Harbor.
 import { harborConfiguration } from "../../api/configuration.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { configurationExporter } from "./export.ts";
 import { configurationExternal } from "./external.ts";
 
 export const configurationKind = defineKind({
@@ -12,5 +13,6 @@ export const configurationKind = defineKind({
       spec.auth?.oidc?.clientSecretSecretRef?.name,
     ],
   },
+  exporter: configurationExporter,
   external: ({ ctx }) => configurationExternal({ secrets: ctx.secretUses }),
 });

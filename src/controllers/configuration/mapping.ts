@@ -2,8 +2,8 @@
 // values; which of them differ from Harbor's (field by field); which hold a value other than
 // Harbor's default (someone's setting, until adopted); and what status shows.
 import { createHash } from "node:crypto";
-import type { HarborConfigurationSpec, HarborConfigurationStatus } from "../../api/configuration.ts";
-import { storageBytes } from "../../api/quantity.ts";
+import { HarborConfigurationSpec, type HarborConfigurationStatus } from "../../api/configuration.ts";
+import { formatStorage, storageBytes } from "../../api/quantity.ts";
 import type { Configurations, CveAllowlist } from "../../harbor/system.ts";
 import { safeText } from "../../kube/text.ts";
 
@@ -277,4 +277,135 @@ export function status(
 export function describe(observed: ObservedConfiguration): string {
   const c = observed.config;
   return `auth ${c.auth_mode?.value ?? "?"}, robot prefix ${c.robot_name_prefix?.value ?? "?"}`;
+}
+
+// -------------------------------------------------------------------------------------------
+// export: Harbor → spec, the inverse of `settings`
+
+/** Spec field → its spec value for Harbor's value (the inverse of each setting's mapping). */
+const INVERSE: Record<string, (v: Value) => unknown> = {
+  "auth.ldap.scope": (v) => (["Base", "OneLevel", "Subtree"] as const)[Number(v)],
+  "auth.ldap.groupSearchScope": (v) => (["Base", "OneLevel", "Subtree"] as const)[Number(v)],
+  "auth.oidc.extraRedirectParams": (v) => JSON.parse(String(v)),
+  "auth.http.adminGroups": (v) => String(v).split(",").filter(Boolean),
+  "auth.http.adminUsernames": (v) => String(v).split(",").filter(Boolean),
+  storagePerProject: (v) => formatStorage(Number(v)),
+  banner: (v) => JSON.parse(String(v)),
+};
+
+function setPath(target: Record<string, unknown>, path: string, value: unknown): void {
+  const parts = path.split(".");
+  let at = target;
+  for (const p of parts.slice(0, -1)) {
+    at[p] ??= {};
+    at = at[p] as Record<string, unknown>;
+  }
+  at[parts[parts.length - 1] as string] = value;
+}
+
+/** A spec that sets every field of all settings, to learn each one's key and default. */
+const EVERY_FIELD = HarborConfigurationSpec.parse({
+  connectionRef: { name: "x" },
+  auth: {
+    mode: "db_auth",
+    ldap: {
+      url: "x",
+      searchDn: "x",
+      baseDn: "x",
+      filter: "x",
+      uid: "x",
+      scope: "Base",
+      timeoutSeconds: 1,
+      verifyCert: true,
+      groupBaseDn: "x",
+      groupSearchFilter: "x",
+      groupAttributeName: "x",
+      groupSearchScope: "Base",
+      groupAdminDn: "x",
+      groupMembershipAttribute: "x",
+    },
+    oidc: {
+      name: "x",
+      endpoint: "x",
+      clientId: "x",
+      groupsClaim: "x",
+      adminGroup: "x",
+      groupFilter: "x",
+      scope: "x",
+      userClaim: "x",
+      verifyCert: true,
+      autoOnboard: true,
+      extraRedirectParams: {},
+    },
+    uaa: { endpoint: "x", clientId: "x", verifyCert: true },
+    http: {
+      endpoint: "x",
+      tokenReviewEndpoint: "x",
+      adminGroups: ["x"],
+      adminUsernames: ["x"],
+      verifyCert: true,
+      skipSearch: true,
+      serverCertificate: "x",
+    },
+  },
+  robotNamePrefix: "x$",
+  robotTokenDurationDays: 1,
+  tokenExpirationMinutes: 1,
+  projectCreationRestriction: "everyone",
+  readOnly: true,
+  storagePerProject: "1",
+  auditLog: { forwardEndpoint: "x", skipDatabase: false },
+  banner: { message: "x" },
+});
+
+/**
+ * The spec that reproduces Harbor's configuration: every setting Harbor holds at other than its
+ * default (the rest is left unmanaged), and the system CVE allowlist when it holds anything.
+ * Undefined when everything is at Harbor's defaults. Secret-held settings are never shown by
+ * Harbor: they are left out, with a note.
+ */
+export function specFromConfiguration(
+  observed: ObservedConfiguration,
+): { spec: Record<string, unknown>; notes: string[] } | undefined {
+  const spec: Record<string, unknown> = {};
+  const notes: string[] = [];
+  for (const s of settings(EVERY_FIELD)) {
+    const current = itemOf(observed, s.key)?.value;
+    if (current === undefined || current === null || equal({ ...s, value: s.default }, current)) continue;
+    let value: unknown = current;
+    try {
+      value = INVERSE[s.field]?.(current) ?? current;
+    } catch {
+      notes.push(`${s.field} is left unmanaged: Harbor holds a value the spec cannot express`);
+      continue;
+    }
+    const candidate = {};
+    setPath(candidate, s.field, value);
+    const parsed = HarborConfigurationSpec.safeParse({ connectionRef: { name: "x" }, ...candidate });
+    const back = parsed.success ? settings(parsed.data).find((x) => x.key === s.key) : undefined;
+    if (!back || !equal(back, current)) {
+      notes.push(`${s.field} is left unmanaged: Harbor holds a value the spec cannot express`);
+      continue;
+    }
+    setPath(spec, s.field, value);
+  }
+  const items = allowlistItems(observed.allowlist);
+  const expires = observed.allowlist.expires_at;
+  if (items.length || expires) {
+    spec.cveAllowlist = {
+      items: [...new Set(items)].sort(),
+      ...(expires ? { expiresAt: new Date(expires * 1000).toISOString().replace(/\.\d+Z$/, "Z") } : {}),
+    };
+  }
+  if (Object.keys(spec).length === 0) return undefined;
+  const auth = spec.auth as { mode?: string; ldap?: object; oidc?: object } | undefined;
+  if (auth?.ldap || auth?.mode === "ldap_auth")
+    notes.push(
+      "the LDAP bind password is not exported (Harbor never shows it): add auth.ldap.bindPasswordSecretRef to manage it",
+    );
+  if (auth?.oidc || auth?.mode === "oidc_auth")
+    notes.push(
+      "the OIDC client secret is not exported (Harbor never shows it): add auth.oidc.clientSecretSecretRef to manage it",
+    );
+  return { spec, notes };
 }

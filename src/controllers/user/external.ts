@@ -6,6 +6,8 @@
 //   harbor-user-password) or is generated and written into a Secret owned by the resource before
 //   the user is created. Harbor never shows a password: a hash in status says which one was set
 //   last, and a changed Secret (or a deleted generated one, which gets a new password) is set again.
+// - managePassword false leaves the password alone (an adopted user keeps its own; the export
+//   writes it so, since Harbor never shows a password): nothing is read, set or compared.
 // - The profile PUT replaces email, realname and comment together; the admin flag has its own call.
 // - admin (user id 1) is never managed: the name is refused at admission and again here, and a
 //   delete never reaches it.
@@ -80,7 +82,7 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
       }
       // Users are Harbor-wide: a tenant needs the system settings permission.
       requireSystemSettings(conn, "Harbor's users");
-      if (resource.metadata.deletionTimestamp) return {};
+      if (resource.metadata.deletionTimestamp || !spec.managePassword) return {};
       const namespace = resource.metadata.namespace ?? "";
       if (spec.passwordSecretRef) return fromSecret(namespace, spec.passwordSecretRef);
       const name = spec.generatedSecretName ?? `${resource.metadata.name}-harbor-user`;

@@ -2,6 +2,7 @@
 // generated into one the resource owns.
 import { harborUser } from "../../api/user.ts";
 import { defineKind } from "../shared/kinds.ts";
+import { userExporter } from "./export.ts";
 import { userExternal } from "./external.ts";
 
 export const userKind = defineKind({
@@ -10,5 +11,6 @@ export const userKind = defineKind({
     secrets: (spec) => [spec.passwordSecretRef?.name, spec.generatedSecretName],
   },
   ownsSecrets: true,
+  exporter: userExporter,
   external: ({ ctx }) => userExternal({ secrets: ctx.secretUses, writer: ctx.secrets }),
 });

@@ -1,7 +1,7 @@
 // HarborUser's pure mappings: the profile and admin flag the spec asks for, what differs from
 // Harbor's user, and a hash that says which password was set last (never the password).
 import { createHash, randomBytes } from "node:crypto";
-import type { HarborUserSpec, HarborUserStatus } from "../../api/user.ts";
+import { HarborUserSpec, type HarborUserStatus } from "../../api/user.ts";
 import type { PersistedUser, UserProfile } from "../../harbor/users.ts";
 
 export interface UserPassword {
@@ -72,4 +72,38 @@ export function status(
 export function generatePassword(): string {
   const body = randomBytes(18).toString("base64url");
   return `Aa1${body}`;
+}
+
+/**
+ * The spec that reproduces a Harbor user (the inverse of `profile` and the admin flag), or why it
+ * cannot. Harbor never shows a password: the spec leaves it alone (managePassword false), unless
+ * the export is asked to have the operator generate new ones (which replaces the current password).
+ */
+export function specFromUser(
+  user: PersistedUser,
+  generatePasswords: boolean,
+): { spec: Record<string, unknown>; notes: string[] } | { skip: string } {
+  if (user.user_id === 1) return { skip: "admin is Harbor's built-in administrator" };
+  const name = user.username;
+  const spec: Record<string, unknown> = {
+    name,
+    email: user.email ?? "",
+    ...(user.realname && user.realname !== name ? { realname: user.realname } : {}),
+    ...(user.comment ? { comment: user.comment } : {}),
+    ...(user.sysadmin_flag ? { admin: true } : {}),
+    ...(generatePasswords ? {} : { managePassword: false }),
+  };
+  const parsed = HarborUserSpec.safeParse({ connectionRef: { name: "x" }, ...spec });
+  if (!parsed.success) {
+    const field = parsed.error.issues[0]?.path.join(".") ?? "spec";
+    return { skip: `its ${field} is not one the CRD accepts` };
+  }
+  if (diff(parsed.data, name, user, "", {}, undefined).length)
+    return { skip: "its profile cannot be written back as Harbor holds it" };
+  return {
+    spec,
+    notes: generatePasswords
+      ? ["the operator sets a new generated password (Harbor never shows the current one)"]
+      : ["the password is left as it is (managePassword: false): set passwordSecretRef to manage it"],
+  };
 }

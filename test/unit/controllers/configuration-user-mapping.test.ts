@@ -12,9 +12,15 @@ import {
   resetChange,
   secretHash,
   settings,
+  specFromConfiguration,
   status,
 } from "../../../src/controllers/configuration/mapping.ts";
-import { generatePassword, passwordHash, diff as userDiff } from "../../../src/controllers/user/mapping.ts";
+import {
+  generatePassword,
+  passwordHash,
+  specFromUser,
+  diff as userDiff,
+} from "../../../src/controllers/user/mapping.ts";
 import { passwordProblem } from "../../../src/harbor/users.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
@@ -130,5 +136,76 @@ describe("HarborUser mapping", () => {
 
   test("admin is refused by the spec's own rules", () => {
     expect(HarborUserSpec.safeParse({ ...conn, name: "admin", email: "a@example.com" }).success).toBe(false);
+  });
+});
+
+describe("export: the inverse mappings round-trip", () => {
+  test("a configuration: every non-default setting and the allowlist; at defaults nothing", () => {
+    expect(specFromConfiguration(observed({}))).toBeUndefined();
+    const harbor = observed(
+      {
+        auth_mode: item("ldap_auth"),
+        ldap_url: item("ldaps://ldap.example.com"),
+        ldap_scope: item(1),
+        oidc_extra_redirect_parms: item('{"prompt":"login"}'),
+        http_authproxy_admin_groups: item("ops,dev"),
+        robot_token_duration: item(90),
+        storage_per_project: item(50 * 2 ** 30),
+        banner_message: item('{"closable":true,"message":"hi","type":"warning"}'),
+      },
+      ["CVE-2", "CVE-1"],
+    );
+    const out = specFromConfiguration(harbor);
+    const s = HarborConfigurationSpec.parse({ ...conn, ...out?.spec });
+    expect(s).toMatchObject({
+      auth: {
+        mode: "ldap_auth",
+        ldap: { url: "ldaps://ldap.example.com", scope: "OneLevel" },
+        oidc: { extraRedirectParams: { prompt: "login" } },
+        http: { adminGroups: ["ops", "dev"] },
+      },
+      robotTokenDurationDays: 90,
+      storagePerProject: "50Gi",
+      banner: { message: "hi", type: "warning", closable: true },
+      cveAllowlist: { items: ["CVE-1", "CVE-2"] },
+    });
+    expect(diff(s, harbor, "", {}, undefined)).toEqual([]);
+    expect(out?.notes.join(" ")).toContain("bind password is not exported");
+  });
+
+  test("what the spec cannot express is left unmanaged and said", () => {
+    const odd = { robot_name_prefix: item("bot@"), banner_message: item('{"message":"hi","extra":1}') };
+    expect(specFromConfiguration(observed(odd))).toBeUndefined(); // nothing else: no resource
+    const out = specFromConfiguration(observed({ ...odd, token_expiration: item(45) }));
+    expect(out?.spec).toEqual({ tokenExpirationMinutes: 45 });
+    expect(out?.notes).toEqual([
+      "robotNamePrefix is left unmanaged: Harbor holds a value the spec cannot express",
+      "banner is left unmanaged: Harbor holds a value the spec cannot express",
+    ]);
+  });
+
+  test("a user: profile and admin flag, the password left alone; admin skipped", () => {
+    const harbor = {
+      user_id: 5,
+      username: "bob_builder",
+      email: "b@example.com",
+      realname: "Bob",
+      comment: "ci",
+      sysadmin_flag: true,
+    };
+    const out = specFromUser(harbor, false);
+    if ("skip" in out) throw new Error(out.skip);
+    const s = HarborUserSpec.parse({ ...conn, ...out.spec });
+    expect(s).toMatchObject({
+      name: "bob_builder",
+      realname: "Bob",
+      comment: "ci",
+      admin: true,
+      managePassword: false,
+    });
+    expect(userDiff(s, "bob_builder", harbor, "", {}, undefined)).toEqual([]);
+    expect(specFromUser({ ...harbor, user_id: 1, username: "admin" }, false)).toMatchObject({
+      skip: expect.any(String),
+    });
   });
 });
