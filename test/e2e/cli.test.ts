@@ -18,7 +18,12 @@ import { secret } from "../env/resources.ts";
 const op = useOperator({ namespacePrefix: "cli" });
 
 /** The per-Harbor setting kinds: no Harbor id. */
-const SETTINGS = ["HarborGarbageCollection", "HarborAuditLogPurge", "HarborJobService"];
+const SETTINGS = [
+  "HarborGarbageCollection",
+  "HarborAuditLogPurge",
+  "HarborJobService",
+  "HarborConfiguration",
+];
 const plugin = usePluginPath();
 const work = mkdtempSync(join(tmpdir(), "hco-cli-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -58,8 +63,9 @@ describe("the round trip", () => {
     // Resources go where the connection is, and name it.
     expect(kustomization.namespace).toBe(op.namespace);
     // Every exported kind: 5 projects, 3 robots, a registry, a replication policy, 2 webhook
-    // policies, 2 scanner registrations, 2 labels, 2 user groups, 8 members, GC, purge, job service.
-    expect(kustomization.resources.length).toBe(29);
+    // policies, 2 scanner registrations, 2 labels, 2 user groups, 8 members, GC, purge, job service,
+    // the system configuration and 2 users.
+    expect(kustomization.resources.length).toBe(32);
     expect(new Set(kustomization.resources.map((f) => f.split("/")[0]))).toEqual(
       new Set(MANAGED_KINDS.map((k) => k.def.plural)),
     );
@@ -124,7 +130,7 @@ describe("the round trip", () => {
     // And the operator's own judgement, through the CLI: no difference.
     const diff = await viaConnection(["diff", first, "-q"]);
     expect(diff.code, diff.stdout).toBe(0);
-    expect(diff.stdout).toMatch(/all 29 resources match Harbor/);
+    expect(diff.stdout).toMatch(/all 32 resources match Harbor/);
     expect(op.emulator.counters.writes() - writesBefore).toBe(0);
   });
 });

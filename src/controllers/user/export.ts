@@ -10,7 +10,8 @@ export const userExporter: KindExporter<HarborUserSpec> = {
     const config = await ctx.harbor.system.getConfigurations({ signal: ctx.signal });
     if ((config.auth_mode?.value ?? "db_auth") !== "db_auth") return [];
     const users = await ctx.harbor.users.list({}, { signal: ctx.signal });
-    return users.map((u) => view(u, ctx.deliverSecrets));
+    // admin is Harbor's built-in administrator, never a HarborUser.
+    return users.filter((u) => u.user_id !== 1).map((u) => view(u, ctx.deliverSecrets));
   },
   keyOf: (_spec, harborName) => harborName,
 };
