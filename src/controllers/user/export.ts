@@ -11,12 +11,12 @@ export const userExporter: KindExporter<HarborUserSpec> = {
     if ((config.auth_mode?.value ?? "db_auth") !== "db_auth") return [];
     const users = await ctx.harbor.users.list({}, { signal: ctx.signal });
     // admin is Harbor's built-in administrator, never a HarborUser.
-    return users.filter((u) => u.user_id !== 1).map((u) => view(u, ctx.deliverSecrets));
+    return users.filter((u) => u.user_id !== 1).map(view);
   },
   keyOf: (_spec, harborName) => harborName,
 };
 
-function view(user: PersistedUser, generatePasswords: boolean): HarborObjectView<HarborUserSpec> {
+function view(user: PersistedUser): HarborObjectView<HarborUserSpec> {
   return {
     identity: {
       id: user.user_id,
@@ -25,7 +25,7 @@ function view(user: PersistedUser, generatePasswords: boolean): HarborObjectView
       suggestedName: user.username,
       projects: [],
     },
-    spec: () => specFromUser(user, generatePasswords),
+    spec: () => specFromUser(user),
     // A folder holds no password: only the profile and the admin flag are compared.
     diff: (spec, harborName) => diff(spec, harborName, user, "", {}, undefined),
   };

@@ -76,12 +76,10 @@ export function generatePassword(): string {
 
 /**
  * The spec that reproduces a Harbor user (the inverse of `profile` and the admin flag), or why it
- * cannot. Harbor never shows a password: the spec leaves it alone (managePassword false), unless
- * the export is asked to have the operator generate new ones (which replaces the current password).
+ * cannot. Harbor never shows a password: the spec leaves it alone (managePassword false).
  */
 export function specFromUser(
   user: PersistedUser,
-  generatePasswords: boolean,
 ): { spec: Record<string, unknown>; notes: string[] } | { skip: string } {
   if (user.user_id === 1) return { skip: "admin is Harbor's built-in administrator" };
   const name = user.username;
@@ -91,7 +89,7 @@ export function specFromUser(
     ...(user.realname && user.realname !== name ? { realname: user.realname } : {}),
     ...(user.comment ? { comment: user.comment } : {}),
     ...(user.sysadmin_flag ? { admin: true } : {}),
-    ...(generatePasswords ? {} : { managePassword: false }),
+    managePassword: false,
   };
   const parsed = HarborUserSpec.safeParse({ connectionRef: { name: "x" }, ...spec });
   if (!parsed.success) {
@@ -102,8 +100,6 @@ export function specFromUser(
     return { skip: "its profile cannot be written back as Harbor holds it" };
   return {
     spec,
-    notes: generatePasswords
-      ? ["the operator sets a new generated password (Harbor never shows the current one)"]
-      : ["the password is left as it is (managePassword: false): set passwordSecretRef to manage it"],
+    notes: ["the password is left as it is (managePassword: false): set passwordSecretRef to manage it"],
   };
 }

@@ -193,7 +193,7 @@ describe("export: the inverse mappings round-trip", () => {
       comment: "ci",
       sysadmin_flag: true,
     };
-    const out = specFromUser(harbor, false);
+    const out = specFromUser(harbor);
     if ("skip" in out) throw new Error(out.skip);
     const s = HarborUserSpec.parse({ ...conn, ...out.spec });
     expect(s).toMatchObject({
@@ -204,7 +204,7 @@ describe("export: the inverse mappings round-trip", () => {
       managePassword: false,
     });
     expect(userDiff(s, "bob_builder", harbor, "", {}, undefined)).toEqual([]);
-    expect(specFromUser({ ...harbor, user_id: 1, username: "admin" }, false)).toMatchObject({
+    expect(specFromUser({ ...harbor, user_id: 1, username: "admin" })).toMatchObject({
       skip: expect.any(String),
     });
   });
