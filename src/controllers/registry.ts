@@ -7,6 +7,7 @@ import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
 import { configurationKind } from "./configuration/index.ts";
 import { garbageCollectionKind } from "./garbage-collection/index.ts";
 import { gcRunKind } from "./gc-run/index.ts";
+import { immutableTagRuleKind } from "./immutable/index.ts";
 import { jobServiceKind } from "./job-service/index.ts";
 import { labelKind } from "./label/index.ts";
 import { memberKind } from "./member/index.ts";
@@ -14,6 +15,7 @@ import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
 import { replicationRunKind } from "./replication-run/index.ts";
+import { retentionKind } from "./retention/index.ts";
 import { robotKind } from "./robot/index.ts";
 import { scannerKind } from "./scanner/index.ts";
 import type { KindModule, RunKindModule } from "./shared/kinds.ts";
@@ -35,6 +37,8 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   garbageCollectionKind,
   auditLogPurgeKind,
   jobServiceKind,
+  retentionKind,
+  immutableTagRuleKind,
   configurationKind,
   userKind,
 ];

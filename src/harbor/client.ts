@@ -1,6 +1,7 @@
 // HarborClient: one typed method per Harbor operation, grouped by API area. It owns nothing but a
 // transport; the transport shares connection pool, rate limiter and concurrency cap per base URL.
 import { GcApi } from "./gc.ts";
+import { ImmutableApi } from "./immutable.ts";
 import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
@@ -10,6 +11,7 @@ import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
+import { RetentionApi } from "./retention.ts";
 import { RobotsApi, RobotsV1Api } from "./robots.ts";
 import { ScannersApi } from "./scanners.ts";
 import { SystemApi } from "./system.ts";
@@ -39,6 +41,8 @@ export class HarborClient {
   readonly purge: PurgeApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
+  readonly retention: RetentionApi;
+  readonly immutable: ImmutableApi;
 
   constructor(options: HarborClientOptions) {
     const t = new HarborTransport(options);
@@ -60,6 +64,8 @@ export class HarborClient {
     this.purge = new PurgeApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
+    this.retention = new RetentionApi(t);
+    this.immutable = new ImmutableApi(t);
   }
 
   close(): Promise<void> {

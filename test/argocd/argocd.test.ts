@@ -282,6 +282,8 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
       "HarborGarbageCollection",
       "HarborAuditLogPurge",
       "HarborJobService",
+      "HarborRetentionPolicy",
+      "HarborImmutableTagRule",
     ];
     for (const kind of kinds) {
       const r = app.status?.resources?.find((x) => x.kind === kind);

@@ -64,8 +64,9 @@ describe("the round trip", () => {
     expect(kustomization.namespace).toBe(op.namespace);
     // Every exported kind: 5 projects, 3 robots, a registry, a replication policy, 2 webhook
     // policies, 2 scanner registrations, 2 labels, 2 user groups, 8 members, GC, purge, job service,
-    // the system configuration and 2 users.
-    expect(kustomization.resources.length).toBe(32);
+    // 2 retention policies (team_a's, the proxy cache's), 2 immutable tag rules, the system
+    // configuration and 2 users.
+    expect(kustomization.resources.length).toBe(36);
     expect(new Set(kustomization.resources.map((f) => f.split("/")[0]))).toEqual(
       new Set(MANAGED_KINDS.map((k) => k.def.plural)),
     );
@@ -130,7 +131,7 @@ describe("the round trip", () => {
     // And the operator's own judgement, through the CLI: no difference.
     const diff = await viaConnection(["diff", first, "-q"]);
     expect(diff.code, diff.stdout).toBe(0);
-    expect(diff.stdout).toMatch(/all 32 resources match Harbor/);
+    expect(diff.stdout).toMatch(/all 36 resources match Harbor/);
     expect(op.emulator.counters.writes() - writesBefore).toBe(0);
   });
 });

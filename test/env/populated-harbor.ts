@@ -13,7 +13,7 @@ export const POPULATED = {
   /** The registry a proxy-cache project and a replication policy use. */
   registry: "Docker Hub",
   webhook: { project: "team_a", name: "Notify CI", authHeader: "Bearer Wh00k-T0ken-8812" },
-  /** Every exported kind besides: scanners (one a project's own), labels, groups, members, settings. */
+  /** Every exported kind besides: scanners (one a project's own), labels, groups, members, settings, retention, immutable rules. */
   scanners: { default: "Trivy Adapter", other: "Clair (legacy)", project: "web.shop" },
   labels: { global: "Release: Approved", project: { project: "team_a", name: "needs review" } },
   groups: { http: "Ops Team", oidc: "/platform/admins" },
@@ -24,6 +24,8 @@ export const POPULATED = {
   configuration: { tokenExpiration: 45, robotDays: 60, banner: "Registry maintenance on Saturday" },
   systemCve: "CVE-2021-44228",
   pausedQueue: "RETENTION",
+  retention: { project: "team_a", tags: "release-*" },
+  immutable: { project: "team_a", tags: "v*" },
   registryWithCredentials: {
     name: "Private Mirror",
     accessKey: "mirror-bot",
@@ -169,6 +171,43 @@ export async function populateHarbor(
     description: "Released to production",
   });
   await h.labels.create({ name: POPULATED.labels.project.name, scope: "p", project_id: teamA });
+  // Tag retention (team_a's own; hub-cache has the one Harbor gives a proxy cache) and immutable
+  // tag rules (one of them disabled), written as Harbor's UI writes them.
+  const selector = (decoration: string, pattern: string, extras?: string) => [
+    { kind: "doublestar", decoration, pattern, ...(extras === undefined ? {} : { extras }) },
+  ];
+  await h.retention.create({
+    algorithm: "or",
+    rules: [
+      {
+        disabled: false,
+        action: "retain",
+        template: "latestPushedK",
+        params: { latestPushedK: 10 },
+        tag_selectors: selector("matches", "**", '{"untagged":true}'),
+        scope_selectors: { repository: selector("repoMatches", "**") },
+      },
+      {
+        disabled: false,
+        action: "retain",
+        template: "nDaysSinceLastPull",
+        params: { nDaysSinceLastPull: 90 },
+        tag_selectors: selector("matches", POPULATED.retention.tags, '{"untagged":false}'),
+        scope_selectors: { repository: selector("repoExcludes", "tmp/**") },
+      },
+    ],
+    trigger: { kind: "Schedule", settings: { cron: "0 0 4 * * *" }, references: {} },
+    scope: { level: "project", ref: teamA },
+  });
+  const immutable = (repos: string, tags: string) => ({
+    action: "immutable",
+    template: "immutable_template",
+    tag_selectors: selector("matches", tags),
+    scope_selectors: { repository: selector("repoMatches", repos) },
+  });
+  await h.immutable.create(teamA, immutable("**", POPULATED.immutable.tags));
+  const frozen = await h.immutable.create("web.shop", immutable("shop/**", "frozen-*"));
+  await h.immutable.update("web.shop", frozen, { ...immutable("shop/**", "frozen-*"), disabled: true });
   // User groups (Harbor in database mode lists every type) and members: a user, two groups.
   const ops = await h.userGroups.create({ group_name: POPULATED.groups.http, group_type: 2 });
   const admins = await h.userGroups.create({ group_name: POPULATED.groups.oidc, group_type: 3 });

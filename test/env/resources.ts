@@ -38,6 +38,11 @@ import {
   harborGarbageCollectionRun,
 } from "../../src/api/gc-run.ts";
 import {
+  type HarborImmutableTagRuleSpec,
+  type HarborImmutableTagRuleStatus,
+  harborImmutableTagRule,
+} from "../../src/api/immutable.ts";
+import {
   type HarborJobServiceSpec,
   type HarborJobServiceStatus,
   harborJobService,
@@ -64,6 +69,11 @@ import {
   type HarborReplicationRunStatus,
   harborReplicationRun,
 } from "../../src/api/replication-run.ts";
+import {
+  type HarborRetentionPolicySpec,
+  type HarborRetentionPolicyStatus,
+  harborRetentionPolicy,
+} from "../../src/api/retention.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
 import {
   type HarborScannerRegistrationSpec,
@@ -243,6 +253,21 @@ export const auditLogPurge = (
 export const jobService = (name: string, spec: SpecInput<typeof HarborJobServiceSpec> = {}, meta?: Meta) =>
   manifest(harborJobService.kind, name, { ...HARBOR, ...spec }, meta);
 
+/** A HarborRetentionPolicy of `project` through the "harbor" connection. */
+export const retentionPolicy = (
+  name: string,
+  project: string,
+  spec: Partial<SpecInput<typeof HarborRetentionPolicySpec>> = {},
+  meta?: Meta,
+) => manifest(harborRetentionPolicy.kind, name, { ...HARBOR, projectRef: { name: project }, ...spec }, meta);
+
+/** A HarborImmutableTagRule of `project` through the "harbor" connection. */
+export const immutableTagRule = (
+  name: string,
+  project: string,
+  spec: Partial<SpecInput<typeof HarborImmutableTagRuleSpec>> = {},
+  meta?: Meta,
+) => manifest(harborImmutableTagRule.kind, name, { ...HARBOR, projectRef: { name: project }, ...spec }, meta);
 /** A HarborConfiguration through the "harbor" connection; only the fields given are managed. */
 export const configuration = (
   name: string,
@@ -314,6 +339,8 @@ export type ProjectMemberCR = Resource<HarborProjectMemberStatus>;
 export type GarbageCollectionCR = Resource<HarborGarbageCollectionStatus>;
 export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
 export type JobServiceCR = Resource<HarborJobServiceStatus>;
+export type RetentionPolicyCR = Resource<HarborRetentionPolicyStatus>;
+export type ImmutableTagRuleCR = Resource<HarborImmutableTagRuleStatus>;
 export type ConfigurationCR = Resource<HarborConfigurationStatus>;
 export type UserCR = Resource<HarborUserStatus>;
 

@@ -64,6 +64,8 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     purge: areas.purge.control(world),
     webhooks: areas.webhooks.control(world),
     system: areas.system.control(world),
+    retention: areas.retention.control(world),
+    immutable: areas.immutable.control(world),
     configurations: areas.configurations.control(world),
   };
 }

@@ -6,6 +6,7 @@
 
 import { ConfigStore } from "./areas/configurations.ts";
 import { GcStore } from "./areas/gc.ts";
+import { ImmutableStore } from "./areas/immutable.ts";
 import { JobServiceStore } from "./areas/jobservice.ts";
 import { LabelStore } from "./areas/labels.ts";
 import { LdapStore } from "./areas/ldap.ts";
@@ -13,6 +14,7 @@ import { ProjectStore } from "./areas/projects.ts";
 import { PurgeStore } from "./areas/purge.ts";
 import { RegistryStore } from "./areas/registries.ts";
 import { ReplicationStore } from "./areas/replication.ts";
+import { RetentionStore } from "./areas/retention.ts";
 import { RobotStore } from "./areas/robots.ts";
 import { ScannerStore } from "./areas/scanners.ts";
 import { UserGroupStore } from "./areas/usergroups.ts";
@@ -100,6 +102,8 @@ export class World {
   readonly gc: GcStore;
   readonly purge: PurgeStore;
   readonly webhooks: WebhookStore;
+  readonly retention: RetentionStore;
+  readonly immutable: ImmutableStore;
 
   constructor(o: WorldOptions) {
     this.random = mulberry32(o.seed ?? 42);
@@ -119,6 +123,8 @@ export class World {
     this.gc = new GcStore(this);
     this.purge = new PurgeStore(this);
     this.webhooks = new WebhookStore(this);
+    this.retention = new RetentionStore(this);
+    this.immutable = new ImmutableStore(this);
   }
 
   now(): number {

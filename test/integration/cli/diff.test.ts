@@ -56,11 +56,11 @@ describe("in sync", () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^= HarborProject library: in sync$/m);
     expect(r.stdout).toMatch(/^= HarborWebhookPolicy [^ ]+ \("Notify CI"\): in sync$/m);
-    expect(r.stdout).toMatch(/all 32 resources match Harbor\n$/);
+    expect(r.stdout).toMatch(/all 36 resources match Harbor\n$/);
     const json = JSON.parse((await runAgainst(h.emulator, ["diff", dir, "-q", "-o", "json"])).stdout) as {
       resources: Array<{ state: string }>;
     };
-    expect(json.resources.map((x) => x.state)).toEqual(Array(32).fill("in-sync"));
+    expect(json.resources.map((x) => x.state)).toEqual(Array(36).fill("in-sync"));
   });
 });
 
@@ -93,7 +93,7 @@ describe("drift", () => {
     expect(r.stdout).toMatch(
       /^~ HarborRobot scanner.sys: 1 field\(s\) differ\n {4}disabled: folder false, Harbor true$/m,
     );
-    expect(r.stdout).toMatch(/2 of 32 resources differ from Harbor/);
+    expect(r.stdout).toMatch(/2 of 36 resources differ from Harbor/);
     const yaml = parse((await runAgainst(h.emulator, ["diff", dir, "-q", "-o", "yaml"])).stdout) as {
       resources: Array<{ name: string; state: string; fields: unknown[] }>;
     };

@@ -58,8 +58,12 @@ function named(d: Doc): string {
     projectRef?: { name: string };
     user?: { name: string };
     group?: { groupRef?: { name: string }; name?: string; ldapGroupDn?: string };
+    rules?: unknown[];
+    tags?: { pattern: string };
   };
   if (s.name !== undefined) return s.name;
+  if (s.rules) return `${s.projectRef?.name}:retention`;
+  if (s.tags) return `${s.projectRef?.name}:tags ${s.tags.pattern}`;
   if (s.user) return `${s.projectRef?.name}:user ${s.user.name}`;
   if (s.group)
     return `${s.projectRef?.name}:group ${s.group.groupRef?.name ?? s.group.name ?? s.group.ldapGroupDn}`;
@@ -111,6 +115,8 @@ describe("the files", () => {
     expect(byKind("HarborLabel")).toEqual(["Release: Approved", "needs review"]);
     expect(byKind("HarborUserGroup")).toEqual(["/platform/admins", "Ops Team"]);
     expect(byKind("HarborUser")).toEqual(["alice", "bob_builder"]);
+    expect(resources(out).filter((d) => d.kind === "HarborRetentionPolicy")).toHaveLength(2);
+    expect(resources(out).filter((d) => d.kind === "HarborImmutableTagRule")).toHaveLength(2);
     for (const kind of [
       "HarborGarbageCollection",
       "HarborAuditLogPurge",
@@ -274,7 +280,7 @@ describe("the files", () => {
 
   test("the summary: per kind, exported and skipped; where the files went", () => {
     for (const k of MANAGED_KINDS) expect(result.stdout).toMatch(new RegExp(`${k.def.kind}\\s+\\d+\\s+0`));
-    expect(result.stdout).toMatch(/Wrote 33 resources to .* and 2 Secret stubs to fill in/);
+    expect(result.stdout).toMatch(/Wrote 37 resources to .* and 2 Secret stubs to fill in/);
     expect(result.stderr).toMatch(/^Reading Harbor at http:\/\/127\.0\.0\.1:\d+\n/);
   });
 });
@@ -289,7 +295,7 @@ describe("the same bytes again, and --check", () => {
 
     const same = await runAgainst(h.emulator, ["export", "--out", a, "--check", "-q"]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(33 resources\)/);
+    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(37 resources\)/);
 
     await h.admin.projects.update("team-b", { metadata: { public: "false" } });
     await h.admin.projects.create({ project_name: "newcomer" });
@@ -342,6 +348,7 @@ describe("what to export", () => {
         .map((d) => `${d.kind} ${named(d).replace(/^team-a-[0-9a-f]+:/, "")}`)
         .sort(),
     ).toEqual([
+      "HarborImmutableTagRule tags v*",
       "HarborLabel needs review",
       "HarborProject team_a",
       `HarborProjectMember group ${kubernetesName("Ops Team")}`, // by reference: the group goes along
@@ -349,6 +356,7 @@ describe("what to export", () => {
       "HarborProjectMember user alice",
       "HarborRegistry Docker Hub", // the replication policy's remote
       "HarborReplicationPolicy Push to Hub", // its name filter stays in team_a
+      "HarborRetentionPolicy retention",
       "HarborRobot ci",
       "HarborUserGroup Ops Team",
       "HarborWebhookPolicy Notify CI",
@@ -417,7 +425,7 @@ describe("what to export", () => {
       secretStubs: string[];
       kinds: unknown[];
     };
-    expect(j.resources).toHaveLength(33);
+    expect(j.resources).toHaveLength(37);
     expect(j.resources).toContainEqual(
       expect.objectContaining({ kind: "HarborWebhookPolicy", harborName: "Notify CI" }),
     );

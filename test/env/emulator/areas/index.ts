@@ -1,16 +1,19 @@
 // Every API area of the emulator, in one list.
 import { area as configurations } from "./configurations.ts";
 import { area as gc } from "./gc.ts";
+import { area as immutable } from "./immutable.ts";
 import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
 import { area as members } from "./members.ts";
+import { area as projectMetadata } from "./project-metadata.ts";
 import { area as projects } from "./projects.ts";
 import { area as purge } from "./purge.ts";
 import { area as quotas } from "./quotas.ts";
 import { area as registries } from "./registries.ts";
 import { area as registryAuth } from "./registry-auth.ts";
 import { area as replication } from "./replication.ts";
+import { area as retention } from "./retention.ts";
 import { area as robots } from "./robots.ts";
 import { area as scanners } from "./scanners.ts";
 import { area as system } from "./system.ts";
@@ -35,6 +38,9 @@ export const areas = {
   webhooks,
   system,
   registryAuth,
+  retention,
+  immutable,
+  projectMetadata,
   configurations,
   users,
 };

@@ -287,6 +287,8 @@ export class ProjectStore {
     // Cascade first: the other stores may still look the project up while cleaning up.
     this.#world.robots.deleteByProject(project.project_id);
     this.#world.labels.deleteByProject(project.project_id);
+    this.#world.retention.deleteByProject(project.project_id);
+    this.#world.immutable.deleteByProject(project.project_id);
     this.#projects.delete(project.project_id);
   }
 }
@@ -539,7 +541,7 @@ const routes: RouteSpec[] = [
         ...(registryId === undefined ? {} : { registryId }),
       });
       // A proxy cache gets a retention policy (keep what was pulled in the last 7 days).
-      if (registryId !== undefined) project.metadata.retention_id = String(ctx.world.ids.next("retention"));
+      if (registryId !== undefined) ctx.world.retention.createForProxy(project);
       audit(ctx, project, "create");
       const tail = ctx.query["X-Resource-Name-In-Location"] === true ? project.name : project.project_id;
       return { status: 201, headers: { location: `${ctx.url.pathname.replace(/\/+$/, "")}/${tail}` } };
