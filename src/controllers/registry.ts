@@ -4,6 +4,7 @@
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
 import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
+import { configurationKind } from "./configuration/index.ts";
 import { garbageCollectionKind } from "./garbage-collection/index.ts";
 import { gcRunKind } from "./gc-run/index.ts";
 import { immutableTagRuleKind } from "./immutable/index.ts";
@@ -21,6 +22,7 @@ import { robotKind } from "./robot/index.ts";
 import { scanAllKind } from "./scan-all/index.ts";
 import { scannerKind } from "./scanner/index.ts";
 import type { KindModule, RunKindModule } from "./shared/kinds.ts";
+import { userKind } from "./user/index.ts";
 import { userGroupKind } from "./usergroup/index.ts";
 import { webhookKind } from "./webhook/index.ts";
 
@@ -40,6 +42,8 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   jobServiceKind,
   retentionKind,
   immutableTagRuleKind,
+  configurationKind,
+  userKind,
   scanAllKind,
   preheatInstanceKind,
   preheatPolicyKind,

@@ -1,6 +1,7 @@
 // The operator's objects as tests write them and read them back: a builder per kind (its spec typed
 // from src/api, the connection defaulted to the fixtures' "harbor"), Secrets, the status a test
 // looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
+
 import { z } from "zod";
 import {
   type HarborAuditLogPurgeSpec,
@@ -14,6 +15,11 @@ import {
   USABLE_AS_ANNOTATION,
   WATCH_LABEL,
 } from "../../src/api/common.ts";
+import {
+  type HarborConfigurationSpec,
+  type HarborConfigurationStatus,
+  harborConfiguration,
+} from "../../src/api/configuration.ts";
 import {
   type ClusterHarborConnectionSpec,
   type ConnectionStatus,
@@ -85,6 +91,7 @@ import {
   type HarborScannerRegistrationStatus,
   harborScannerRegistration,
 } from "../../src/api/scanner.ts";
+import { type HarborUserSpec, type HarborUserStatus, harborUser } from "../../src/api/user.ts";
 import {
   type HarborUserGroupSpec,
   type HarborUserGroupStatus,
@@ -272,6 +279,16 @@ export const immutableTagRule = (
   spec: Partial<SpecInput<typeof HarborImmutableTagRuleSpec>> = {},
   meta?: Meta,
 ) => manifest(harborImmutableTagRule.kind, name, { ...HARBOR, projectRef: { name: project }, ...spec }, meta);
+/** A HarborConfiguration through the "harbor" connection; only the fields given are managed. */
+export const configuration = (
+  name: string,
+  spec: SpecInput<typeof HarborConfigurationSpec> = {},
+  meta?: Meta,
+) => manifest(harborConfiguration.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborUser through the "harbor" connection; it needs an email. */
+export const user = (name: string, spec: SpecInput<typeof HarborUserSpec>, meta?: Meta) =>
+  manifest(harborUser.kind, name, { ...HARBOR, ...spec }, meta);
 /** A HarborScanAll through the "harbor" connection, Daily unless the spec says otherwise. */
 export const scanAll = (name: string, spec: SpecInput<typeof HarborScanAllSpec> = {}, meta?: Meta) =>
   manifest(harborScanAll.kind, name, { ...HARBOR, schedule: { type: "Daily" }, ...spec }, meta);
@@ -356,6 +373,8 @@ export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
 export type JobServiceCR = Resource<HarborJobServiceStatus>;
 export type RetentionPolicyCR = Resource<HarborRetentionPolicyStatus>;
 export type ImmutableTagRuleCR = Resource<HarborImmutableTagRuleStatus>;
+export type ConfigurationCR = Resource<HarborConfigurationStatus>;
+export type UserCR = Resource<HarborUserStatus>;
 export type ScanAllCR = Resource<HarborScanAllStatus>;
 export type PreheatInstanceCR = Resource<HarborPreheatInstanceStatus>;
 export type PreheatPolicyCR = Resource<HarborPreheatPolicyStatus>;

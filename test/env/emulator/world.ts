@@ -4,6 +4,7 @@
 // a registry referenced by a replication policy or a proxy-cache project cannot be deleted. The
 // World also says which Harbor release it models (`version`), for the areas that differ by release.
 
+import { ConfigStore } from "./areas/configurations.ts";
 import { GcStore } from "./areas/gc.ts";
 import { ImmutableStore } from "./areas/immutable.ts";
 import { JobServiceStore } from "./areas/jobservice.ts";
@@ -90,6 +91,7 @@ export class World {
   readonly version: HarborVersion;
   readonly audit: AuditLog;
   readonly identities: Identities;
+  readonly config: ConfigStore;
   readonly projects: ProjectStore;
   readonly labels: LabelStore;
   readonly robots: RobotStore;
@@ -112,6 +114,7 @@ export class World {
     this.version = new HarborVersion(o.harborVersion);
     this.audit = new AuditLog(this);
     this.identities = new Identities(this, o.adminPassword, o.loginFreezeMs);
+    this.config = new ConfigStore(this);
     this.projects = new ProjectStore(this);
     this.labels = new LabelStore(this);
     this.robots = new RobotStore(this);

@@ -1,4 +1,5 @@
 // Every API area of the emulator, in one list.
+import { area as configurations } from "./configurations.ts";
 import { area as gc } from "./gc.ts";
 import { area as immutable } from "./immutable.ts";
 import { area as jobservice } from "./jobservice.ts";
@@ -19,6 +20,7 @@ import { area as scanAll } from "./scan-all.ts";
 import { area as scanners } from "./scanners.ts";
 import { area as system } from "./system.ts";
 import { area as userGroups } from "./usergroups.ts";
+import { area as users } from "./users.ts";
 import { area as webhooks } from "./webhooks.ts";
 
 export const areas = {
@@ -41,6 +43,8 @@ export const areas = {
   retention,
   immutable,
   projectMetadata,
+  configurations,
+  users,
   scanAll,
   preheat,
 };
