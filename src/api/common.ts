@@ -41,6 +41,14 @@ export const SECRET_USES = {
   registryCredential: "registry-credential",
   /** A scanner registration's credential (a kind yet to come). */
   scannerCredential: "scanner-credential",
+  /** A HarborConfiguration's auth.ldap.bindPasswordSecretRef. */
+  ldapBindPassword: "ldap-bind-password",
+  /** A HarborConfiguration's auth.oidc.clientSecretSecretRef. */
+  oidcClientSecret: "oidc-client-secret",
+  /** A HarborUser's passwordSecretRef. */
+  harborUserPassword: "harbor-user-password",
+  /** A HarborPreheatInstance's credential (BASIC username and password, or OAUTH token). */
+  preheatCredential: "preheat-credential",
 } as const;
 export type SecretUse = (typeof SECRET_USES)[keyof typeof SECRET_USES];
 

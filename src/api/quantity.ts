@@ -36,6 +36,23 @@ export function storageBytes(text: string): number | undefined {
   return bytes >= 1n && bytes <= BigInt(MAX_STORAGE_BYTES) ? Number(bytes) : undefined;
 }
 
+const BINARY_UNITS: ReadonlyArray<[string, number]> = [
+  ["Pi", 2 ** 50],
+  ["Ti", 2 ** 40],
+  ["Gi", 2 ** 30],
+  ["Mi", 2 ** 20],
+  ["Ki", 2 ** 10],
+];
+
+/** Bytes → the shortest exact binary quantity ("10Gi"), or "unlimited" for -1. */
+export function formatStorage(bytes: number): string {
+  if (bytes < 0) return "unlimited";
+  for (const [unit, size] of BINARY_UNITS) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
+  }
+  return String(bytes);
+}
+
 export const STORAGE_LIMIT: StringRule = {
   // CEL's isInteger() refuses "1.5Gi" (whole bytes): the fraction of a byte is left to the operator.
   cel: `self == 'unlimited' || self == '-1' || (self.matches(${celString(QUANTITY.source)}) && quantity(self).compareTo(quantity('1')) >= 0 && quantity(self).compareTo(quantity('1Pi')) <= 0)`,

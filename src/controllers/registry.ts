@@ -4,20 +4,25 @@
 import type { KindDefinition } from "../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../api/connection.ts";
 import { auditLogPurgeKind } from "./audit-log-purge/index.ts";
+import { configurationKind } from "./configuration/index.ts";
 import { garbageCollectionKind } from "./garbage-collection/index.ts";
 import { gcRunKind } from "./gc-run/index.ts";
 import { immutableTagRuleKind } from "./immutable/index.ts";
 import { jobServiceKind } from "./job-service/index.ts";
 import { labelKind } from "./label/index.ts";
 import { memberKind } from "./member/index.ts";
+import { preheatInstanceKind } from "./preheat-instance/index.ts";
+import { preheatPolicyKind } from "./preheat-policy/index.ts";
 import { projectKind } from "./project/index.ts";
 import { registryKind } from "./registry/index.ts";
 import { replicationKind } from "./replication/index.ts";
 import { replicationRunKind } from "./replication-run/index.ts";
 import { retentionKind } from "./retention/index.ts";
 import { robotKind } from "./robot/index.ts";
+import { scanAllKind } from "./scan-all/index.ts";
 import { scannerKind } from "./scanner/index.ts";
 import type { KindModule, RunKindModule } from "./shared/kinds.ts";
+import { userKind } from "./user/index.ts";
 import { userGroupKind } from "./usergroup/index.ts";
 import { webhookKind } from "./webhook/index.ts";
 
@@ -37,6 +42,11 @@ export const MANAGED_KINDS: readonly KindModule<any, any, any, any, any>[] = [
   jobServiceKind,
   retentionKind,
   immutableTagRuleKind,
+  configurationKind,
+  userKind,
+  scanAllKind,
+  preheatInstanceKind,
+  preheatPolicyKind,
 ];
 
 /** Kinds whose resource is one Harbor execution, started once and followed to its end. */

@@ -6,6 +6,7 @@ import { JobServiceApi } from "./jobservice.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
 import { MembersApi } from "./members.ts";
+import { PreheatApi } from "./preheat.ts";
 import { ProjectsApi } from "./projects.ts";
 import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
@@ -13,6 +14,7 @@ import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
 import { RetentionApi } from "./retention.ts";
 import { RobotsApi, RobotsV1Api } from "./robots.ts";
+import { ScanAllApi } from "./scan-all.ts";
 import { ScannersApi } from "./scanners.ts";
 import { SystemApi } from "./system.ts";
 import { HarborTransport, type TransportOptions } from "./transport.ts";
@@ -43,6 +45,8 @@ export class HarborClient {
   readonly system: SystemApi;
   readonly retention: RetentionApi;
   readonly immutable: ImmutableApi;
+  readonly scanAll: ScanAllApi;
+  readonly preheat: PreheatApi;
 
   constructor(options: HarborClientOptions) {
     const t = new HarborTransport(options);
@@ -66,6 +70,8 @@ export class HarborClient {
     this.system = new SystemApi(t);
     this.retention = new RetentionApi(t);
     this.immutable = new ImmutableApi(t);
+    this.scanAll = new ScanAllApi(t);
+    this.preheat = new PreheatApi(t);
   }
 
   close(): Promise<void> {

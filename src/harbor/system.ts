@@ -45,9 +45,10 @@ const StringItem = z.object({ value: z.string().nullish(), editable: z.boolean()
 const IntegerItem = z.object({ value: z.number().int().nullish(), editable: z.boolean().optional() });
 const BoolItem = z.object({ value: z.boolean().nullish(), editable: z.boolean().optional() });
 
-/** The part of ConfigurationsResponse this project reads: the auth mode and the LDAP settings. */
+/** ConfigurationsResponse: every user-scope setting as {value, editable}; passwords never come back. */
 export const Configurations = z.object({
   auth_mode: nullAsAbsent(StringItem),
+  primary_auth_mode: nullAsAbsent(BoolItem),
   ldap_url: nullAsAbsent(StringItem),
   ldap_search_dn: nullAsAbsent(StringItem),
   ldap_base_dn: nullAsAbsent(StringItem),
@@ -56,8 +57,64 @@ export const Configurations = z.object({
   ldap_scope: nullAsAbsent(IntegerItem),
   ldap_timeout: nullAsAbsent(IntegerItem),
   ldap_verify_cert: nullAsAbsent(BoolItem),
+  ldap_group_base_dn: nullAsAbsent(StringItem),
+  ldap_group_admin_dn: nullAsAbsent(StringItem),
+  ldap_group_attribute_name: nullAsAbsent(StringItem),
+  ldap_group_search_filter: nullAsAbsent(StringItem),
+  ldap_group_search_scope: nullAsAbsent(IntegerItem),
+  ldap_group_attach_parallel: nullAsAbsent(BoolItem),
+  ldap_group_membership_attribute: nullAsAbsent(StringItem),
+  project_creation_restriction: nullAsAbsent(StringItem),
+  read_only: nullAsAbsent(BoolItem),
+  self_registration: nullAsAbsent(BoolItem),
+  token_expiration: nullAsAbsent(IntegerItem),
+  uaa_client_id: nullAsAbsent(StringItem),
+  uaa_endpoint: nullAsAbsent(StringItem),
+  uaa_verify_cert: nullAsAbsent(BoolItem),
+  http_authproxy_endpoint: nullAsAbsent(StringItem),
+  http_authproxy_tokenreview_endpoint: nullAsAbsent(StringItem),
+  http_authproxy_admin_groups: nullAsAbsent(StringItem),
+  http_authproxy_admin_usernames: nullAsAbsent(StringItem),
+  http_authproxy_verify_cert: nullAsAbsent(BoolItem),
+  http_authproxy_skip_search: nullAsAbsent(BoolItem),
+  http_authproxy_server_certificate: nullAsAbsent(StringItem),
+  oidc_name: nullAsAbsent(StringItem),
+  oidc_endpoint: nullAsAbsent(StringItem),
+  oidc_client_id: nullAsAbsent(StringItem),
+  oidc_groups_claim: nullAsAbsent(StringItem),
+  oidc_admin_group: nullAsAbsent(StringItem),
+  oidc_group_filter: nullAsAbsent(StringItem),
+  oidc_scope: nullAsAbsent(StringItem),
+  oidc_user_claim: nullAsAbsent(StringItem),
+  oidc_verify_cert: nullAsAbsent(BoolItem),
+  oidc_auto_onboard: nullAsAbsent(BoolItem),
+  oidc_extra_redirect_parms: nullAsAbsent(StringItem),
+  robot_token_duration: nullAsAbsent(IntegerItem),
+  robot_name_prefix: nullAsAbsent(StringItem),
+  notification_enable: nullAsAbsent(BoolItem),
+  quota_per_project_enable: nullAsAbsent(BoolItem),
+  storage_per_project: nullAsAbsent(IntegerItem),
+  audit_log_forward_endpoint: nullAsAbsent(StringItem),
+  skip_audit_log_database: nullAsAbsent(BoolItem),
+  session_timeout: nullAsAbsent(IntegerItem),
+  scanner_skip_update_pulltime: nullAsAbsent(BoolItem),
+  banner_message: nullAsAbsent(StringItem),
 });
 export type Configurations = z.output<typeof Configurations>;
+
+/** The body of PUT /configurations: plain values, only the keys to change (passwords included). */
+export type ConfigurationsUpdate = Record<string, string | number | boolean>;
+
+/** CVEAllowlist: the system's when project_id is 0. expires_at is Unix seconds; absent = never. */
+export const CveAllowlist = z.object({
+  id: z.number().int().optional(),
+  project_id: z.number().int().optional(),
+  expires_at: z.number().int().nullish(),
+  items: nullAsAbsent(z.array(z.object({ cve_id: z.string().optional() }))),
+  creation_time: z.string().optional(),
+  update_time: z.string().optional(),
+});
+export type CveAllowlist = z.output<typeof CveAllowlist>;
 
 export class SystemApi {
   readonly #t: HarborTransport;
@@ -95,5 +152,42 @@ export class SystemApi {
       { ...opts, operation: "getConfigurations", method: "GET", path: "/configurations" },
       Configurations,
     );
+  }
+
+  /**
+   * updateConfigurations: plain values of the keys to change (sysadmin only). Harbor answers 400
+   * to a value its type refuses and to an auth-mode change once users other than admin exist, and
+   * 403 when the configuration is fixed by the environment (CONFIG_OVERWRITE_JSON).
+   */
+  updateConfigurations(change: ConfigurationsUpdate, opts?: CallOptions): Promise<void> {
+    return this.#t.noContent({
+      ...opts,
+      operation: "updateConfigurations",
+      method: "PUT",
+      path: "/configurations",
+      body: change,
+    });
+  }
+
+  /** getSystemCVEAllowlist */
+  getCveAllowlist(opts?: CallOptions): Promise<CveAllowlist> {
+    return this.#t.json(
+      { ...opts, operation: "getSystemCVEAllowlist", method: "GET", path: "/system/CVEAllowlist" },
+      CveAllowlist,
+    );
+  }
+
+  /** putSystemCVEAllowlist: replaces the list (and its expiry; omitted = never expires). */
+  putCveAllowlist(allowlist: { items: string[]; expiresAt?: number }, opts?: CallOptions): Promise<void> {
+    return this.#t.noContent({
+      ...opts,
+      operation: "putSystemCVEAllowlist",
+      method: "PUT",
+      path: "/system/CVEAllowlist",
+      body: {
+        items: allowlist.items.map((cve_id) => ({ cve_id })),
+        ...(allowlist.expiresAt === undefined ? {} : { expires_at: allowlist.expiresAt }),
+      },
+    });
   }
 }

@@ -18,7 +18,13 @@ import { secret } from "../env/resources.ts";
 const op = useOperator({ namespacePrefix: "cli" });
 
 /** The per-Harbor setting kinds: no Harbor id. */
-const SETTINGS = ["HarborGarbageCollection", "HarborAuditLogPurge", "HarborJobService"];
+const SETTINGS = [
+  "HarborGarbageCollection",
+  "HarborAuditLogPurge",
+  "HarborJobService",
+  "HarborConfiguration",
+  "HarborScanAll",
+];
 const plugin = usePluginPath();
 const work = mkdtempSync(join(tmpdir(), "hco-cli-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -59,8 +65,9 @@ describe("the round trip", () => {
     expect(kustomization.namespace).toBe(op.namespace);
     // Every exported kind: 5 projects, 3 robots, a registry, a replication policy, 2 webhook
     // policies, 2 scanner registrations, 2 labels, 2 user groups, 8 members, GC, purge, job service,
-    // 2 retention policies (team_a's, the proxy cache's), 2 immutable tag rules.
-    expect(kustomization.resources.length).toBe(33);
+    // 2 retention policies (team_a's, the proxy cache's), 2 immutable tag rules, the system
+    // configuration, 2 users, scan all, a preheat instance and a preheat policy.
+    expect(kustomization.resources.length).toBe(39);
     expect(new Set(kustomization.resources.map((f) => f.split("/")[0]))).toEqual(
       new Set(MANAGED_KINDS.map((k) => k.def.plural)),
     );
@@ -125,7 +132,7 @@ describe("the round trip", () => {
     // And the operator's own judgement, through the CLI: no difference.
     const diff = await viaConnection(["diff", first, "-q"]);
     expect(diff.code, diff.stdout).toBe(0);
-    expect(diff.stdout).toMatch(/all 33 resources match Harbor/);
+    expect(diff.stdout).toMatch(/all 39 resources match Harbor/);
     expect(op.emulator.counters.writes() - writesBefore).toBe(0);
   });
 });

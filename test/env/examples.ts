@@ -80,13 +80,17 @@ export function exampleManifests(harbor: HarborLogin): Manifest[] {
 }
 
 /**
- * The scanner adapters the examples register, put where the emulator's Harbor finds them: Harbor
- * asks an adapter for its metadata before it registers it, and in the emulator's world only an
- * adapter a test put there answers. A real Harbor needs the adapter the example's URL names.
+ * The scanner adapters and P2P providers the examples register, put where the emulator's Harbor
+ * finds them: Harbor asks an adapter for its metadata before it registers it (and the operator has
+ * Harbor ping a provider before it creates an instance), and in the emulator's world only an adapter
+ * or provider a test put there answers. A real Harbor needs the services the examples' URLs name.
  */
-export function addExampleAdapters(control: Pick<Control, "scanners">): void {
+export function addExampleAdapters(control: Pick<Control, "scanners" | "preheat">): void {
   for (const o of exampleResources()) {
     const url = (o as { spec?: { url?: unknown } }).spec?.url;
     if (o.kind === "HarborScannerRegistration" && typeof url === "string") control.scanners.addAdapter(url);
+    const endpoint = (o as { spec?: { endpoint?: unknown } }).spec?.endpoint;
+    if (o.kind === "HarborPreheatInstance" && typeof endpoint === "string")
+      control.preheat.addProvider(endpoint);
   }
 }

@@ -18,9 +18,20 @@ export const POPULATED = {
   labels: { global: "Release: Approved", project: { project: "team_a", name: "needs review" } },
   groups: { http: "Ops Team", oidc: "/platform/admins" },
   user: "alice",
+  /** A user made through the API with a profile and the admin flag (a HarborUser, as alice is). */
+  apiUser: { name: "bob_builder", email: "bob@example.com", realname: "Bob B.", comment: "release manager" },
+  /** System settings set by hand (a HarborConfiguration), and the system CVE allowlist. */
+  configuration: { tokenExpiration: 45, robotDays: 60, banner: "Registry maintenance on Saturday" },
+  systemCve: "CVE-2021-44228",
   pausedQueue: "RETENTION",
   retention: { project: "team_a", tags: "release-*" },
   immutable: { project: "team_a", tags: "v*" },
+  /** A P2P provider instance (the Harbor default) and a policy of team_a preheating through it. */
+  preheat: {
+    instance: "Dragonfly_EU",
+    endpoint: "http://127.0.0.1:7301",
+    policy: { project: "team_a", name: "Releases" },
+  },
   registryWithCredentials: {
     name: "Private Mirror",
     accessKey: "mirror-bot",
@@ -224,6 +235,52 @@ export async function populateHarbor(
     parameters: { audit_retention_hour: 720, include_operations: "create,delete,pull", dry_run: false },
   });
   await h.jobService.actOnQueue(POPULATED.pausedQueue, "pause");
+  // Users and the system configuration.
+  const b = POPULATED.apiUser;
+  const bob = await h.users.create({
+    username: b.name,
+    email: b.email,
+    realname: b.realname,
+    comment: b.comment,
+    password: "Bob-Passw0rd",
+  });
+  await h.users.setSysAdmin(bob, true);
+  const c = POPULATED.configuration;
+  await h.system.updateConfigurations({
+    token_expiration: c.tokenExpiration,
+    robot_token_duration: c.robotDays,
+    banner_message: JSON.stringify({ closable: true, message: c.banner, type: "warning" }),
+  });
+  await h.system.putCveAllowlist({ items: [POPULATED.systemCve] });
+  // Scans: every artifact on a daily schedule (Harbor has a default scanner by now).
+  await h.scanAll.updateSchedule({ schedule: { type: "Daily", cron: "0 0 1 * * *" } });
+  // P2P preheat: a Dragonfly instance the world answers for, made the default as Harbor's UI does
+  // (an update), and a policy of team_a preheating its release tags on push.
+  const p = POPULATED.preheat;
+  control.preheat.addProvider(p.endpoint);
+  const dragonfly = {
+    name: p.instance,
+    description: "EU seed peers",
+    vendor: "dragonfly",
+    endpoint: p.endpoint,
+    auth_mode: "NONE",
+    enabled: true,
+    default: false,
+    insecure: false,
+  };
+  await h.preheat.createInstance(dragonfly);
+  const instance = await h.preheat.getInstance(p.instance);
+  await h.preheat.updateInstance(p.instance, { ...dragonfly, id: instance.id, default: true });
+  await h.preheat.createPolicy(p.policy.project, {
+    name: p.policy.name,
+    provider_id: instance.id as number,
+    filters: JSON.stringify([
+      { type: "repository", value: "**" },
+      { type: "tag", value: "v*" },
+    ]),
+    trigger: JSON.stringify({ type: "event_based", trigger_setting: {} }),
+    enabled: true,
+  });
   if (o.credentials) {
     const c = POPULATED.registryWithCredentials;
     await h.registries.create({

@@ -1,6 +1,7 @@
 // The operator's objects as tests write them and read them back: a builder per kind (its spec typed
 // from src/api, the connection defaulted to the fixtures' "harbor"), Secrets, the status a test
 // looks at (conditions, Ready), the Events of an object, and the credentials a Secret delivers.
+
 import { z } from "zod";
 import {
   type HarborAuditLogPurgeSpec,
@@ -14,6 +15,11 @@ import {
   USABLE_AS_ANNOTATION,
   WATCH_LABEL,
 } from "../../src/api/common.ts";
+import {
+  type HarborConfigurationSpec,
+  type HarborConfigurationStatus,
+  harborConfiguration,
+} from "../../src/api/configuration.ts";
 import {
   type ClusterHarborConnectionSpec,
   type ConnectionStatus,
@@ -47,6 +53,16 @@ import {
   type HarborProjectMemberStatus,
   harborProjectMember,
 } from "../../src/api/member.ts";
+import {
+  type HarborPreheatInstanceSpec,
+  type HarborPreheatInstanceStatus,
+  harborPreheatInstance,
+} from "../../src/api/preheat-instance.ts";
+import {
+  type HarborPreheatPolicySpec,
+  type HarborPreheatPolicyStatus,
+  harborPreheatPolicy,
+} from "../../src/api/preheat-policy.ts";
 import { type HarborProjectSpec, type HarborProjectStatus, harborProject } from "../../src/api/project.ts";
 import {
   type HarborRegistrySpec,
@@ -69,11 +85,13 @@ import {
   harborRetentionPolicy,
 } from "../../src/api/retention.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../src/api/robot.ts";
+import { type HarborScanAllSpec, type HarborScanAllStatus, harborScanAll } from "../../src/api/scan-all.ts";
 import {
   type HarborScannerRegistrationSpec,
   type HarborScannerRegistrationStatus,
   harborScannerRegistration,
 } from "../../src/api/scanner.ts";
+import { type HarborUserSpec, type HarborUserStatus, harborUser } from "../../src/api/user.ts";
 import {
   type HarborUserGroupSpec,
   type HarborUserGroupStatus,
@@ -261,6 +279,37 @@ export const immutableTagRule = (
   spec: Partial<SpecInput<typeof HarborImmutableTagRuleSpec>> = {},
   meta?: Meta,
 ) => manifest(harborImmutableTagRule.kind, name, { ...HARBOR, projectRef: { name: project }, ...spec }, meta);
+/** A HarborConfiguration through the "harbor" connection; only the fields given are managed. */
+export const configuration = (
+  name: string,
+  spec: SpecInput<typeof HarborConfigurationSpec> = {},
+  meta?: Meta,
+) => manifest(harborConfiguration.kind, name, { ...HARBOR, ...spec }, meta);
+
+/** A HarborUser through the "harbor" connection; it needs an email. */
+export const user = (name: string, spec: SpecInput<typeof HarborUserSpec>, meta?: Meta) =>
+  manifest(harborUser.kind, name, { ...HARBOR, ...spec }, meta);
+/** A HarborScanAll through the "harbor" connection, Daily unless the spec says otherwise. */
+export const scanAll = (name: string, spec: SpecInput<typeof HarborScanAllSpec> = {}, meta?: Meta) =>
+  manifest(harborScanAll.kind, name, { ...HARBOR, schedule: { type: "Daily" }, ...spec }, meta);
+
+/**
+ * A HarborPreheatInstance through the "harbor" connection: a Dragonfly at `endpoint` unless the spec
+ * says otherwise. The emulator's Harbor reaches only providers a test put there
+ * (`emulator.control.preheat.addProvider(endpoint)`).
+ */
+export const preheatInstance = (
+  name: string,
+  spec: SpecInput<typeof HarborPreheatInstanceSpec> = {},
+  meta?: Meta,
+) => manifest(harborPreheatInstance.kind, name, { ...HARBOR, vendor: "dragonfly", ...spec }, meta);
+
+/** A HarborPreheatPolicy through the "harbor" connection; it needs projectRef and instanceRef. */
+export const preheatPolicy = (
+  name: string,
+  spec: SpecInput<typeof HarborPreheatPolicySpec> = {},
+  meta?: Meta,
+) => manifest(harborPreheatPolicy.kind, name, { ...HARBOR, ...spec }, meta);
 
 export interface SecretOptions extends Meta {
   type?: string;
@@ -324,6 +373,11 @@ export type AuditLogPurgeCR = Resource<HarborAuditLogPurgeStatus>;
 export type JobServiceCR = Resource<HarborJobServiceStatus>;
 export type RetentionPolicyCR = Resource<HarborRetentionPolicyStatus>;
 export type ImmutableTagRuleCR = Resource<HarborImmutableTagRuleStatus>;
+export type ConfigurationCR = Resource<HarborConfigurationStatus>;
+export type UserCR = Resource<HarborUserStatus>;
+export type ScanAllCR = Resource<HarborScanAllStatus>;
+export type PreheatInstanceCR = Resource<HarborPreheatInstanceStatus>;
+export type PreheatPolicyCR = Resource<HarborPreheatPolicyStatus>;
 
 interface WithConditions {
   metadata: { generation?: number };

@@ -7,7 +7,7 @@
 // Whether a project is a proxy cache, and of which registry, Harbor fixes at creation; so does it
 // drop content trust on proxy-cache projects: such differences are reported, never "corrected".
 import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
-import { STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
+import { formatStorage, STORAGE_LIMIT, storageBytes } from "../../api/quantity.ts";
 import { Severity } from "../../harbor/model/enums.ts";
 import type {
   PersistedProject,
@@ -87,14 +87,6 @@ const FLAGS: ReadonlyArray<[FlagField, string]> = [
   ["reuseSystemCveAllowlist", "reuse_sys_cve_allowlist"],
 ];
 
-const BINARY_UNITS: ReadonlyArray<[string, number]> = [
-  ["Pi", 2 ** 50],
-  ["Ti", 2 ** 40],
-  ["Gi", 2 ** 30],
-  ["Mi", 2 ** 20],
-  ["Ki", 2 ** 10],
-];
-
 /**
  * "10Gi" → bytes; "unlimited" and "-1" → -1. A value Harbor cannot store (the CRD refuses most;
  * "1.5" bytes only the operator sees) stalls the resource: no retry makes it usable.
@@ -106,14 +98,8 @@ export function parseStorageQuantity(text: string): number {
   return bytes;
 }
 
-/** Bytes → the shortest exact binary quantity ("10Gi"), or "unlimited" for -1. */
-export function formatStorage(bytes: number): string {
-  if (bytes < 0) return "unlimited";
-  for (const [unit, size] of BINARY_UNITS) {
-    if (bytes >= size && bytes % size === 0) return `${bytes / size}${unit}`;
-  }
-  return String(bytes);
-}
+/** Where the CLI and the tests look for it; it lives with the other quantity helpers. */
+export { formatStorage };
 
 /** Spec fields that map to project metadata a Harbor release does not have yet. */
 const FIELDS_SINCE: ReadonlyArray<{

@@ -17,6 +17,10 @@ const PHRASE: Record<SecretUse, string> = {
   "webhook-auth-header": "a webhook auth header",
   "registry-credential": "a registry credential",
   "scanner-credential": "a scanner credential",
+  "ldap-bind-password": "an LDAP bind password",
+  "oidc-client-secret": "an OIDC client secret",
+  "harbor-user-password": "a Harbor user's password",
+  "preheat-credential": "a preheat provider credential",
 };
 
 /** The known uses the annotation names, in its order (spaces around commas allowed). */

@@ -35,7 +35,7 @@ export function identify(world: World, headers: IncomingHttpHeaders): { caller: 
   if (colon < 0) return anonymous;
   const name = decoded.slice(0, colon);
   const secret = decoded.slice(colon + 1);
-  if (name.startsWith(ROBOT_PREFIX)) {
+  if (name.startsWith(world.config.robotPrefix)) {
     const robot = world.robots.authenticate(name, secret);
     if (robot) return { caller: { kind: "robot", robot }, delayMs: 0 };
   }

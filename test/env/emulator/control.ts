@@ -32,6 +32,7 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
       advance: (ms: number): void => world.clock.advance(ms),
     },
     users: {
+      ...areas.users.control(world),
       add: (u: { username: string; password: string; sysadmin?: boolean }) => {
         const rec = world.identities.add(u);
         return { user_id: rec.user_id, username: rec.username };
@@ -65,6 +66,9 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     system: areas.system.control(world),
     retention: areas.retention.control(world),
     immutable: areas.immutable.control(world),
+    configurations: areas.configurations.control(world),
+    scanAll: areas.scanAll.control(world),
+    preheat: areas.preheat.control(world),
   };
 }
 

@@ -135,10 +135,15 @@ export class Counters {
     return n;
   }
 
-  /** Requests that may change something in Harbor: every method but GET and HEAD. */
+  /**
+   * Requests that may change something in Harbor: every method but GET and HEAD, except the pings
+   * (pingScanner, pingRegistry, pingLdap, PingInstances), which Harbor takes as POST but which only
+   * ask whether a service answers.
+   */
   writes(): number {
     let n = 0;
-    for (const r of this.#counts.values()) if (r.method !== "GET" && r.method !== "HEAD") n += r.count;
+    for (const r of this.#counts.values())
+      if (r.method !== "GET" && r.method !== "HEAD" && !/^ping/i.test(r.op)) n += r.count;
     return n;
   }
 

@@ -25,9 +25,11 @@ export interface UserRecord {
   sysadmin: boolean;
   realname: string;
   email: string;
+  comment: string;
   /** Where the user came from: "local" or "ldap". */
   source: "local" | "ldap";
   creation_time: string;
+  update_time: string;
 }
 
 export class Identities {
@@ -50,8 +52,10 @@ export class Identities {
       sysadmin: true,
       realname: "system admin",
       email: "admin@example.com",
+      comment: "admin user",
       source: "local",
       creation_time: world.nowText(),
+      update_time: world.nowText(),
     });
   }
 
@@ -65,6 +69,7 @@ export class Identities {
     sysadmin?: boolean;
     realname?: string;
     email?: string;
+    comment?: string;
     source?: "local" | "ldap";
   }): UserRecord {
     if (this.byName(u.username)) throw new Error(`user ${u.username} already exists`);
@@ -76,8 +81,10 @@ export class Identities {
       sysadmin: u.sysadmin ?? false,
       realname: u.realname ?? u.username,
       email: u.email ?? `${u.username}@example.com`,
+      comment: u.comment ?? "",
       source: u.source ?? "local",
       creation_time: this.#world.nowText(),
+      update_time: this.#world.nowText(),
     };
     this.#users.set(id, rec);
     return rec;
@@ -90,6 +97,11 @@ export class Identities {
 
   byId(id: number): UserRecord | undefined {
     return this.#users.get(id);
+  }
+
+  /** Removes a user (Harbor marks it deleted and frees its name and email). */
+  delete(id: number): void {
+    this.#users.delete(id);
   }
 
   byName(username: string): UserRecord | undefined {

@@ -4,17 +4,20 @@
 // a registry referenced by a replication policy or a proxy-cache project cannot be deleted. The
 // World also says which Harbor release it models (`version`), for the areas that differ by release.
 
+import { ConfigStore } from "./areas/configurations.ts";
 import { GcStore } from "./areas/gc.ts";
 import { ImmutableStore } from "./areas/immutable.ts";
 import { JobServiceStore } from "./areas/jobservice.ts";
 import { LabelStore } from "./areas/labels.ts";
 import { LdapStore } from "./areas/ldap.ts";
+import { PreheatStore } from "./areas/preheat.ts";
 import { ProjectStore } from "./areas/projects.ts";
 import { PurgeStore } from "./areas/purge.ts";
 import { RegistryStore } from "./areas/registries.ts";
 import { ReplicationStore } from "./areas/replication.ts";
 import { RetentionStore } from "./areas/retention.ts";
 import { RobotStore } from "./areas/robots.ts";
+import { ScanAllStore } from "./areas/scan-all.ts";
 import { ScannerStore } from "./areas/scanners.ts";
 import { UserGroupStore } from "./areas/usergroups.ts";
 import { WebhookStore } from "./areas/webhooks.ts";
@@ -84,6 +87,7 @@ export class World {
   readonly version: HarborVersion;
   readonly audit: AuditLog;
   readonly identities: Identities;
+  readonly config: ConfigStore;
   readonly projects: ProjectStore;
   readonly labels: LabelStore;
   readonly robots: RobotStore;
@@ -98,12 +102,15 @@ export class World {
   readonly webhooks: WebhookStore;
   readonly retention: RetentionStore;
   readonly immutable: ImmutableStore;
+  readonly scanAll: ScanAllStore;
+  readonly preheat: PreheatStore;
 
   constructor(o: WorldOptions) {
     this.random = mulberry32(o.seed ?? 42);
     this.version = new HarborVersion(o.harborVersion);
     this.audit = new AuditLog(this);
     this.identities = new Identities(this, o.adminPassword, o.loginFreezeMs);
+    this.config = new ConfigStore(this);
     this.projects = new ProjectStore(this);
     this.labels = new LabelStore(this);
     this.robots = new RobotStore(this);
@@ -118,6 +125,8 @@ export class World {
     this.webhooks = new WebhookStore(this);
     this.retention = new RetentionStore(this);
     this.immutable = new ImmutableStore(this);
+    this.scanAll = new ScanAllStore(this);
+    this.preheat = new PreheatStore(this);
   }
 
   now(): number {

@@ -56,11 +56,11 @@ describe("in sync", () => {
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^= HarborProject library: in sync$/m);
     expect(r.stdout).toMatch(/^= HarborWebhookPolicy [^ ]+ \("Notify CI"\): in sync$/m);
-    expect(r.stdout).toMatch(/all 33 resources match Harbor\n$/);
+    expect(r.stdout).toMatch(/all 39 resources match Harbor\n$/);
     const json = JSON.parse((await runAgainst(h.emulator, ["diff", dir, "-q", "-o", "json"])).stdout) as {
       resources: Array<{ state: string }>;
     };
-    expect(json.resources.map((x) => x.state)).toEqual(Array(33).fill("in-sync"));
+    expect(json.resources.map((x) => x.state)).toEqual(Array(39).fill("in-sync"));
   });
 });
 
@@ -93,7 +93,7 @@ describe("drift", () => {
     expect(r.stdout).toMatch(
       /^~ HarborRobot scanner.sys: 1 field\(s\) differ\n {4}disabled: folder false, Harbor true$/m,
     );
-    expect(r.stdout).toMatch(/2 of 33 resources differ from Harbor/);
+    expect(r.stdout).toMatch(/2 of 39 resources differ from Harbor/);
     const yaml = parse((await runAgainst(h.emulator, ["diff", dir, "-q", "-o", "yaml"])).stdout) as {
       resources: Array<{ name: string; state: string; fields: unknown[] }>;
     };
@@ -131,6 +131,9 @@ describe("drift", () => {
     await h.admin.jobService.actOnQueue(POPULATED.pausedQueue, "resume");
     const clair = (await h.admin.scanners.list()).find((x) => x.name === POPULATED.scanners.other);
     await h.admin.scanners.setDefault(clair?.uuid as string);
+    const bob = await h.admin.users.byName(POPULATED.apiUser.name);
+    await h.admin.users.setSysAdmin(bob?.user_id as number, false);
+    await h.admin.system.updateConfigurations({ token_expiration: 15 });
     try {
       const r = await runAgainst(h.emulator, ["diff", dir, "-q"]);
       expect(r.code).toBe(2);
@@ -149,6 +152,12 @@ describe("drift", () => {
       expect(r.stdout).toMatch(
         /^~ HarborScannerRegistration \S+ \("Trivy Adapter"\): 1 field\(s\) differ\n {4}default: folder true, Harbor false$/m,
       );
+      expect(r.stdout).toMatch(
+        /^~ HarborUser \S+ \("bob_builder"\): 1 field\(s\) differ\n {4}admin: folder true, Harbor false$/m,
+      );
+      expect(r.stdout).toMatch(
+        /^~ HarborConfiguration configuration: 1 field\(s\) differ\n {4}tokenExpirationMinutes: folder 45, Harbor 15$/m,
+      );
       // The project that follows Harbor's default scanner follows it: no difference there.
       expect(r.stdout).toMatch(/^= HarborProject team-b: in sync$/m);
     } finally {
@@ -165,6 +174,10 @@ describe("drift", () => {
       await h.admin.jobService.actOnQueue(POPULATED.pausedQueue, "pause");
       const trivy = (await h.admin.scanners.list()).find((x) => x.name === POPULATED.scanners.default);
       await h.admin.scanners.setDefault(trivy?.uuid as string);
+      await h.admin.users.setSysAdmin(bob?.user_id as number, true);
+      await h.admin.system.updateConfigurations({
+        token_expiration: POPULATED.configuration.tokenExpiration,
+      });
     }
     expect((await runAgainst(h.emulator, ["diff", dir, "-q"])).code).toBe(0);
   });

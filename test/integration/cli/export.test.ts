@@ -114,9 +114,18 @@ describe("the files", () => {
     expect(byKind("HarborScannerRegistration")).toEqual(["Clair (legacy)", "Trivy Adapter"]);
     expect(byKind("HarborLabel")).toEqual(["Release: Approved", "needs review"]);
     expect(byKind("HarborUserGroup")).toEqual(["/platform/admins", "Ops Team"]);
+    expect(byKind("HarborUser")).toEqual(["alice", "bob_builder"]);
     expect(resources(out).filter((d) => d.kind === "HarborRetentionPolicy")).toHaveLength(2);
     expect(resources(out).filter((d) => d.kind === "HarborImmutableTagRule")).toHaveLength(2);
-    for (const kind of ["HarborGarbageCollection", "HarborAuditLogPurge", "HarborJobService"])
+    expect(byKind("HarborPreheatInstance")).toEqual(["Dragonfly_EU"]);
+    expect(byKind("HarborPreheatPolicy")).toEqual(["Releases"]);
+    for (const kind of [
+      "HarborGarbageCollection",
+      "HarborAuditLogPurge",
+      "HarborJobService",
+      "HarborConfiguration",
+      "HarborScanAll",
+    ])
       expect(resources(out).filter((d) => d.kind === kind)).toHaveLength(1);
     for (const [path, text] of all) {
       if (!path.startsWith("harbor")) continue;
@@ -251,6 +260,20 @@ describe("the files", () => {
     expect(one("HarborAuditLogPurge")).toMatchObject({ schedule: { type: "Weekly" }, retentionHours: 720 });
     expect(one("HarborAuditLogPurge")).not.toHaveProperty("includeOperations");
     expect(one("HarborJobService")).toMatchObject({ queues: [{ jobType: "RETENTION", paused: true }] });
+    expect(one("HarborUser", "bob_builder")).toMatchObject({
+      name: "bob_builder",
+      email: POPULATED.apiUser.email,
+      realname: POPULATED.apiUser.realname,
+      comment: POPULATED.apiUser.comment,
+      admin: true,
+      managePassword: false,
+    });
+    expect(one("HarborConfiguration")).toMatchObject({
+      tokenExpirationMinutes: POPULATED.configuration.tokenExpiration,
+      robotTokenDurationDays: POPULATED.configuration.robotDays,
+      banner: { message: POPULATED.configuration.banner, type: "warning", closable: true },
+      cveAllowlist: { items: [POPULATED.systemCve] },
+    });
   });
 
   test("no secret value in any file or output", () => {
@@ -260,7 +283,7 @@ describe("the files", () => {
 
   test("the summary: per kind, exported and skipped; where the files went", () => {
     for (const k of MANAGED_KINDS) expect(result.stdout).toMatch(new RegExp(`${k.def.kind}\\s+\\d+\\s+0`));
-    expect(result.stdout).toMatch(/Wrote 34 resources to .* and 2 Secret stubs to fill in/);
+    expect(result.stdout).toMatch(/Wrote 40 resources to .* and 2 Secret stubs to fill in/);
     expect(result.stderr).toMatch(/^Reading Harbor at http:\/\/127\.0\.0\.1:\d+\n/);
   });
 });
@@ -275,7 +298,7 @@ describe("the same bytes again, and --check", () => {
 
     const same = await runAgainst(h.emulator, ["export", "--out", a, "--check", "-q"]);
     expect(same.code).toBe(0);
-    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(34 resources\)/);
+    expect(same.stdout).toMatch(/is what an export of http:\/\/127\.0\.0\.1:\d+ writes \(40 resources\)/);
 
     await h.admin.projects.update("team-b", { metadata: { public: "false" } });
     await h.admin.projects.create({ project_name: "newcomer" });
@@ -330,6 +353,8 @@ describe("what to export", () => {
     ).toEqual([
       "HarborImmutableTagRule tags v*",
       "HarborLabel needs review",
+      "HarborPreheatInstance Dragonfly_EU", // the preheat policy's instance: it goes along
+      "HarborPreheatPolicy Releases",
       "HarborProject team_a",
       `HarborProjectMember group ${kubernetesName("Ops Team")}`, // by reference: the group goes along
       "HarborProjectMember user admin",
@@ -405,7 +430,7 @@ describe("what to export", () => {
       secretStubs: string[];
       kinds: unknown[];
     };
-    expect(j.resources).toHaveLength(34);
+    expect(j.resources).toHaveLength(40);
     expect(j.resources).toContainEqual(
       expect.objectContaining({ kind: "HarborWebhookPolicy", harborName: "Notify CI" }),
     );

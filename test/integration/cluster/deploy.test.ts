@@ -2,6 +2,7 @@
 // examples pass a server-side dry run; and the operator, run with nothing but the ServiceAccount
 // and RBAC of deploy/ (a token minted for that ServiceAccount), brings every example to Ready
 // without a single forbidden request, while the permissions it lacks stay lacking.
+
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { API_VERSION } from "../../../src/api/common.ts";
 import { harborRobot } from "../../../src/api/robot.ts";
+import { harborUser } from "../../../src/api/user.ts";
 import { ALL_DEFINITIONS } from "../../../src/controllers/registry.ts";
 import { adminKubectl } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
@@ -376,6 +378,10 @@ describe("the operator with the RBAC of deploy/", () => {
       ...examples
         .filter((o) => o.kind === harborRobot.kind)
         .map((o) => (o.spec?.secret as { name?: string } | undefined)?.name ?? o.metadata.name),
+      // A HarborUser without passwordSecretRef writes its generated password into a Secret it owns.
+      ...examples
+        .filter((o) => o.kind === harborUser.kind)
+        .map((o) => (o.spec?.generatedSecretName as string | undefined) ?? `${o.metadata.name}-harbor-user`),
     ];
     expect(allowed).toContain(`${sharedConnection}-credentials`);
     for (const name of named) expect(allowed).toContain(name);

@@ -1,10 +1,12 @@
 // Every API area of the emulator, in one list.
+import { area as configurations } from "./configurations.ts";
 import { area as gc } from "./gc.ts";
 import { area as immutable } from "./immutable.ts";
 import { area as jobservice } from "./jobservice.ts";
 import { area as labels } from "./labels.ts";
 import { area as ldap } from "./ldap.ts";
 import { area as members } from "./members.ts";
+import { area as preheat } from "./preheat.ts";
 import { area as projectMetadata } from "./project-metadata.ts";
 import { area as projects } from "./projects.ts";
 import { area as purge } from "./purge.ts";
@@ -14,9 +16,11 @@ import { area as registryAuth } from "./registry-auth.ts";
 import { area as replication } from "./replication.ts";
 import { area as retention } from "./retention.ts";
 import { area as robots } from "./robots.ts";
+import { area as scanAll } from "./scan-all.ts";
 import { area as scanners } from "./scanners.ts";
 import { area as system } from "./system.ts";
 import { area as userGroups } from "./usergroups.ts";
+import { area as users } from "./users.ts";
 import { area as webhooks } from "./webhooks.ts";
 
 export const areas = {
@@ -39,4 +43,8 @@ export const areas = {
   retention,
   immutable,
   projectMetadata,
+  configurations,
+  users,
+  scanAll,
+  preheat,
 };

@@ -5,8 +5,25 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { type AuditEntry, auditWrite } from "../audit.ts";
-import { type Caller, canProject, canSystem, projectAccess, ROLES, requireAuthenticated } from "../auth.ts";
-import { badRequest, conflict, forbidden, internal, notFound, precondition } from "../errors.ts";
+import {
+  type Caller,
+  canProject,
+  canSystem,
+  isSysAdmin,
+  projectAccess,
+  ROLES,
+  requireAuthenticated,
+  requireProject,
+} from "../auth.ts";
+import {
+  badRequest,
+  conflict,
+  forbidden,
+  internal,
+  notFound,
+  precondition,
+  unauthorized,
+} from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply, page } from "../listing.ts";
 import { type Ctx, inInt4, int4Overflow, ok, parseInt64, type RouteSpec } from "../router.ts";
@@ -77,8 +94,6 @@ const QUOTA_ID_OFFSET = 100;
 
 export const PROJECT_NAME = /^[a-z0-9]+(?:[._-][a-z0-9]+)*$/;
 const NAME_MAX = 255;
-/** The system's storage_per_project default: unlimited. */
-export const DEFAULT_STORAGE_LIMIT = -1;
 /** Harbor's upper bound for a storage quota: 1024 TB. */
 const MAX_STORAGE_LIMIT = 1024 * 1024 ** 4;
 /** Registry types Harbor accepts as a proxy-cache upstream (its default permitted list). */
@@ -264,7 +279,7 @@ export class ProjectStore {
   }
 
   /**
-   * Deletes the project and what Harbor deletes with it: robots, project labels, its quota (which
+   * Deletes the project and what Harbor deletes with it: robots, project labels, preheat policies, its quota (which
    * lives on the record). Its webhook policies stay, as in Harbor (they outlive the project in the
    * database, out of the API's reach).
    */
@@ -274,6 +289,7 @@ export class ProjectStore {
     this.#world.labels.deleteByProject(project.project_id);
     this.#world.retention.deleteByProject(project.project_id);
     this.#world.immutable.deleteByProject(project.project_id);
+    this.#world.preheat.deleteByProject(project.project_id);
     this.#projects.delete(project.project_id);
   }
 }
@@ -477,8 +493,12 @@ const routes: RouteSpec[] = [
       if (registryId !== undefined && !admin) {
         throw forbidden("Only system admin can create proxy cache project");
       }
+      if (!admin && ctx.world.config.get("project_creation_restriction") === "adminonly") {
+        throw forbidden("Only system admin can create project");
+      }
       let storageLimit = b.storage_limit ?? 0;
-      if (storageLimit === 0 || !admin) storageLimit = DEFAULT_STORAGE_LIMIT;
+      // The default is the system's storage_per_project (unlimited unless configured).
+      if (storageLimit === 0 || !admin) storageLimit = Number(ctx.world.config.get("storage_per_project"));
 
       const metadata = requestedMetadata(ctx.world, b.metadata);
       // The deprecated top-level `public` counts only when metadata.public is not given.
@@ -634,6 +654,38 @@ const routes: RouteSpec[] = [
       ctx.world.projects.delete(project);
       audit(ctx, project, "delete");
       return ok();
+    },
+  },
+  {
+    op: "listRepositories",
+    method: "GET",
+    path: "/projects/{project_name}/repositories",
+    paged: true,
+    query: { q: { type: "string" }, sort: { type: "string" } },
+    handle(ctx) {
+      // The path takes a name only (no X-Is-Resource-Name); a project without repositories is [].
+      const name = ctx.params.project_name as string;
+      const project = ctx.world.projects.byName(name);
+      if (!project) {
+        if (ctx.caller.kind === "anonymous") throw unauthorized();
+        if (!isSysAdmin(ctx.caller)) throw forbidden();
+        throw notFound(`project ${name} not found`);
+      }
+      requireProject(ctx, project, "repository", "list");
+      const items = [...project.repositories.values()].map((r) => ({
+        project_id: project.project_id,
+        name: `${project.name}/${r.name}`,
+        artifact_count: r.artifact_count,
+        pull_count: r.pull_count,
+        creation_time: r.creation_time,
+        update_time: r.update_time,
+      }));
+      return listReply(
+        ctx,
+        items,
+        { name: (r) => r.name },
+        { defaultOrder: (a, b) => (a.name < b.name ? -1 : 1) },
+      );
     },
   },
   {

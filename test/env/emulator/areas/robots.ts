@@ -20,14 +20,7 @@
 import { createHash, randomBytes, randomInt, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
-import {
-  type Caller,
-  isSysAdmin,
-  projectAccess,
-  ROBOT_PREFIX,
-  requireAuthenticated,
-  requireSystem,
-} from "../auth.ts";
+import { type Caller, isSysAdmin, projectAccess, requireAuthenticated, requireSystem } from "../auth.ts";
 import { badRequest, conflict, denied, notFound } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply, parseQ } from "../listing.ts";
@@ -232,7 +225,7 @@ export class RobotStore {
     const rec: RobotRecord = {
       id: this.#world.ids.next("robot"),
       name: stored,
-      fullName: ROBOT_PREFIX + stored,
+      fullName: this.#world.config.robotPrefix + stored,
       // Harbor derives the level from the project id.
       level: projectId === 0 ? "system" : "project",
       project_id: projectId,
@@ -317,6 +310,15 @@ export class RobotStore {
   delete(id: number): void {
     this.#robots.delete(id);
     this.#secrets.delete(id);
+  }
+
+  /**
+   * A new robot_name_prefix: Harbor stores robots without it and adds the current one when it shows
+   * a robot or logs one in, so every robot (but legacy ones, shown as stored) takes the new prefix.
+   */
+  renamePrefix(prefix: string): void {
+    for (const r of this.#robots.values())
+      if (r.editable || this.#secrets.has(r.id)) r.fullName = prefix + r.name;
   }
 
   /** The robot for basic-auth credentials, or undefined (wrong secret, disabled, expired). */

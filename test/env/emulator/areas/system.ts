@@ -1,8 +1,8 @@
-// The system area: /systeminfo (anonymous callers see a subset, as in Harbor), /users/current (401
-// for anonymous callers, 412 for robots, which have no user record) and the read side of
-// /configurations limited to the auth mode and the LDAP settings. The auth mode is the one the ldap
-// area keeps, so systeminfo, configurations, LDAP ping and user groups always agree.
-import { requireAuthenticated, requireSystem } from "../auth.ts";
+// The system area: /systeminfo (anonymous callers see a subset, as in Harbor) and /users/current
+// (401 for anonymous callers, 412 for robots, which have no user record). The settings systeminfo
+// shows are the configurations area's, so systeminfo, configurations, LDAP ping and user groups
+// always agree.
+import { requireAuthenticated } from "../auth.ts";
 import { precondition } from "../errors.ts";
 import { ok, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
@@ -11,8 +11,6 @@ import type { AuthMode } from "./ldap.ts";
 
 interface SystemState {
   harborVersion: string;
-  selfRegistration: boolean;
-  readOnly: boolean;
 }
 
 // The World holds the stores of every area; this area's few settings hang off it here instead.
@@ -21,7 +19,7 @@ const states = new WeakMap<World, SystemState>();
 function state(world: World): SystemState {
   let s = states.get(world);
   if (!s) {
-    s = { harborVersion: world.version.display, selfRegistration: false, readOnly: false };
+    s = { harborVersion: world.version.display };
     states.set(world, s);
   }
   return s;
@@ -39,12 +37,13 @@ const routes: RouteSpec[] = [
     path: "/systeminfo",
     handle(ctx) {
       const s = state(ctx.world);
+      const config = ctx.world.config;
       const open = {
         auth_mode: authModeName(ctx.world.ldap.authMode),
-        primary_auth_mode: false,
-        self_registration: s.selfRegistration,
+        primary_auth_mode: config.get("primary_auth_mode"),
+        self_registration: config.get("self_registration"),
         harbor_version: s.harborVersion,
-        banner_message: "",
+        banner_message: config.get("banner_message"),
         // A pointer Harbor always sets: "" when OIDC is not the auth mode or has no provider name.
         oidc_provider_name: "",
       };
@@ -56,11 +55,11 @@ const routes: RouteSpec[] = [
         current_time: ctx.world.nowText(),
         registry_url: host,
         external_url: `http://${host}`,
-        project_creation_restriction: "everyone",
+        project_creation_restriction: config.get("project_creation_restriction"),
         has_ca_root: false,
-        read_only: s.readOnly,
+        read_only: config.get("read_only"),
         registry_storage_provider_name: "filesystem",
-        notification_enable: true,
+        notification_enable: config.get("notification_enable"),
       });
     },
   },
@@ -88,29 +87,6 @@ const routes: RouteSpec[] = [
       });
     },
   },
-  {
-    op: "getConfigurations",
-    method: "GET",
-    path: "/configurations",
-    handle(ctx) {
-      requireSystem(ctx, "configuration", "read");
-      const ldap = ctx.world.ldap.config;
-      const item = <T>(value: T) => ({ value, editable: true });
-      return ok({
-        auth_mode: item(authModeName(ctx.world.ldap.authMode)),
-        self_registration: item(state(ctx.world).selfRegistration),
-        ldap_url: item(ldap.url),
-        ldap_search_dn: item(ldap.searchDn),
-        ldap_base_dn: item(ldap.baseDn),
-        ldap_group_base_dn: item(ldap.groupBaseDn),
-        ldap_filter: item(""),
-        ldap_uid: item("uid"),
-        ldap_scope: item(2),
-        ldap_timeout: item(5),
-        ldap_verify_cert: item(ldap.verifyCert),
-      });
-    },
-  },
 ];
 
 export const area = defineArea({
@@ -124,10 +100,10 @@ export const area = defineArea({
       state(world).harborVersion = version;
     },
     setSelfRegistration(enabled: boolean): void {
-      state(world).selfRegistration = enabled;
+      world.config.update({ self_registration: enabled });
     },
     setReadOnly(readOnly: boolean): void {
-      state(world).readOnly = readOnly;
+      world.config.update({ read_only: readOnly });
     },
   }),
 });

@@ -1,0 +1,150 @@
+// HarborPreheatPolicy ⇄ Harbor preheat policy, as pure functions.
+//
+// Harbor keeps filters and trigger as JSON text: filters a list of {type, value}, the trigger
+// {type, trigger_setting: {cron}}. It stores them as sent (a scheduled trigger is written again in
+// its own encoding once scheduled), so both are compared by meaning, never as text. A policy's scope
+// is compared only when Harbor shows one.
+import { z } from "zod";
+import type { HarborPreheatPolicySpec } from "../../api/preheat-policy.ts";
+import type { PreheatPolicy, PreheatPolicyReq } from "../../harbor/preheat.ts";
+import type { SpecFields } from "../shared/export.ts";
+
+/** A policy Harbor holds, so with its id. */
+export type ObservedPolicy = PreheatPolicy & { id: number };
+
+interface Filter {
+  type?: unknown;
+  value?: unknown;
+}
+
+/** The filters as Harbor takes them: repository and tag always, label when the spec names labels. */
+export function filtersText(spec: HarborPreheatPolicySpec): string {
+  const f: Filter[] = [
+    { type: "repository", value: spec.filters.repository },
+    { type: "tag", value: spec.filters.tag },
+  ];
+  if (spec.filters.labels?.length) f.push({ type: "label", value: spec.filters.labels });
+  return JSON.stringify(f);
+}
+
+export function triggerText(spec: HarborPreheatPolicySpec): string {
+  return JSON.stringify({ type: spec.trigger.type, trigger_setting: { cron: spec.trigger.cron ?? "" } });
+}
+
+export function policyRequest(
+  spec: HarborPreheatPolicySpec,
+  name: string,
+  instanceId: number,
+  current?: ObservedPolicy,
+): PreheatPolicyReq {
+  return {
+    ...(current ? { id: current.id } : {}),
+    name,
+    description: spec.description ?? current?.description ?? "",
+    provider_id: instanceId,
+    filters: filtersText(spec),
+    trigger: triggerText(spec),
+    enabled: spec.enabled,
+    scope: spec.scope,
+  };
+}
+
+function parse(text: string | undefined): unknown {
+  try {
+    return JSON.parse(text ?? "");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Harbor's filters read back: repository, tag and the sorted labels (undefined when absent). */
+export function readFilters(text: string | undefined): {
+  repository?: string;
+  tag?: string;
+  labels?: string[];
+} {
+  const list = parse(text);
+  const out: { repository?: string; tag?: string; labels?: string[] } = {};
+  if (!Array.isArray(list)) return out;
+  for (const f of list as Filter[]) {
+    if (f?.type === "repository" && typeof f.value === "string") out.repository = f.value;
+    else if (f?.type === "tag" && typeof f.value === "string") out.tag = f.value;
+    else if (f?.type === "label" && Array.isArray(f.value))
+      out.labels = (f.value as unknown[]).filter((v): v is string => typeof v === "string").sort();
+    else if (f?.type !== undefined) (out as Record<string, unknown>)[`other:${String(f.type)}`] = f.value;
+  }
+  return out;
+}
+
+export function readTrigger(text: string | undefined): { type?: string; cron?: string } {
+  const t = parse(text) as { type?: unknown; trigger_setting?: { cron?: unknown } } | undefined;
+  return {
+    ...(typeof t?.type === "string" ? { type: t.type } : {}),
+    ...(typeof t?.trigger_setting?.cron === "string" && t.trigger_setting.cron !== ""
+      ? { cron: t.trigger_setting.cron }
+      : {}),
+  };
+}
+
+/** The spec fields whose Harbor value differs. */
+export function diff(
+  spec: HarborPreheatPolicySpec,
+  name: string,
+  instanceId: number | undefined,
+  o: PreheatPolicy,
+): string[] {
+  const out: string[] = [];
+  if ((o.name ?? "") !== name) out.push("name");
+  if (spec.description !== undefined && (o.description ?? "") !== spec.description) out.push("description");
+  if (instanceId !== undefined && o.provider_id !== instanceId) out.push("instanceRef");
+  const f = readFilters(o.filters);
+  const extra = Object.keys(f).some((k) => k.startsWith("other:"));
+  if (f.repository !== spec.filters.repository || extra) out.push("filters.repository");
+  if (f.tag !== spec.filters.tag) out.push("filters.tag");
+  const want = [...(spec.filters.labels ?? [])].sort();
+  if (JSON.stringify(f.labels ?? []) !== JSON.stringify(want)) out.push("filters.labels");
+  const t = readTrigger(o.trigger);
+  if (t.type !== spec.trigger.type) out.push("trigger.type");
+  else if ((t.cron ?? undefined) !== spec.trigger.cron) out.push("trigger.cron");
+  if (o.scope && o.scope !== spec.scope) out.push("scope");
+  if ((o.enabled ?? false) !== spec.enabled) out.push("enabled");
+  return out;
+}
+
+/**
+ * The spec that reproduces a policy: its filters and trigger read back from Harbor's text, the
+ * project and instance named by their exported resources. A filter the spec cannot express
+ * (vulnerability, signature) or a reference not exported skips it.
+ */
+export function specFromPolicy(
+  p: PreheatPolicy,
+  projectName: string | undefined,
+  instanceName: string | undefined,
+): { spec: SpecFields<typeof HarborPreheatPolicySpec> } | { skip: string } {
+  if (!projectName) return { skip: "its project is not exported" };
+  if (!instanceName) return { skip: "its preheat instance is not exported" };
+  const f = readFilters(p.filters);
+  const other = Object.keys(f).filter((k) => k.startsWith("other:"));
+  if (other.length)
+    return { skip: `it filters by ${other.map((k) => k.slice(6)).join(", ")}, which a spec cannot express` };
+  const t = readTrigger(p.trigger);
+  const type = z.enum(["manual", "scheduled", "event_based"]).safeParse(t.type);
+  if (!type.success) return { skip: `its trigger "${t.type ?? ""}" is not one a spec can hold` };
+  const scope = z.enum(["single_peer", "all_peers"]).safeParse(p.scope);
+  return {
+    spec: {
+      name: p.name ?? "",
+      projectRef: { name: projectName },
+      instanceRef: { name: instanceName },
+      ...(p.description ? { description: p.description } : {}),
+      filters: {
+        repository: f.repository ?? "**",
+        tag: f.tag ?? "**",
+        ...(f.labels?.length ? { labels: f.labels } : {}),
+      },
+      trigger: { type: type.data, ...(type.data === "scheduled" && t.cron ? { cron: t.cron } : {}) },
+      ...(scope.success ? { scope: scope.data } : {}),
+      enabled: p.enabled ?? false,
+    },
+  };
+}

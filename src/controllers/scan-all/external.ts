@@ -1,0 +1,151 @@
+// HarborScanAll's ExternalClient: a Harbor's scan-all schedule, one per Harbor. Choices where Harbor
+// leaves room:
+// - The schedule is a setting a Harbor has once: no id (status.harborId is 0), the claim is the
+//   constant "scan-all-schedule", so a second resource for the same Harbor gets Conflict.
+// - Harbor refuses every scan-all call (412) while it has no default scanner: the resource waits,
+//   Ready=False with reason NoDefaultScanner, and looks again.
+// - "Exists" means Harbor has a schedule: one set by someone else is refused under creationPolicy
+//   Create (AlreadyExists) and taken over under Adopt or CreateOrAdopt. Once managed, a schedule
+//   removed in Harbor is drift like any other field, put back and named.
+// - Create and update send PUT /system/scanAll/schedule (Harbor keeps a schedule whose type and
+//   cron are unchanged); deletion (deletionPolicy Delete) sends type None.
+// - Run now (harborconfig.io/runRequestedAt, shared/run-now.ts): POST with type Manual. Harbor's API
+//   names no scan-all execution, so runRequest.executionId is 0, and a start that may have happened
+//   before a crash is taken as done when the newest run is a manual one still going (Harbor would
+//   refuse a second one then anyway, 409). Status shows the newest run's and the newest scheduled
+//   run's progress; while a run goes, the resource is looked at again every 2 s.
+//
+// Harbor requests: observing costs three reads (the schedule and both metrics); the drift sweep
+// reads the same three per Harbor and interval.
+import type { HarborScanAllSpec, HarborScanAllStatus } from "../../api/scan-all.ts";
+import type { HarborClient } from "../../harbor/client.ts";
+import { isHarborError } from "../../harbor/errors.ts";
+import type { AfterSync, ExternalClient } from "../../runtime/managed.ts";
+import { NotReady } from "../../runtime/managed.ts";
+import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { handleRunRequest, type RunNowDeps } from "../shared/run-now.ts";
+import { requireSystemSettings } from "../shared/tenancy.ts";
+import {
+  describe,
+  diff,
+  type ObservedScanAll,
+  runStatus,
+  scheduleFrom,
+  scheduleRequest,
+  status,
+} from "./mapping.ts";
+
+/** Ready=False reason: Harbor has no default scanner, and refuses scan-all calls without one. */
+export const NO_DEFAULT_SCANNER = "NoDefaultScanner";
+
+/** How often a running scan all is looked at. */
+const FOLLOW_MS = 2000;
+
+type Client = ExternalClient<
+  HarborScanAllSpec,
+  ObservedScanAll,
+  HarborConnectionHandle,
+  Record<string, never>,
+  HarborScanAllStatus
+>;
+
+const SETTING_ID = 0;
+
+/** Harbor's 412 for a Harbor without a default scanner, as a wait with what to do. */
+async function needsScanner<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (e) {
+    if (isHarborError(e, "precondition"))
+      throw new NotReady(
+        NO_DEFAULT_SCANNER,
+        `Harbor refuses scan-all calls while it has no default scanner (${e.harborMessage ?? "412"}): make a scanner registration the default (a HarborScannerRegistration with default: true); looking again`,
+      );
+    throw e;
+  }
+}
+
+export function scanAllExternal(deps: RunNowDeps): Client {
+  const readSchedule = (client: HarborClient, signal: AbortSignal) =>
+    needsScanner(client.scanAll.getSchedule({ signal }));
+  const readMetrics = (client: HarborClient, signal: AbortSignal) =>
+    needsScanner(
+      Promise.all([client.scanAll.metrics({ signal }), client.scanAll.scheduledMetrics({ signal })]),
+    );
+  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedScanAll> => {
+    const [schedule, [lastRun, lastScheduledRun]] = await Promise.all([
+      readSchedule(client, signal),
+      readMetrics(client, signal),
+    ]);
+    return { schedule: scheduleFrom(schedule), lastRun, lastScheduledRun };
+  };
+
+  return {
+    async prepare({ conn }) {
+      requireSystemSettings(conn, "the scan-all schedule");
+      return {};
+    },
+
+    async observe({ conn, knownId, signal }) {
+      if (knownId !== undefined) return observeAll(conn.client, signal);
+      // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
+      const schedule = scheduleFrom(await readSchedule(conn.client, signal));
+      if (!schedule) return undefined;
+      const [lastRun, lastScheduledRun] = await readMetrics(conn.client, signal);
+      return { schedule, lastRun, lastScheduledRun };
+    },
+
+    async create({ conn, spec, signal }) {
+      if (spec.schedule.type !== "None")
+        await needsScanner(conn.client.scanAll.updateSchedule(scheduleRequest(spec), { signal }));
+      return observeAll(conn.client, signal);
+    },
+
+    async update({ conn, spec, signal }, current) {
+      await needsScanner(conn.client.scanAll.updateSchedule(scheduleRequest(spec), { signal }));
+      return { ...current, schedule: scheduleFrom(await readSchedule(conn.client, signal)) };
+    },
+
+    async delete({ conn, signal }, current) {
+      if (current.schedule)
+        await needsScanner(conn.client.scanAll.updateSchedule({ schedule: { type: "None" } }, { signal }));
+    },
+
+    diff: ({ spec }, observed) => diff(spec, observed),
+    id: () => SETTING_ID,
+    identifies: () => true,
+    describe,
+    status: (_input, observed) => status(observed),
+
+    async afterSync({ conn, resource, signal }, observed): Promise<AfterSync<HarborScanAllStatus>> {
+      const client = conn.client;
+      const run = await handleRunRequest(deps, resource, {
+        what: "a scan of every artifact",
+        // Harbor names no scan-all run: 0 stands for "the newest, whichever it is".
+        newestId: async () => 0,
+        startedAfter: async () => {
+          const m = await client.scanAll.metrics({ signal });
+          return m.trigger === "Manual" && m.ongoing ? 0 : undefined;
+        },
+        start: async () => {
+          await client.scanAll.runNow({ signal });
+          return 0;
+        },
+      });
+      let lastRun = runStatus(observed.lastRun);
+      if (run.executionId !== undefined) lastRun = runStatus(await client.scanAll.metrics({ signal }));
+      return {
+        status: { ...run.status, ...(lastRun ? { lastRun } : {}) },
+        ...(lastRun?.ongoing ? { requeueAfterMs: FOLLOW_MS } : {}),
+      };
+    },
+
+    async observeMany(conn, inputs) {
+      if (inputs.length === 0) return new Map();
+      const signal = inputs[0]?.signal ?? new AbortController().signal;
+      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
+    },
+
+    claim: () => "scan-all-schedule",
+  };
+}

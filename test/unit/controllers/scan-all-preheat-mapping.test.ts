@@ -1,0 +1,233 @@
+// The pure mappings of HarborScanAll (what of Harbor's schedule is compared, the metrics in status)
+// and of the preheat kinds: an instance's request and drift (the credential Harbor shows back is
+// compared, never shown), a policy's filters and trigger as Harbor's JSON text, compared by meaning;
+// and the exporters' inverse mappings, whose specs the kinds' own diffs find in sync.
+import { describe, expect, test } from "vitest";
+import { HarborPreheatInstanceSpec } from "../../../src/api/preheat-instance.ts";
+import { HarborPreheatPolicySpec } from "../../../src/api/preheat-policy.ts";
+import { HarborScanAllSpec } from "../../../src/api/scan-all.ts";
+import * as instance from "../../../src/controllers/preheat-instance/mapping.ts";
+import * as policy from "../../../src/controllers/preheat-policy/mapping.ts";
+import * as scanAll from "../../../src/controllers/scan-all/mapping.ts";
+
+const conn = { connectionRef: { name: "harbor" } };
+
+describe("HarborScanAll", () => {
+  const spec = (o: object = {}) => HarborScanAllSpec.parse({ ...conn, schedule: { type: "Daily" }, ...o });
+
+  test("the schedule: the type's default cron, a change named by field, None as no schedule", () => {
+    expect(scanAll.scheduleRequest(spec())).toEqual({ schedule: { type: "Daily", cron: "0 0 0 * * *" } });
+    const same = { schedule: scanAll.scheduleFrom({ schedule: { type: "Daily", cron: "0 0 0 * * *" } }) };
+    expect(scanAll.diff(spec(), same)).toEqual([]);
+    expect(scanAll.diff(spec({ schedule: { type: "Daily", cron: "0 0 3 * * *" } }), same)).toEqual([
+      "schedule.cron",
+    ]);
+    expect(scanAll.diff(spec({ schedule: { type: "None" } }), same)).toEqual(["schedule.type"]);
+    expect(scanAll.diff(spec({ schedule: { type: "None" } }), {})).toEqual([]);
+    expect(scanAll.scheduleFrom({ schedule: { type: "None" } })).toBeUndefined();
+    expect(scanAll.describe(same)).toBe("schedule Daily, 0 0 0 * * *");
+  });
+
+  test("the metrics: {} is no run; counts by status", () => {
+    expect(scanAll.runStatus({})).toBeUndefined();
+    expect(
+      scanAll.runStatus({
+        total: 5,
+        completed: 4,
+        metrics: { Pending: 0, Running: 1, Success: 3, Error: 1, Stopped: 0 },
+        ongoing: true,
+        trigger: "Manual",
+      }),
+    ).toEqual({
+      trigger: "Manual",
+      ongoing: true,
+      total: 5,
+      completed: 4,
+      succeeded: 3,
+      failed: 1,
+      stopped: 0,
+    });
+  });
+});
+
+describe("HarborPreheatInstance", () => {
+  const spec = (o: object = {}) =>
+    HarborPreheatInstanceSpec.parse({ ...conn, vendor: "dragonfly", endpoint: "http://df:8080", ...o });
+  const credential = { info: { username: "u", password: "p" }, version: "7" };
+  const harbor = (o: object = {}) => ({
+    id: 3,
+    name: "df",
+    vendor: "dragonfly",
+    endpoint: "http://df:8080/",
+    auth_mode: "NONE",
+    auth_info: {},
+    enabled: true,
+    default: false,
+    insecure: false,
+    status: "Unknown",
+    ...o,
+  });
+
+  test("the request carries the credential and keeps a default Harbor has", () => {
+    const basic = spec({ auth: { mode: "BASIC", secretRef: { name: "s" } } });
+    expect(instance.instanceRequest(basic, "df", credential)).toMatchObject({
+      name: "df",
+      auth_mode: "BASIC",
+      auth_info: { username: "u", password: "p" },
+      default: false,
+    });
+    expect(instance.instanceRequest(spec(), "df", undefined, harbor({ default: true }))).toMatchObject({
+      id: 3,
+      auth_info: {},
+      default: true,
+    });
+  });
+
+  test("drift: every field, the credential by value and by the Secret's version", () => {
+    expect(instance.diff(spec(), "df", undefined, undefined, harbor())).toEqual([]);
+    expect(
+      instance.diff(
+        spec({ default: true, insecure: true }),
+        "df",
+        undefined,
+        undefined,
+        harbor({ enabled: false }),
+      ),
+    ).toEqual(["enabled", "default", "insecure"]);
+    const basic = spec({ auth: { mode: "BASIC", secretRef: { name: "s" } } });
+    const shown = harbor({ auth_mode: "BASIC", auth_info: { username: "u", password: "p" } });
+    expect(instance.diff(basic, "df", credential, "7", shown)).toEqual([]);
+    expect(instance.diff(basic, "df", credential, "6", shown)).toEqual(["auth.secretRef"]);
+    expect(
+      instance.diff(basic, "df", credential, "7", { ...shown, auth_info: { username: "u", password: "x" } }),
+    ).toEqual(["auth.secretRef"]);
+    expect(instance.diff(basic, "df", credential, "7", harbor())).toEqual(["auth.mode"]);
+  });
+});
+
+describe("HarborPreheatPolicy", () => {
+  const spec = (o: object = {}) =>
+    HarborPreheatPolicySpec.parse({ ...conn, projectRef: { name: "p" }, instanceRef: { name: "df" }, ...o });
+
+  test("filters and trigger as Harbor's JSON text", () => {
+    const s = spec({
+      filters: { tag: "v*", labels: ["b", "a"] },
+      trigger: { type: "scheduled", cron: "0 0 2 * * *" },
+    });
+    expect(JSON.parse(policy.filtersText(s))).toEqual([
+      { type: "repository", value: "**" },
+      { type: "tag", value: "v*" },
+      { type: "label", value: ["b", "a"] },
+    ]);
+    expect(JSON.parse(policy.triggerText(s))).toEqual({
+      type: "scheduled",
+      trigger_setting: { cron: "0 0 2 * * *" },
+    });
+    expect(policy.policyRequest(s, "rel", 4)).toMatchObject({
+      name: "rel",
+      provider_id: 4,
+      enabled: true,
+      scope: "single_peer",
+    });
+  });
+
+  test("compared by meaning: order and Harbor's re-encoding are no drift; other filters are", () => {
+    const s = spec({ filters: { tag: "v*", labels: ["b", "a"] } });
+    const harbor = {
+      id: 1,
+      name: "rel",
+      provider_id: 4,
+      enabled: true,
+      filters: JSON.stringify([
+        { type: "label", value: ["a", "b"] },
+        { type: "tag", value: "v*" },
+        { type: "repository", value: "**" },
+      ]),
+      trigger: '{"type":"manual","trigger_setting":{}}',
+    };
+    expect(policy.diff(s, "rel", 4, harbor)).toEqual([]);
+    expect(policy.diff(s, "rel", 5, { ...harbor, enabled: false })).toEqual(["instanceRef", "enabled"]);
+    const withVuln = JSON.stringify([...JSON.parse(harbor.filters), { type: "vulnerability", value: 3 }]);
+    expect(policy.diff(s, "rel", 4, { ...harbor, filters: withVuln })).toEqual(["filters.repository"]);
+    expect(
+      policy.diff(spec({ trigger: { type: "scheduled", cron: "0 0 2 * * *" } }), "rel", 4, harbor),
+    ).toContain("trigger.type");
+    // A scope Harbor shows is compared (one it does not show, as above, is not).
+    expect(policy.diff(s, "rel", 4, { ...harbor, scope: "all_peers" })).toEqual(["scope"]);
+  });
+});
+
+describe("exported specs parse, and the kind's diff against the object they came from is empty", () => {
+  const MANAGED = { connectionRef: { name: "harbor" }, creationPolicy: "Adopt", deletionPolicy: "Orphan" };
+  const spec = <T>(r: { spec: object } | { skip: string } | undefined): T => {
+    if (!r || "skip" in r) throw new Error(r ? r.skip : "no resource");
+    return r.spec as T;
+  };
+
+  test("HarborScanAll: a schedule, with the type's default cron left out; none is Harbor's default", () => {
+    const schedule = scanAll.scheduleFrom({ schedule: { type: "Weekly", cron: "0 0 0 * * 0" } });
+    const exported = spec<object>(scanAll.specFromScanAll(schedule));
+    expect(exported).toEqual({ schedule: { type: "Weekly" } });
+    expect(scanAll.diff(HarborScanAllSpec.parse({ ...MANAGED, ...exported }), { schedule })).toEqual([]);
+    expect(scanAll.specFromScanAll(undefined)).toBeUndefined();
+  });
+
+  test("HarborPreheatInstance: a stub for the credential, never its password; CUSTOM auth is skipped", () => {
+    const i = {
+      id: 2,
+      name: "Dragonfly_EU",
+      vendor: "dragonfly",
+      endpoint: "http://df:8080",
+      auth_mode: "BASIC",
+      auth_info: { username: "harbor", password: "s3cret" },
+      enabled: true,
+      default: true,
+      insecure: false,
+    };
+    const r = instance.specFromInstance(i, "dragonfly-eu");
+    if ("skip" in r) throw new Error(r.skip);
+    expect(r.secrets).toEqual([
+      expect.objectContaining({
+        name: "dragonfly-eu-credential",
+        values: { username: "harbor", password: "" },
+      }),
+    ]);
+    expect(JSON.stringify(r)).not.toContain("s3cret");
+    const parsed = HarborPreheatInstanceSpec.parse({ ...MANAGED, ...r.spec });
+    expect(instance.diff(parsed, "Dragonfly_EU", undefined, "x", i)).toEqual([]);
+    expect(instance.specFromInstance({ ...i, auth_mode: "CUSTOM" }, "x")).toMatchObject({
+      skip: expect.any(String),
+    });
+  });
+
+  test("HarborPreheatPolicy: references by resource name; a vulnerability filter is skipped", () => {
+    const p = {
+      id: 5,
+      name: "Releases",
+      provider_id: 2,
+      filters: JSON.stringify([
+        { type: "repository", value: "**" },
+        { type: "tag", value: "v*" },
+      ]),
+      trigger: '{"type":"scheduled","trigger_setting":{"cron":"0 0 2 * * *"}}',
+      enabled: true,
+      scope: "single_peer",
+    };
+    const exported = spec<object>(policy.specFromPolicy(p, "team-a", "dragonfly-eu"));
+    expect(exported).toMatchObject({
+      projectRef: { name: "team-a" },
+      instanceRef: { name: "dragonfly-eu" },
+      trigger: { type: "scheduled", cron: "0 0 2 * * *" },
+    });
+    expect(policy.diff(HarborPreheatPolicySpec.parse({ ...MANAGED, ...exported }), "Releases", 2, p)).toEqual(
+      [],
+    );
+    const vuln = JSON.stringify([{ type: "vulnerability", value: 3 }]);
+    expect(policy.specFromPolicy({ ...p, filters: vuln }, "team-a", "df")).toMatchObject({
+      skip: "it filters by vulnerability, which a spec cannot express",
+    });
+    expect(policy.specFromPolicy(p, "team-a", undefined)).toMatchObject({
+      skip: "its preheat instance is not exported",
+    });
+  });
+});
