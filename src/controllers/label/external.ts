@@ -16,6 +16,7 @@ import type { HarborLabelSpec, HarborLabelStatus } from "../../api/label.ts";
 import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { Label } from "../../harbor/labels.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import {
   type ConnectionResolver,
@@ -156,17 +157,17 @@ export function labelExternal(deps: LabelExternalDeps): Client {
       const found = new Map<number, ObservedLabel>();
       const places = new Map<string, LabelPlace>();
       for (const i of inputs) places.set(`${i.extra.place.scope}/${i.extra.place.projectId}`, i.extra.place);
-      for (const { scope, projectId } of places.values()) {
+      await forEachBounded(places.values(), SWEEP_CONCURRENCY, async ({ scope, projectId }) => {
         let labels: Label[];
         try {
           labels = await conn.client.labels.list({ scope, ...(scope === "p" ? { projectId } : {}) });
         } catch (e) {
           // The project is gone: its labels are missing, which their reconciles handle.
-          if (scope === "p" && (isHarborError(e, "notFound") || isHarborError(e, "forbidden"))) continue;
+          if (scope === "p" && (isHarborError(e, "notFound") || isHarborError(e, "forbidden"))) return;
           throw e;
         }
         for (const l of stored(labels)) found.set(l.id, l);
-      }
+      });
       return found;
     },
 

@@ -18,6 +18,7 @@
 import type { HarborProjectMemberSpec, HarborProjectMemberStatus } from "../../api/member.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedProjectMember } from "../../harbor/members.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
@@ -236,17 +237,17 @@ export function memberExternal(deps: MemberExternalDeps): Client {
     async observeMany(conn, inputs) {
       const found = new Map<number, PersistedProjectMember>();
       const projects = new Map(inputs.map((i) => [i.extra.projectId, i.signal]));
-      for (const [projectId, signal] of projects) {
+      await forEachBounded(projects, SWEEP_CONCURRENCY, async ([projectId, signal]) => {
         let members: PersistedProjectMember[];
         try {
           members = await conn.client.members.list(projectId, {}, { signal });
         } catch (e) {
           // The project is gone: its members are missing, which their reconciles handle.
-          if (isHarborError(e, "notFound")) continue;
+          if (isHarborError(e, "notFound")) return;
           throw e;
         }
         for (const m of members) found.set(m.id, m);
-      }
+      });
       return found;
     },
 

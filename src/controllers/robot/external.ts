@@ -27,6 +27,7 @@ import type { PersistedRobot } from "../../harbor/robots.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import {
@@ -384,10 +385,10 @@ export function robotExternal(deps: {
       const scopes = new Map<string, number | undefined>();
       for (const i of inputs) scopes.set(String(i.extra.project?.id ?? "system"), i.extra.project?.id);
       const found = new Map<number, PersistedRobot>();
-      for (const projectId of scopes.values()) {
+      await forEachBounded(scopes.values(), SWEEP_CONCURRENCY, async (projectId) => {
         const robots = await conn.client.robots.list(projectId === undefined ? {} : { projectId });
         for (const r of robots) if (wanted.has(r.id)) found.set(r.id, r);
-      }
+      });
       return found;
     },
 

@@ -21,6 +21,7 @@ import { MANAGED_BY, SECRET_USES } from "../../api/common.ts";
 import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedWebhookPolicy } from "../../harbor/webhooks.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
@@ -219,17 +220,17 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     async observeMany(conn, inputs) {
       const found = new Map<number, PersistedWebhookPolicy>();
       const projects = new Map(inputs.map((i) => [i.extra.projectId, i.signal]));
-      for (const [projectId, signal] of projects) {
+      await forEachBounded(projects, SWEEP_CONCURRENCY, async ([projectId, signal]) => {
         let policies: PersistedWebhookPolicy[];
         try {
           policies = await conn.client.webhooks.listPolicies(projectId, undefined, { signal });
         } catch (e) {
           // The project is gone: its policies are missing, which their reconciles handle.
-          if (isHarborError(e, "notFound")) continue;
+          if (isHarborError(e, "notFound")) return;
           throw e;
         }
         for (const p of policies) found.set(p.id, p);
-      }
+      });
       return found;
     },
 
