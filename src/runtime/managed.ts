@@ -944,6 +944,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     const ext = this.#o.external;
     if (!ext.observeMany) return 0;
     const hintAll = o.hintAll === true;
+    // Hints no reconcile took (it ended before reading Harbor: a conflict, say) are dropped here.
+    const now = this.#o.now();
+    for (const [key, hint] of this.#hints) if (now - hint.at >= HINT_TTL_MS) this.#hints.delete(key);
     const groups = new Map<C, Input<S, C, X, Id>[]>();
     for (const resource of this.#o.informer.list()) {
       const id = resource.status?.harborId as Id | undefined;
