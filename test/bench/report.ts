@@ -147,7 +147,7 @@ export function renderScaling(s: ScalingResult): string {
   if (g.length) {
     lines.push(
       "",
-      "How each cost grows (exponent of total cost against objects between the smallest and the largest run: 1 = linear):",
+      "How each cost grows (exponent of total cost against objects, of every kind or of the kind named, between the smallest and the largest run: 1 = linear):",
       "",
       `| Cost | Per object at ${runs.map((r) => n(r.workload.total)).join(" / ")} objects | Exponent |`,
       "|---|---|---|",

@@ -1,7 +1,7 @@
 // The project's performance targets, checked against a result. They are reported, never asserted:
 // a machine busy with other work would make a timed assertion fail for no fault of the code.
 import { ratio, round } from "./stats.ts";
-import type { BenchResult, ScalingResult, TargetCheck } from "./types.ts";
+import { type BenchResult, KIND_NAMES, type ScalingResult, type TargetCheck } from "./types.ts";
 
 const FULL_MIX_PROJECTS = 1000;
 const RSS_TARGET_OBJECTS = 5000;
@@ -121,7 +121,9 @@ export function growth(s: ScalingResult): Growth[] {
   const first = runs[0];
   const last = runs.at(-1);
   if (!first || !last || last.workload.total <= first.workload.total) return [];
-  const measures: Array<[string, (r: BenchResult) => number]> = [
+  type Measure = [string, (r: BenchResult) => number, ((r: BenchResult) => number)?];
+  const total = (r: BenchResult) => r.workload.total;
+  const measures: Measure[] = [
     ["Time until all Ready", (r) => r.convergence.readySeconds],
     ["Harbor requests to converge", (r) => r.convergence.harbor.total],
     ["Kubernetes writes to converge", (r) => r.convergence.kube.writes],
@@ -129,15 +131,27 @@ export function growth(s: ScalingResult): Growth[] {
     ["Delete wave time", (r) => r.delete.seconds],
     ["Operator CPU seconds", (r) => r.operator.cpuSeconds],
     ["Operator peak RSS", (r) => r.operator.peakRssMiB],
+    // Per kind, against that kind's own count, so that a kind whose cost outgrows it shows.
+    ...KIND_NAMES.flatMap((kind): Measure[] => {
+      const objects = (r: BenchResult) => r.workload.perKind[kind];
+      return [
+        [`Harbor requests to converge, ${kind}`, (r) => r.convergence.harbor.byKind[kind] ?? 0, objects],
+        [
+          `Kubernetes writes to converge, ${kind}`,
+          (r) => r.convergence.kube.writesByKind[kind] ?? 0,
+          objects,
+        ],
+      ];
+    }),
   ];
-  const sizeRatio = Math.log(last.workload.total / first.workload.total);
-  return measures.map(([measure, value]) => {
+  return measures.map(([measure, value, objects = total]) => {
     const a = value(first);
     const b = value(last);
+    const sizeRatio = Math.log(objects(last) / objects(first));
     return {
       measure,
-      perObject: runs.map((r) => ratio(value(r), r.workload.total, 4)),
-      exponent: a > 0 && b > 0 ? round(Math.log(b / a) / sizeRatio) : 0,
+      perObject: runs.map((r) => ratio(value(r), objects(r), 4)),
+      exponent: a > 0 && b > 0 && sizeRatio > 0 ? round(Math.log(b / a) / sizeRatio) : 0,
     };
   });
 }
