@@ -3,7 +3,7 @@
 // one sweep from waiting for each list before sending the next, and from taking every slot.
 
 /** Lists a drift sweep keeps in flight towards one Harbor. */
-export const SWEEP_CONCURRENCY = 8;
+export const SWEEP_CONCURRENCY = 16;
 
 /**
  * Runs `fn` over the items with at most `limit` at a time. The first failure rejects, and no item
