@@ -23,7 +23,7 @@ import { API_VERSION } from "../../api/common.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../api/robot.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { PersistedRobot } from "../../harbor/robots.ts";
+import type { CreatedRobot, PersistedRobot, RobotCreate } from "../../harbor/robots.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
@@ -212,13 +212,18 @@ export function robotExternal(deps: {
       const owner = ownerOf(resource);
       // Nothing is created that could not be delivered.
       await delivery.read(owner, target.namespace, target.name, "");
-      const created = await conn.client.robots
-        .create(createRequest(spec, harborName, extra.project), { signal })
-        .catch(judged);
+      const request = createRequest(spec, harborName, extra.project);
+      const created = await conn.client.robots.create(request, { signal }).catch(judged);
       crashPoint("after-robot-create");
       if (!created.secret) throw new Error(`Harbor returned no secret for the new robot ${created.name}`);
       await delivery.write(owner, target, { username: created.name, password: created.secret });
-      let robot = await reread(conn, created.id, signal);
+      // Harbor's answer (id, full name, creation time, expiry) and the request are the robot as
+      // status and the secret schedule need it: no read-back. A v1 create leaves the expiry out,
+      // and a disabled robot is written again below: those are read back.
+      let robot =
+        created.expires_at !== undefined && created.creation_time !== undefined && !spec.disabled
+          ? asCreated(request, created)
+          : await reread(conn, created.id, signal);
       if (spec.disabled) {
         // Harbor ignores `disable` on create.
         await conn.client.robots.update(created.id, updateRequest(spec, robot, extra.project, undefined), {
@@ -397,6 +402,24 @@ export function robotExternal(deps: {
       spec.level === "project"
         ? `robot:project:${namespace}/${spec.projectRef?.name ?? ""}/${harborName}`
         : `robot:system:${harborName}`,
+  };
+}
+
+/** A robot just created, from the create request and Harbor's answer to it. */
+function asCreated(request: RobotCreate, created: CreatedRobot): PersistedRobot {
+  return {
+    id: created.id,
+    name: created.name,
+    ...(request.description === undefined ? {} : { description: request.description }),
+    level: request.level,
+    duration: request.duration,
+    editable: true,
+    disable: false,
+    ...(created.expires_at === undefined ? {} : { expires_at: created.expires_at }),
+    permissions: request.permissions,
+    ...(created.creation_time === undefined
+      ? {}
+      : { creation_time: created.creation_time, update_time: created.creation_time }),
   };
 }
 
