@@ -306,9 +306,16 @@ describe("HarborRobot, request counts (no drift sweeps)", () => {
 
   let createdStatus: RobotCR["status"];
 
-  test("converging a new robot costs two requests: look up and create (its answer gives the status)", async () => {
+  test("converging a new robot costs two requests: look up and create (its answer gives the status); the first robot of a project the operator just created, one", async () => {
     await op.kubectl.apply(project("team"));
     await op.waitReady("harborproject", "team");
+    // The project is new: no robot can be in it yet, so the first robot's lookup is skipped.
+    const first = op.emulator.counters.list();
+    await op.kubectl.apply(robot("first"));
+    await op.waitReady<RobotCR>("harborrobot", "first");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(op.emulator.counters.since(first)).toEqual({ CreateRobot: 1 });
+
     const before = op.emulator.counters.list();
     await op.kubectl.apply(robot("counted"));
     const cr = await op.waitReady<RobotCR>("harborrobot", "counted");

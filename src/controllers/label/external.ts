@@ -26,6 +26,7 @@ import {
   NotReady,
 } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
@@ -58,6 +59,8 @@ export interface LabelExternalDeps {
   projects: Informer<ManagedObject>;
   policies: Informer<ManagedObject>;
   connections: Pick<ConnectionResolver<HarborConnectionHandle>, "harborKey">;
+  /** Projects just created: their first label lookup needs no list. */
+  fresh?: FreshProjects;
 }
 
 /** Labels Harbor listed, those with an id (every stored one has). */
@@ -102,6 +105,7 @@ export function labelExternal(deps: LabelExternalDeps): Client {
     async observe({ conn, knownId, harborName, extra, signal }) {
       if (knownId !== undefined) return get(conn, knownId, signal);
       const { scope, projectId } = extra.place;
+      if (scope === "p" && deps.fresh?.firstLookup(conn.harbor, projectId, "label")) return undefined;
       const found = await conn.client.labels.list(
         { scope, ...(scope === "p" ? { projectId } : {}), name: harborName },
         { signal },

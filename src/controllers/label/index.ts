@@ -9,8 +9,9 @@ import { labelExternal } from "./external.ts";
 export const labelKind = defineKind({
   def: harborLabel,
   watches: { references: { HarborProject: (spec) => spec.projectRef?.name } },
-  external: ({ ctx, informer }) =>
+  external: ({ ctx, informer, fresh }) =>
     labelExternal({
+      fresh,
       projects: informer("HarborProject"),
       policies: informer("HarborReplicationPolicy"),
       connections: ctx.connections,

@@ -41,6 +41,7 @@ import {
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { type Referenced, resolveReference } from "../shared/references.ts";
 import { requireProjects, requireSystemRobots } from "../shared/tenancy.ts";
 import {
@@ -101,6 +102,8 @@ export function robotExternal(deps: {
   events: EventRecorder;
   metrics: Metrics;
   now?: () => number;
+  /** Projects just created: their first robot lookup needs no list. */
+  fresh?: FreshProjects;
 }): Client {
   const now = deps.now ?? Date.now;
   const { delivery, events, metrics } = deps;
@@ -191,6 +194,7 @@ export function robotExternal(deps: {
     async observe({ conn, spec, knownId, harborName, extra, signal }) {
       if (knownId !== undefined) return get(conn, knownId, signal);
       if (spec.level === "project" && !extra.project) return undefined;
+      if (extra.project && deps.fresh?.firstLookup(conn.harbor, extra.project.id, "robot")) return undefined;
       const stored = storedName(harborName, extra.project);
       const candidates = await conn.client.robots.list(
         { q: q().exact("name", stored), ...(extra.project ? { projectId: extra.project.id } : {}) },

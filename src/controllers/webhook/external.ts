@@ -25,6 +25,7 @@ import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireProjects } from "../shared/tenancy.ts";
@@ -58,6 +59,8 @@ export interface WebhookExternalDeps {
   secrets: SecretUses;
   /** How long delivery status may age before a reconcile refreshes it. */
   statusRefreshMs: number;
+  /** Projects just created: their first policy lookup needs no list. */
+  fresh?: FreshProjects;
 }
 
 export function webhookExternal(deps: WebhookExternalDeps): Client {
@@ -113,6 +116,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
 
     async observe({ conn, knownId, harborName, extra, signal }) {
       if (knownId !== undefined) return get(conn, extra.projectId, knownId, signal);
+      if (deps.fresh?.firstLookup(conn.harbor, extra.projectId, "webhook policy")) return undefined;
       // Harbor names are unique per project; the list is one call where a `q` could not hold every name.
       const policies = await conn.client.webhooks.listPolicies(extra.projectId, undefined, { signal });
       return policies.find((p) => p.name === harborName);
