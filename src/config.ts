@@ -23,7 +23,7 @@ export interface LeaderElectionConfig {
 }
 
 export interface Config {
-  /** A kubeconfig file; undefined: client-node's defaults ($KUBECONFIG list, ~/.kube/config, in-cluster). */
+  /** A kubeconfig file; undefined: the defaults ($KUBECONFIG list, ~/.kube/config, in-cluster; see src/kube/kubeconfig.ts). */
   kubeconfig: string | undefined;
   /** Whether the process runs in a pod (the apiserver's service variables are set). */
   inCluster: boolean;
@@ -474,7 +474,7 @@ function fromEnv(def: OptionDef, env: Readonly<Record<string, string | undefined
   // An empty variable counts as unset: manifests often template variables that end up empty.
   const value = nonEmpty(env[def.env]);
   if (value === undefined) return undefined;
-  // KUBECONFIG may be a list of files; client-node merges such a list itself when given none.
+  // KUBECONFIG may be a list of files; src/kube/kubeconfig.ts merges such a list itself when given none.
   if (def.env === "KUBECONFIG" && value.includes(delimiter)) return undefined;
   return { source: def.env, value: def.kind === "list" ? [value] : value };
 }

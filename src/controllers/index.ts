@@ -21,6 +21,7 @@ import type { ManagedObject } from "../runtime/managed.ts";
 import { isFinal, type RunKind } from "../runtime/run.ts";
 import { connectionKey } from "./connection/handle.ts";
 import { MANAGED_KINDS, RUN_KINDS } from "./registry.ts";
+import { FreshProjects } from "./shared/fresh-projects.ts";
 import {
   type KindContext,
   type KindModule,
@@ -92,7 +93,7 @@ export function createKinds(
     type: Namespaces,
     logger: ctx.logger,
   });
-  const deps = { ctx, informer: informerOf, namespaces };
+  const deps = { ctx, informer: informerOf, namespaces, fresh: new FreshProjects() };
   const kinds: AnyKind[] = modules.map((m) => managedKind(m, deps));
   const byKind = new Map(kinds.map((k) => [k.type.kind, k]));
   const runKinds: AnyRunKind[] = runModules.map((m) => runKind(m, deps));

@@ -1,13 +1,13 @@
-// A small, generic Kubernetes REST client. @kubernetes/client-node supplies what it is best at —
-// kubeconfig and in-cluster configuration, and authentication (tokens, client certificates, exec
-// plugins) — while requests go through node:https with one keep-alive agent, so every resource
+// A small, generic Kubernetes REST client. kubeconfig.ts supplies the apiserver and credentials
+// (handing exec plugins and auth providers to @kubernetes/client-node, loaded only for those),
+// while requests go through node:https with one keep-alive agent, so every resource
 // (our CRDs, Secrets, Events, Leases, ServiceAccounts) is read and written the same way and every
 // failure becomes one KubeError. Watches stream newline-delimited JSON events.
 import http from "node:http";
 import https from "node:https";
 import { createInterface } from "node:readline";
-import { KubeConfig } from "@kubernetes/client-node";
 import { KubeError, kubeErrorFromStatus } from "./errors.ts";
+import { type KubeAuth, loadKubeAuth } from "./kubeconfig.ts";
 import { apiVersionOf, type KubeObject, type ListResult, type ResourceType } from "./types.ts";
 
 export interface KubeClientOptions {
@@ -57,37 +57,28 @@ const MERGE_PATCH = "application/merge-patch+json";
 const PAGE_LIMIT = 500;
 
 export class KubeClient {
-  readonly #kc: KubeConfig;
+  readonly #auth: KubeAuth;
   readonly #server: URL;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
   #agent: http.Agent | undefined;
   #watchAgent: http.Agent | undefined;
 
-  constructor(kc: KubeConfig, options: Omit<KubeClientOptions, "kubeconfig"> = {}) {
-    const cluster = kc.getCurrentCluster();
-    if (!cluster) throw new Error("kubeconfig has no current cluster");
-    this.#kc = kc;
-    this.#server = new URL(cluster.server);
+  constructor(auth: KubeAuth, options: Omit<KubeClientOptions, "kubeconfig"> = {}) {
+    this.#auth = auth;
+    this.#server = auth.server;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#userAgent = options.userAgent ?? "harbor-config-operator";
   }
 
   /** A client of this class (or of a subclass it is called on) for a kubeconfig file or the default. */
   static fromOptions(o: KubeClientOptions = {}): KubeClient {
-    const kc = new KubeConfig();
-    if (o.kubeconfig) kc.loadFromFile(o.kubeconfig);
-    else kc.loadFromDefault();
-    if (o.context !== undefined) {
-      if (!kc.getContextObject(o.context)) throw new Error(`the kubeconfig has no context "${o.context}"`);
-      kc.setCurrentContext(o.context);
-    }
-    return new this(kc, o);
+    return new this(loadKubeAuth(o.kubeconfig, undefined, o.context), o);
   }
 
   /** The namespace of the kubeconfig's current context, when it names one (kubectl's default). */
   get contextNamespace(): string | undefined {
-    return this.#kc.getContextObject(this.#kc.getCurrentContext())?.namespace || undefined;
+    return this.#auth.namespace;
   }
 
   /** The apiserver URL, e.g. for log lines and status. */
@@ -372,7 +363,7 @@ export class KubeClient {
         ...(contentType ? { "content-type": contentType } : {}),
       },
     };
-    await this.#kc.applyToHTTPSOptions(opts);
+    await this.#auth.apply(opts);
     // Watches: no cap (each is one long request); requests: at most REQUEST_SOCKETS at once.
     const newAgent = (maxSockets: number): http.Agent =>
       this.#server.protocol === "https:"

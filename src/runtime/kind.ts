@@ -91,11 +91,29 @@ export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = n
   /**
    * Starts the informer at once, and the workers and the drift sweep once `gate` resolves (every
    * cache filled, every connection checked once), so that no reconcile judges from half a picture.
+   * Before the workers, one drift sweep reads Harbor in lists and leaves what it saw to the
+   * reconciles every resource gets at start: a restart then costs Harbor a list per project or
+   * per kind, not a read per object.
    */
   start(gate: Promise<unknown> = Promise.resolve()): void {
     this.informer.start();
-    void gate.then(() => {
+    void gate.then(async () => {
       if (this.#stop.signal.aborted) return;
+      if (this.informer.list().length > 0) {
+        this.#sweeping = this.reconciler
+          .sweep(this.#o.logger.child({ sweep: true }), this.#stop.signal, { hintAll: true })
+          .then(
+            () => undefined,
+            (e: unknown) =>
+              this.#o.logger.warn(
+                { err: e instanceof Error ? e.message : String(e) },
+                "drift sweep at start failed",
+              ),
+          );
+        await this.#sweeping;
+        this.#sweeping = undefined;
+        if (this.#stop.signal.aborted) return;
+      }
       this.controller.start();
       this.#scheduleSweep();
     });

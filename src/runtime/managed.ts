@@ -935,10 +935,18 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
   /**
    * Reads Harbor in batches for every synced resource and queues those whose Harbor object is
    * missing, drifted, or whose status no longer matches. Returns how many were queued.
+   *
+   * `hintAll` (the sweep at start, before the workers run): every observation found is kept for
+   * the reconcile of its resource, not only those of the resources queued, so that the reconciles
+   * every start queues read Harbor once per list instead of once per object.
    */
-  async sweep(logger: Logger, signal: AbortSignal): Promise<number> {
+  async sweep(logger: Logger, signal: AbortSignal, o: { hintAll?: boolean } = {}): Promise<number> {
     const ext = this.#o.external;
     if (!ext.observeMany) return 0;
+    const hintAll = o.hintAll === true;
+    // Hints no reconcile took (it ended before reading Harbor: a conflict, say) are dropped here.
+    const now = this.#o.now();
+    for (const [key, hint] of this.#hints) if (now - hint.at >= HINT_TTL_MS) this.#hints.delete(key);
     const groups = new Map<C, Input<S, C, X, Id>[]>();
     for (const resource of this.#o.informer.list()) {
       const id = resource.status?.harborId as Id | undefined;
@@ -994,13 +1002,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
           !ext.identifies(input, o) ||
           ext.diff(input, o).length > 0 ||
           !statusShows(input.resource.status, ext.status(input, o));
+        if (o && (stale || hintAll)) {
+          const generation = input.resource.metadata.generation;
+          this.#hints.set(key, { observed: o, at: this.#o.now(), generation });
+        }
         if (!stale) continue;
-        if (o)
-          this.#hints.set(key, {
-            observed: o,
-            at: this.#o.now(),
-            generation: input.resource.metadata.generation,
-          });
         this.enqueue(key);
         queued++;
       }

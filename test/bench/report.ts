@@ -70,18 +70,21 @@ export function renderResult(r: BenchResult): string {
     "| Measure | Measured | Target |",
     "|---|---|---|",
     `| Workload | ${KIND_NAMES.map((k) => `${n(w.perKind[k])} ${short(k)}`).join(" · ")} | |`,
-    `| Created through the API in | ${c.createSeconds} s | |`,
-    `| All Ready after (from the first create) | ${c.readySeconds} s (${n(c.ready)}/${n(w.total)} Ready) | ${cell("Full mix Ready")} |`,
+    `| The limit: created through the API with no operator running in | ${c.baselineCreateSeconds} s | |`,
+    `| Created through the API, operator running, in | ${c.createSeconds} s (${ratio(c.createSeconds, c.baselineCreateSeconds)} × the limit) | ${cell("User's creates slowed")} |`,
+    `| All Ready after (from the first create) | ${c.readySeconds} s (${n(c.ready)}/${n(w.total)} Ready; ${ratio(c.readySeconds, c.baselineCreateSeconds)} × the limit) | ${cell("All Ready against the limit")} |`,
     `| create → Ready p50 / p95 / p99 | ${c.latencySeconds.p50} / ${c.latencySeconds.p95} / ${c.latencySeconds.p99} s | |`,
     `| Harbor requests to converge | ${n(c.harbor.total)}: ${c.harbor.perObject}/object (${methods(c.harbor, w.total)}) | ${cell("Harbor requests to converge")} |`,
     `| Operator's Kubernetes writes to converge | ${n(c.kube.writes)}: ${c.kube.writesPerObject}/object (${writeClasses(c.kube, w.total)}) | ${cell("Kubernetes writes to converge")} |`,
     `| Update wave (${n(r.update.objects)} objects edited) | converged in ${r.update.seconds} s, p95 ${r.update.latencySeconds.p95} s; ${cost(r.update.harbor, r.update.kube, r.update.objects)} | |`,
-    `| Operator restart | ready in ${r.restart.startSeconds} s, every object checked in ${r.restart.resyncSeconds} s; ${cost(r.restart.harbor, r.restart.kube, w.total)} | |`,
+    `| Operator restart | ready in ${r.restart.startSeconds} s, every object checked in ${r.restart.resyncSeconds} s; ${cost(r.restart.harbor, r.restart.kube, w.total)} | ${cell("Harbor requests after a restart")} |`,
     `| Steady state: Harbor writes (${r.steady.intervals} × ${r.steady.intervalSeconds} s) | ${r.steady.harborWrites} | ${cell("Steady-state Harbor writes")} |`,
     `| Steady state: reads per object per drift interval, globally listed kinds | ${steadyGlobal.map((k) => `${short(k)} ${r.steady.byKind[k]?.perObjectPerInterval}`).join(", ")} | ≤ 0.05 ${mark(allMet(steadyTargetsMet, steadyGlobal))} |`,
     `| Steady state: reads per project per drift interval, per-project kinds | ${steadyPerProject.map((k) => `${short(k)} ${r.steady.byKind[k]?.perProjectPerInterval}`).join(", ")} | ≤ 1 ${mark(allMet(steadyTargetsMet, steadyPerProject))} |`,
+    `| Drift pass (longest sweep of a kind in the steady state) | ${target("Drift pass")?.measured ?? ""} | ${cell("Drift pass")} |`,
     `| Delete wave (everything) | gone in ${r.delete.seconds} s; ${cost(r.delete.harbor, r.delete.kube, w.total)}; left in Harbor: ${leftovers(r)} | |`,
-    `| Operator peak RSS | ${r.operator.peakRssMiB} MiB (V8 heap at the end of convergence: ${c.resources.operatorHeapMiB.used} used of ${c.resources.operatorHeapMiB.total} MiB) | ${cell("Peak RSS")} |`,
+    `| Operator fixed cost (started, caches synced, nothing to do) | ${r.operator.fixedRssMiB} MiB RSS | |`,
+    `| Operator peak RSS | ${r.operator.peakRssMiB} MiB (V8 heap at the end of convergence: ${c.resources.operatorHeapMiB.used} used of ${c.resources.operatorHeapMiB.total} MiB) | ${cell("Peak RSS, full mix")}; ${cell("Peak RSS, 5,000 objects")} |`,
     `| Operator CPU | ${r.operator.cpuSeconds} s (${ratio(r.operator.cpuSeconds * 1000, w.total)} ms/object) | |`,
     `| CPU seconds while converging, by process | ${cpu(c.resources)} | |`,
     "",
@@ -101,6 +104,12 @@ export function renderResult(r: BenchResult): string {
       `| ${kind} | ${n(objects)} | ${k?.readySeconds} | ${k?.latencySeconds.p50} / ${k?.latencySeconds.p95} | ${ratio(c.harbor.byKind[kind] ?? 0, objects)} | ${ratio(c.kube.writesByKind[kind] ?? 0, objects)} | ${steady} |`,
     );
   }
+  lines.push(
+    "",
+    "| Target | Measured | Met |",
+    "|---|---|---|",
+    ...r.targets.map((t) => `| ${t.name}: ${t.target} | ${t.measured} | ${mark(t.met)} |`),
+  );
   const notReady = Object.entries(c.notReady);
   if (notReady.length) {
     lines.push("", `Not Ready at the deadline: ${notReady.map(([k, v]) => `${k} × ${v}`).join(", ")}.`);
@@ -138,7 +147,7 @@ export function renderScaling(s: ScalingResult): string {
   if (g.length) {
     lines.push(
       "",
-      "How each cost grows (exponent of total cost against objects between the smallest and the largest run: 1 = linear):",
+      "How each cost grows (exponent of total cost against objects, of every kind or of the kind named, between the smallest and the largest run: 1 = linear):",
       "",
       `| Cost | Per object at ${runs.map((r) => n(r.workload.total)).join(" / ")} objects | Exponent |`,
       "|---|---|---|",

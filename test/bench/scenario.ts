@@ -12,6 +12,7 @@
 // (audit log), and CPU seconds of every process.
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { KubeClient } from "../../src/kube/client.ts";
 import { type AuditEvent, isWrite } from "../env/controlplane/audit.ts";
 import { freePorts } from "../env/controlplane/net.ts";
 import { AuditReader, kubeCost } from "./audit.ts";
@@ -26,7 +27,7 @@ import {
   STATUS_REFRESH_RATIO,
   startOperatorProcess,
 } from "./processes.ts";
-import { cpuDelta, Sampler } from "./sampler.ts";
+import { cpuDelta, readProc, Sampler } from "./sampler.ts";
 import { latencies, latency, latest, ratio, round } from "./stats.ts";
 import { sampleSweeps, steadyKind } from "./steady.ts";
 import { checkTargets } from "./targets.ts";
@@ -39,7 +40,7 @@ import {
   type SteadyKind,
   type WavePhase,
 } from "./types.ts";
-import { buildWorkload, keyOf, mixFor, pickForUpdate, prepareHarbor } from "./workload.ts";
+import { buildWorkload, keyOf, mixFor, pickForUpdate, prepareHarbor, TYPES } from "./workload.ts";
 
 /** The kinds whose drift sweep lists per project. */
 const PER_PROJECT = new Set<string>([
@@ -117,6 +118,15 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
 
     await env.connect(CONNECTION, o.connection);
     await prepareHarbor(control, objects);
+    // 0. the limit: the same creates with no operator running, then deleted again (no finalizers
+    // yet, so they are gone at once) before the operator starts.
+    o.log(`the limit: creating ${workload.total} objects with no operator running`);
+    const baselineStart = performance.now();
+    await driver.create(objects);
+    const baselineCreateSeconds = round((performance.now() - baselineStart) / 1000);
+    o.log(`created in ${baselineCreateSeconds} s with no operator; deleting them`);
+    await driver.delete([...objects].reverse());
+    await waitEmpty(env.kube, env.namespace, o.timeoutMs);
     // Operator processes, one after another: 1 converges, 2 is the measured restart, 3 runs the
     // steady state with the short interval, 4 deletes (back on the defaults).
     const ports = await freePorts(["m1", "p1", "m2", "p2", "m3", "p3", "m4", "p4"]);
@@ -170,6 +180,10 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     tracker = new Tracker(env.kube, env.namespace);
     await guard(tracker.start(60_000));
     const track = tracker;
+    // The fixed cost: the operator started, its caches synced, nothing to do yet.
+    await sleep(2000);
+    const fixedRssMiB = round((readProc(operator.pid ?? -1)?.rssBytes ?? 0) / MiB, 1);
+    o.log(`operator idle at ${fixedRssMiB} MiB RSS`);
 
     // Each phase starts with a mark and ends with its costs: what Harbor and the audit log saw
     // in between, and the CPU every process used.
@@ -266,6 +280,7 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
       };
     }
     const convergence: BenchResult["convergence"] = {
+      baselineCreateSeconds,
       createSeconds: round(createSeconds),
       readySeconds: round((lastReady - m1.at) / 1000),
       ready: readyAt.size,
@@ -377,6 +392,7 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
       steady,
       delete: del,
       operator: {
+        fixedRssMiB,
         peakRssMiB: round(sampler.peakRss("operator") / MiB, 1),
         cpuSeconds: round(operatorCpu),
         cpuSecondsPerObject: ratio(operatorCpu, workload.total, 4),
@@ -390,6 +406,18 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
   } finally {
     running.delete(cleanup);
     await cleanup();
+  }
+}
+
+/** Waits until the namespace holds none of the workload's objects. */
+async function waitEmpty(kube: KubeClient, namespace: string, timeoutMs: number): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    let left = 0;
+    for (const type of Object.values(TYPES)) left += (await kube.list(type, { namespace })).items.length;
+    if (left === 0) return;
+    if (performance.now() > deadline) throw new Error(`${left} objects of the no-operator creates left`);
+    await sleep(500);
   }
 }
 

@@ -96,6 +96,11 @@ export interface CpuAndMemory {
 }
 
 export interface ConvergencePhase {
+  /**
+   * "The limit": how long the same creates took with no operator running, earlier in the same run
+   * (the objects were deleted again before the operator started).
+   */
+  baselineCreateSeconds: number;
   /** How long the driver took to create every object through the Kubernetes API. */
   createSeconds: number;
   /** From the first create until the last object turned Ready. */
@@ -199,7 +204,13 @@ export interface BenchResult {
   restart: RestartPhase;
   steady: SteadyPhase;
   delete: DeletePhase;
-  operator: { peakRssMiB: number; cpuSeconds: number; cpuSecondsPerObject: number };
+  operator: {
+    /** Resident set of the operator started, caches synced, with nothing to do (its fixed cost). */
+    fixedRssMiB: number;
+    peakRssMiB: number;
+    cpuSeconds: number;
+    cpuSecondsPerObject: number;
+  };
   /** The benchmark's own CPU seconds, to show it does not dominate the machine. */
   driverCpuSeconds: number;
   totalSeconds: number;

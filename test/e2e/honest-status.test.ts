@@ -33,14 +33,46 @@ async function warnings(): Promise<number> {
   return list.items.filter((e) => e.type === "Warning").reduce((n, e) => n + (e.count ?? 1), 0);
 }
 
-/** Resolves once the restarted operator has read every fleet object from Harbor again. */
-async function reconciledAgain(since: { projects: number; robots: number }): Promise<void> {
+/** The fleet objects ("controller/namespace/name") the operator logged as reconciled in this output. */
+function reconciledIn(output: string): Set<string> {
+  const keys = new Set<string>();
+  for (const line of output.split("\n")) {
+    if (!line.includes('"msg":"reconciled"')) continue;
+    try {
+      const e = JSON.parse(line) as { controller?: string; key?: string };
+      if (e.key && /\/fleet-\d+$/.test(e.key)) keys.add(`${e.controller}/${e.key}`);
+    } catch {
+      // a line still being written
+    }
+  }
+  return keys;
+}
+
+/**
+ * Resolves once the restarted operator has read the fleet from Harbor again (each object, or in
+ * lists: a start reads projects by the hundred and robots per project) and has reconciled every
+ * fleet object.
+ */
+async function reconciledAgain(since: {
+  projects: number;
+  projectLists: number;
+  robots: number;
+  output: number;
+}) {
   const counters = op.emulator.control.counters;
   await expect
     .poll(
-      async () =>
-        (await counters.total({ op: "getProject" })) - since.projects >= FLEET &&
-        (await counters.total({ op: "GetRobotByID" })) - since.robots >= FLEET,
+      async () => {
+        const projects =
+          (await counters.total({ op: "getProject" })) - since.projects >= FLEET ||
+          (await counters.total({ op: "listProjects" })) - since.projectLists >= Math.ceil(FLEET / 100);
+        const robots =
+          (await counters.total({ op: "GetRobotByID" })) +
+            (await counters.total({ op: "ListRobot" })) -
+            since.robots >=
+          FLEET;
+        return projects && robots && reconciledIn(op.output().slice(since.output)).size >= 2 * FLEET;
+      },
       { timeout: 60_000, interval: 250 },
     )
     .toBe(true);
@@ -72,7 +104,9 @@ describe("a restart never flaps the fleet", () => {
       const counters = op.emulator.control.counters;
       const since = {
         projects: await counters.total({ op: "getProject" }),
-        robots: await counters.total({ op: "GetRobotByID" }),
+        projectLists: await counters.total({ op: "listProjects" }),
+        robots: (await counters.total({ op: "GetRobotByID" })) + (await counters.total({ op: "ListRobot" })),
+        output: op.output().length,
       };
       const t1 = Date.now();
       await op.stop({ kill });

@@ -304,26 +304,43 @@ describe("HarborRobot", () => {
 describe("HarborRobot, request counts (no drift sweeps)", () => {
   const op = useOperator({ namespacePrefix: "robot-n", driftInterval: "1h" });
 
-  test("converging a new robot costs three requests: look up, create, read back", async () => {
+  let createdStatus: RobotCR["status"];
+
+  test("converging a new robot costs two requests: look up and create (its answer gives the status); the first robot of a project the operator just created, one", async () => {
     await op.kubectl.apply(project("team"));
     await op.waitReady("harborproject", "team");
+    // The project is new: no robot can be in it yet, so the first robot's lookup is skipped.
+    const first = op.emulator.counters.list();
+    await op.kubectl.apply(robot("first"));
+    await op.waitReady<RobotCR>("harborrobot", "first");
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(op.emulator.counters.since(first)).toEqual({ CreateRobot: 1 });
+
     const before = op.emulator.counters.list();
     await op.kubectl.apply(robot("counted"));
-    await op.waitReady("harborrobot", "counted");
+    const cr = await op.waitReady<RobotCR>("harborrobot", "counted");
     await new Promise((r) => setTimeout(r, 1_500)); // let any follow-up reconcile happen
-    // Look up, create, and the read-back only: the Secret watch's report of the operator's own
-    // write of the new Secret does not cause another reconcile (no update, no new secret either).
-    expect(op.emulator.counters.since(before)).toEqual({ ListRobot: 1, CreateRobot: 1, GetRobotByID: 1 });
+    // Look up and create only: the Secret watch's report of the operator's own write of the new
+    // Secret does not cause another reconcile (no update, no new secret either).
+    expect(op.emulator.counters.since(before)).toEqual({ ListRobot: 1, CreateRobot: 1 });
+    expect(cr.status).toMatchObject({ fullName: "robot$team+counted", secretName: "counted" });
+    expect(cr.status?.expiresAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    createdStatus = cr.status;
     expect(await access(op, await credentials(op, "counted"))).toEqual(["pull"]);
   });
 
-  test("a reconcile of a robot in sync reads it once and writes nothing", async () => {
+  test("a reconcile of a robot in sync reads it once and writes nothing; what it reads is what the create's answer said", async () => {
     const total = () => op.emulator.counters.total();
     const before = total();
     await op.kubectl.run(["annotate", "harborrobot", "counted", "example.com/touch=1"]);
-    await op.waitFor<RobotCR>("harborrobot", "counted", synced);
+    const cr = await op.waitFor<RobotCR>("harborrobot", "counted", synced);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(op.emulator.counters.total({ op: "GetRobotByID" })).toBeGreaterThan(0);
     expect(total() - before).toBe(1);
+    const { conditions: _a, ...after } =
+      (await op.kubectl.get<RobotCR>("harborrobot", "counted")).status ?? {};
+    const { conditions: _b, ...created } = createdStatus ?? {};
+    expect(after).toEqual(created);
+    expect(cr.status?.expiresAt).toBe(createdStatus?.expiresAt);
   });
 });

@@ -127,7 +127,7 @@ describe("parseConfig", () => {
     });
   });
 
-  it("treats empty variables as unset and leaves a KUBECONFIG list to client-node", () => {
+  it("treats empty variables as unset and leaves a KUBECONFIG list to the kubeconfig loader", () => {
     expect(parse([], { WORKERS: "", LOG_LEVEL: " " })).toMatchObject({ workers: 4, logLevel: "info" });
     expect(parse([], { KUBECONFIG: "/a:/b" }).kubeconfig).toBeUndefined();
   });

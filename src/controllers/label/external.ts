@@ -16,6 +16,7 @@ import type { HarborLabelSpec, HarborLabelStatus } from "../../api/label.ts";
 import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { Label } from "../../harbor/labels.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import {
   type ConnectionResolver,
@@ -25,6 +26,7 @@ import {
   NotReady,
 } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
@@ -57,6 +59,8 @@ export interface LabelExternalDeps {
   projects: Informer<ManagedObject>;
   policies: Informer<ManagedObject>;
   connections: Pick<ConnectionResolver<HarborConnectionHandle>, "harborKey">;
+  /** Projects just created: their first label lookup needs no list. */
+  fresh?: FreshProjects;
 }
 
 /** Labels Harbor listed, those with an id (every stored one has). */
@@ -101,6 +105,7 @@ export function labelExternal(deps: LabelExternalDeps): Client {
     async observe({ conn, knownId, harborName, extra, signal }) {
       if (knownId !== undefined) return get(conn, knownId, signal);
       const { scope, projectId } = extra.place;
+      if (scope === "p" && deps.fresh?.firstLookup(conn.harbor, projectId, "label")) return undefined;
       const found = await conn.client.labels.list(
         { scope, ...(scope === "p" ? { projectId } : {}), name: harborName },
         { signal },
@@ -156,17 +161,17 @@ export function labelExternal(deps: LabelExternalDeps): Client {
       const found = new Map<number, ObservedLabel>();
       const places = new Map<string, LabelPlace>();
       for (const i of inputs) places.set(`${i.extra.place.scope}/${i.extra.place.projectId}`, i.extra.place);
-      for (const { scope, projectId } of places.values()) {
+      await forEachBounded(places.values(), SWEEP_CONCURRENCY, async ({ scope, projectId }) => {
         let labels: Label[];
         try {
           labels = await conn.client.labels.list({ scope, ...(scope === "p" ? { projectId } : {}) });
         } catch (e) {
           // The project is gone: its labels are missing, which their reconciles handle.
-          if (scope === "p" && (isHarborError(e, "notFound") || isHarborError(e, "forbidden"))) continue;
+          if (scope === "p" && (isHarborError(e, "notFound") || isHarborError(e, "forbidden"))) return;
           throw e;
         }
         for (const l of stored(labels)) found.set(l.id, l);
-      }
+      });
       return found;
     },
 

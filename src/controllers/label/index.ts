@@ -11,8 +11,9 @@ export const labelKind = defineKind({
   def: harborLabel,
   exporter: labelExporter,
   watches: { references: { HarborProject: (spec) => spec.projectRef?.name } },
-  external: ({ ctx, informer }) =>
+  external: ({ ctx, informer, fresh }) =>
     labelExternal({
+      fresh,
       projects: informer("HarborProject"),
       policies: informer("HarborReplicationPolicy"),
       connections: ctx.connections,

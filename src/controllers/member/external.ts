@@ -18,10 +18,12 @@
 import type { HarborProjectMemberSpec, HarborProjectMemberStatus } from "../../api/member.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedProjectMember } from "../../harbor/members.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { authMode, LDAP_AUTH } from "../shared/auth-mode.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import { type GroupIdentity, matchesIdentity } from "../usergroup/mapping.ts";
@@ -61,6 +63,8 @@ type Client = ExternalClient<
 export interface MemberExternalDeps {
   projects: Informer<ManagedObject>;
   groups: Informer<ManagedObject>;
+  /** Projects just created: their first group member lookup needs no list. */
+  fresh?: FreshProjects;
 }
 
 export function memberExternal(deps: MemberExternalDeps): Client {
@@ -183,6 +187,9 @@ export function memberExternal(deps: MemberExternalDeps): Client {
         const group = await findGroup(conn, entity.inline, signal);
         Object.assign(entity, { id: group.id, name: group.name, lookedUp: true });
       }
+      // A new project's only member is its creator, a user: a group is not among them.
+      if (entity.type === "g" && deps.fresh?.firstLookup(conn.harbor, extra.projectId, "group member"))
+        return undefined;
       const members = await conn.client.members.list(extra.projectId, {}, { signal });
       return members.find((m) => isEntity(entity, m));
     },
@@ -236,17 +243,17 @@ export function memberExternal(deps: MemberExternalDeps): Client {
     async observeMany(conn, inputs) {
       const found = new Map<number, PersistedProjectMember>();
       const projects = new Map(inputs.map((i) => [i.extra.projectId, i.signal]));
-      for (const [projectId, signal] of projects) {
+      await forEachBounded(projects, SWEEP_CONCURRENCY, async ([projectId, signal]) => {
         let members: PersistedProjectMember[];
         try {
           members = await conn.client.members.list(projectId, {}, { signal });
         } catch (e) {
           // The project is gone: its members are missing, which their reconciles handle.
-          if (isHarborError(e, "notFound")) continue;
+          if (isHarborError(e, "notFound")) return;
           throw e;
         }
         for (const m of members) found.set(m.id, m);
-      }
+      });
       return found;
     },
 

@@ -17,6 +17,6 @@ export const memberKind = defineKind({
       HarborUserGroup: { matches: (spec, namespace, group) => grants(spec, namespace, group) },
     },
   },
-  external: ({ informer }) =>
-    memberExternal({ projects: informer("HarborProject"), groups: informer("HarborUserGroup") }),
+  external: ({ informer, fresh }) =>
+    memberExternal({ projects: informer("HarborProject"), groups: informer("HarborUserGroup"), fresh }),
 });

@@ -24,6 +24,7 @@ import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import { DeletionBlocked, type ExternalClient, type ManagedObject, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { NotApplied } from "../shared/errors.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
@@ -68,6 +69,8 @@ const QUOTA_ACCESS =
 export function projectExternal(deps: {
   registries: Informer<ManagedObject>;
   scanners: Informer<ManagedObject>;
+  /** Told of every project created, so that other kinds skip their first lookup in it. */
+  fresh?: FreshProjects;
 }): Client {
   const getProject = async (conn: HarborConnectionHandle, ref: number | string, signal: AbortSignal) => {
     try {
@@ -245,6 +248,7 @@ export function projectExternal(deps: {
       const id = await conn.client.projects.create(createRequest(spec, harborName, extra.registryId), {
         signal,
       });
+      deps.fresh?.created(conn.harbor, id);
       // Harbor ignores a CVE allowlist on create.
       if (spec.cveAllowlist) await conn.client.projects.update(id, updateRequest(spec, id), { signal });
       const created = await readBack(conn, id, signal);

@@ -20,5 +20,6 @@ export const projectKind = defineKind({
     projectExternal({
       registries: deps.informer("HarborRegistry"),
       scanners: deps.informer("HarborScannerRegistration"),
+      fresh: deps.fresh,
     }),
 });

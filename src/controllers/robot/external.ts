@@ -23,10 +23,11 @@ import { API_VERSION } from "../../api/common.ts";
 import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../api/robot.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { PersistedRobot } from "../../harbor/robots.ts";
+import type { CreatedRobot, PersistedRobot, RobotCreate } from "../../harbor/robots.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import {
@@ -40,6 +41,7 @@ import {
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { type Referenced, resolveReference } from "../shared/references.ts";
 import { requireProjects, requireSystemRobots } from "../shared/tenancy.ts";
 import {
@@ -100,6 +102,8 @@ export function robotExternal(deps: {
   events: EventRecorder;
   metrics: Metrics;
   now?: () => number;
+  /** Projects just created: their first robot lookup needs no list. */
+  fresh?: FreshProjects;
 }): Client {
   const now = deps.now ?? Date.now;
   const { delivery, events, metrics } = deps;
@@ -220,6 +224,7 @@ export function robotExternal(deps: {
     async observe({ conn, spec, knownId, harborName, extra, signal }) {
       if (knownId !== undefined) return get(conn, knownId, signal);
       if (spec.level === "project" && !extra.project) return undefined;
+      if (extra.project && deps.fresh?.firstLookup(conn.harbor, extra.project.id, "robot")) return undefined;
       const stored = storedName(harborName, extra.project);
       const candidates = await conn.client.robots.list(
         { q: q().exact("name", stored), ...(extra.project ? { projectId: extra.project.id } : {}) },
@@ -241,16 +246,21 @@ export function robotExternal(deps: {
       const owner = ownerOf(resource);
       // Nothing is created that could not be delivered.
       if (spec.secret.deliver) await delivery.read(owner, target.namespace, target.name, "");
-      const created = await conn.client.robots
-        .create(createRequest(spec, harborName, extra.project), { signal })
-        .catch(judged);
+      const request = createRequest(spec, harborName, extra.project);
+      const created = await conn.client.robots.create(request, { signal }).catch(judged);
       crashPoint("after-robot-create");
       // Without delivery the secret goes nowhere: nobody knows it until delivery is turned on.
       if (spec.secret.deliver) {
         if (!created.secret) throw new Error(`Harbor returned no secret for the new robot ${created.name}`);
         await delivery.write(owner, target, { username: created.name, password: created.secret });
       }
-      let robot = await reread(conn, created.id, signal);
+      // Harbor's answer (id, full name, creation time, expiry) and the request are the robot as
+      // status and the secret schedule need it: no read-back. A v1 create leaves the expiry out,
+      // and a disabled robot is written again below: those are read back.
+      let robot =
+        created.expires_at !== undefined && created.creation_time !== undefined && !spec.disabled
+          ? asCreated(request, created)
+          : await reread(conn, created.id, signal);
       if (spec.disabled) {
         // Harbor ignores `disable` on create.
         await conn.client.robots.update(created.id, updateRequest(spec, robot, extra.project, undefined), {
@@ -418,10 +428,10 @@ export function robotExternal(deps: {
       const scopes = new Map<string, number | undefined>();
       for (const i of inputs) scopes.set(String(i.extra.project?.id ?? "system"), i.extra.project?.id);
       const found = new Map<number, PersistedRobot>();
-      for (const projectId of scopes.values()) {
+      await forEachBounded(scopes.values(), SWEEP_CONCURRENCY, async (projectId) => {
         const robots = await conn.client.robots.list(projectId === undefined ? {} : { projectId });
         for (const r of robots) if (wanted.has(r.id)) found.set(r.id, r);
-      }
+      });
       return found;
     },
 
@@ -440,6 +450,24 @@ function deliveredBefore(resource: ManagedObject): boolean {
 
 function copiedTo(resource: ManagedObject): string[] {
   return Array.isArray(resource.status?.copiedTo) ? (resource.status.copiedTo as string[]) : [];
+}
+
+/** A robot just created, from the create request and Harbor's answer to it. */
+function asCreated(request: RobotCreate, created: CreatedRobot): PersistedRobot {
+  return {
+    id: created.id,
+    name: created.name,
+    ...(request.description === undefined ? {} : { description: request.description }),
+    level: request.level,
+    duration: request.duration,
+    editable: true,
+    disable: false,
+    ...(created.expires_at === undefined ? {} : { expires_at: created.expires_at }),
+    permissions: request.permissions,
+    ...(created.creation_time === undefined
+      ? {}
+      : { creation_time: created.creation_time, update_time: created.creation_time }),
+  };
 }
 
 /** The durationDays the status says the robot's expiry was set for, if it says. */

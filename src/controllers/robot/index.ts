@@ -18,8 +18,9 @@ export const robotKind = defineKind({
     namespaces: (spec) => spec.secret?.copies !== undefined,
     serviceAccounts: linksServiceAccount,
   },
-  external: ({ ctx, informer, namespaces }) =>
+  external: ({ ctx, informer, namespaces, fresh }) =>
     robotExternal({
+      fresh,
       projects: informer("HarborProject"),
       delivery: new RobotDelivery({ kube: ctx.kube, secrets: ctx.secrets, namespaces }),
       events: ctx.events,

@@ -23,6 +23,7 @@ import { type RunExternal, RunKind, type RunSpec } from "../../runtime/run.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
 import type { KindExporter } from "./export.ts";
+import type { FreshProjects } from "./fresh-projects.ts";
 import type { SecretUses } from "./secret-uses.ts";
 
 export interface KindContext {
@@ -68,6 +69,8 @@ export interface KindDeps {
   informer(kind: string): Informer<ManagedObject>;
   /** Every Namespace, cluster-wide (for kinds that follow namespaces). */
   namespaces: Informer<NamespaceObject>;
+  /** Projects this operator has just created (what a new project cannot hold needs no lookup). */
+  fresh: FreshProjects;
 }
 
 /**

@@ -21,9 +21,11 @@ import { MANAGED_BY, SECRET_USES } from "../../api/common.ts";
 import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../api/webhook.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedWebhookPolicy } from "../../harbor/webhooks.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireProjects } from "../shared/tenancy.ts";
@@ -57,6 +59,8 @@ export interface WebhookExternalDeps {
   secrets: SecretUses;
   /** How long delivery status may age before a reconcile refreshes it. */
   statusRefreshMs: number;
+  /** Projects just created: their first policy lookup needs no list. */
+  fresh?: FreshProjects;
 }
 
 export function webhookExternal(deps: WebhookExternalDeps): Client {
@@ -112,6 +116,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
 
     async observe({ conn, knownId, harborName, extra, signal }) {
       if (knownId !== undefined) return get(conn, extra.projectId, knownId, signal);
+      if (deps.fresh?.firstLookup(conn.harbor, extra.projectId, "webhook policy")) return undefined;
       // Harbor names are unique per project; the list is one call where a `q` could not hold every name.
       const policies = await conn.client.webhooks.listPolicies(extra.projectId, undefined, { signal });
       return policies.find((p) => p.name === harborName);
@@ -219,17 +224,17 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     async observeMany(conn, inputs) {
       const found = new Map<number, PersistedWebhookPolicy>();
       const projects = new Map(inputs.map((i) => [i.extra.projectId, i.signal]));
-      for (const [projectId, signal] of projects) {
+      await forEachBounded(projects, SWEEP_CONCURRENCY, async ([projectId, signal]) => {
         let policies: PersistedWebhookPolicy[];
         try {
           policies = await conn.client.webhooks.listPolicies(projectId, undefined, { signal });
         } catch (e) {
           // The project is gone: its policies are missing, which their reconciles handle.
-          if (isHarborError(e, "notFound")) continue;
+          if (isHarborError(e, "notFound")) return;
           throw e;
         }
         for (const p of policies) found.set(p.id, p);
-      }
+      });
       return found;
     },
 

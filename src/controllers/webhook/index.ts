@@ -15,8 +15,9 @@ export const webhookKind = defineKind({
     references: { HarborProject: (spec) => spec.projectRef.name },
     secrets: (spec) => spec.targets.map((t) => t.authHeaderSecretRef?.name),
   },
-  external: ({ ctx, informer }) =>
+  external: ({ ctx, informer, fresh }) =>
     webhookExternal({
+      fresh,
       projects: informer("HarborProject"),
       secrets: ctx.secretUses,
       statusRefreshMs: ctx.statusRefreshIntervalMs,

@@ -71,11 +71,24 @@ describe("the benchmark on a tiny workload", () => {
     expect(Object.keys(r.steady.byKind).sort()).toEqual([...KIND_NAMES].sort());
     expect(r.steady.byKind.HarborRobot?.sweeps).toBeGreaterThan(0);
     expect(r.operator.peakRssMiB).toBeGreaterThan(0);
+    expect(r.operator.fixedRssMiB).toBeGreaterThan(0);
+    expect(r.operator.fixedRssMiB).toBeLessThanOrEqual(r.operator.peakRssMiB);
+    expect(r.convergence.baselineCreateSeconds).toBeGreaterThan(0);
     expect(r.operator.cpuSeconds).toBeGreaterThan(0);
     expect(r.convergence.resources.cpuSeconds.operator).toBeGreaterThan(0);
     expect(r.convergence.resources.cpuSeconds.emulator).toBeGreaterThan(0);
     expect(r.convergence.resources.operatorHeapMiB.used).toBeGreaterThan(0);
-    expect(r.targets.map((t) => t.name)).toContain("Harbor requests to converge");
+    expect(r.targets.map((t) => t.name)).toEqual(
+      expect.arrayContaining([
+        "All Ready against the limit",
+        "User's creates slowed",
+        "Harbor requests to converge",
+        "Harbor requests after a restart",
+        "Kubernetes writes to converge",
+        "Drift pass",
+        "Peak RSS, full mix",
+      ]),
+    );
 
     const bad = numbers(r).filter(([, v]) => !Number.isFinite(v) || v < 0);
     expect(bad).toEqual([]);

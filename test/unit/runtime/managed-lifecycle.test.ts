@@ -903,6 +903,26 @@ describe("drift", () => {
     expect((await env.reconcile("edited-after")).calls[0]).toBe("one observe #2");
   });
 
+  test("the sweep at start leaves every observation to the reconciles a start queues: a restart reads lists, not each object", async () => {
+    const env = setup();
+    await env.ready("same");
+    await env.ready("drifted");
+    (env.one.items.get(2) as Item).value = "changed";
+    const from = env.calls.length;
+
+    const queued = await env.reconciler.sweep(pino({ level: "silent" }), new AbortController().signal, {
+      hintAll: true,
+    });
+    expect(queued).toBe(1);
+    expect(env.enqueued).toEqual([`${NS}/drifted`]);
+    expect(env.calls.slice(from)).toEqual(["one list"]);
+
+    const same = await env.reconcile("same");
+    expect(same.calls).toEqual([]); // in sync: neither a read of its own nor a write
+    const drifted = await env.reconcile("drifted");
+    expect(drifted.calls).toEqual(["one update #2 value", "kube status"]);
+  });
+
   test("the sweep leaves a resource whose connection moved to its reconcile", async () => {
     const env = setup();
     await env.ready("a");
