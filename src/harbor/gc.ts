@@ -1,46 +1,29 @@
 // Garbage collection (/system/gc): the schedule, manual runs, history, logs, stop. Every call needs
 // the system permission garbage-collection.
 import { z } from "zod";
-import { nullAsAbsent } from "./common.ts";
-import { type HistoryListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
+import {
+  ExecHistory,
+  ScheduleObj,
+  SystemJobApi,
+  SystemJobScheduleType,
+  scheduleRequest,
+} from "./system-job.ts";
+import type { HarborTransport } from "./transport.ts";
+
+export { ScheduleObj };
 
 /** Schedule types; "Schedule" is accepted by Harbor and does nothing. */
-export const GcScheduleType = z.enum(["Hourly", "Daily", "Weekly", "Custom", "Manual", "None", "Schedule"]);
-export type GcScheduleType = z.infer<typeof GcScheduleType>;
-
-export const ScheduleObj = z.object({
-  type: z.string().optional(),
-  cron: z.string().optional(),
-  next_scheduled_time: z.string().optional(),
-});
-export type ScheduleObj = z.output<typeof ScheduleObj>;
+export const GcScheduleType = SystemJobScheduleType;
+export type GcScheduleType = SystemJobScheduleType;
 
 /**
- * A GC run (or, from getSchedule, the schedule in the same shape: job_kind is then the cron
- * string and schedule.type the schedule type).
+ * A GC run (or, from getSchedule, the schedule in the same shape). job_parameters is e.g.
+ * {"delete_untagged":true,"dry_run":false,…}; a successful run gains freed_space, purged_blobs and
+ * purged_manifests once it shows Success. Harbor 2.12 keeps a run Running for about 25 s after its
+ * job has ended.
  */
-export const GcHistory = z.object({
-  id: z.number().int().optional(),
-  job_name: z.string().optional(),
-  /** MANUAL or SCHEDULE for runs. */
-  job_kind: z.string().optional(),
-  /**
-   * The run's parameters as a JSON string, e.g. {"delete_untagged":true,"dry_run":false,…}; a
-   * successful run gains freed_space, purged_blobs and purged_manifests once it shows Success.
-   */
-  job_parameters: z.string().optional(),
-  schedule: nullAsAbsent(ScheduleObj),
-  /**
-   * The raw status: Running, Success, Error or Stopped. Harbor 2.12 keeps a run Running for about
-   * 25 s after its job has ended.
-   */
-  job_status: z.string().optional(),
-  deleted: z.boolean().optional(),
-  creation_time: z.string().optional(),
-  update_time: z.string().optional(),
-});
-export type GcHistory = z.output<typeof GcHistory>;
+export const GcHistory = ExecHistory;
+export type GcHistory = ExecHistory;
 
 export const GcParameters = z.looseObject({
   delete_untagged: z.boolean().optional(),
@@ -49,14 +32,7 @@ export const GcParameters = z.looseObject({
   workers: z.number().int().min(1).max(5).optional(),
 });
 
-export const GcSchedule = z.object({
-  schedule: z.object({
-    type: GcScheduleType,
-    /** Six fields, seconds first and 0, e.g. "0 0 3 * * *"; needed by Hourly/Daily/Weekly/Custom. */
-    cron: z.string().optional(),
-  }),
-  parameters: GcParameters.optional(),
-});
+export const GcSchedule = scheduleRequest(GcParameters.optional());
 export type GcSchedule = z.input<typeof GcSchedule>;
 
 /** What a GC run's job_parameters say it removed: set once the run shows Success. */
@@ -96,82 +72,22 @@ export function gcRunParameters(run: GcHistory): {
   return Object.fromEntries(Object.entries(out).filter(([, v]) => v !== undefined));
 }
 
-export class GcApi {
-  readonly #t: HarborTransport;
-
+/** GC's history, runs, logs, schedule and stop (the system permission garbage-collection). */
+export class GcApi extends SystemJobApi<typeof GcHistory, typeof GcSchedule> {
   constructor(transport: HarborTransport) {
-    this.#t = transport;
-  }
-
-  /** getGCHistory: every page (or the first `limit` runs), newest first unless sorted otherwise. */
-  listHistory(filter?: HistoryListFilter, opts?: CallOptions): Promise<GcHistory[]> {
-    return this.#t.listAll(
-      { ...opts, operation: "getGCHistory", method: "GET", path: "/system/gc", query: listQuery(filter) },
-      GcHistory,
-      filter?.limit,
-    );
-  }
-
-  /** getGC */
-  get(id: number, opts?: CallOptions): Promise<GcHistory> {
-    return this.#t.json(
-      { ...opts, operation: "getGC", method: "GET", path: path`/system/gc/${id}` },
-      GcHistory,
-    );
-  }
-
-  /** getGCLog: the run's log as text; 404 (notFound, "object is not found") until the job has run. */
-  getLog(id: number, opts?: CallOptions): Promise<string> {
-    return this.#t.text({
-      ...opts,
-      operation: "getGCLog",
-      method: "GET",
-      path: path`/system/gc/${id}/log`,
-      maxResponseBytes: LOG_RESPONSE_LIMIT,
+    super(transport, {
+      base: "/system/gc",
+      operations: {
+        list: { operation: "getGCHistory" },
+        get: { operation: "getGC" },
+        log: { operation: "getGCLog" },
+        getSchedule: { operation: "getGCSchedule" },
+        createSchedule: { operation: "createGCSchedule" },
+        updateSchedule: { operation: "updateGCSchedule" },
+        stop: { operation: "stopGC" },
+      },
+      run: GcHistory,
+      schedule: GcSchedule,
     });
-  }
-
-  /** getGCSchedule: undefined when there is no schedule (Harbor answers 200 with no body). */
-  getSchedule(opts?: CallOptions): Promise<GcHistory | undefined> {
-    return this.#t.jsonOrEmpty(
-      { ...opts, operation: "getGCSchedule", method: "GET", path: "/system/gc/schedule" },
-      GcHistory,
-    );
-  }
-
-  /**
-   * createGCSchedule: Manual starts a run and returns its id; None deletes the schedule; a cron
-   * type replaces the schedule. Every type but Manual returns 0.
-   */
-  async createSchedule(schedule: GcSchedule, opts?: CallOptions): Promise<number> {
-    const body = GcSchedule.parse(schedule);
-    return Number(
-      await this.#t.created({
-        ...opts,
-        operation: "createGCSchedule",
-        method: "POST",
-        path: "/system/gc/schedule",
-        body,
-      }),
-    );
-  }
-
-  /** updateGCSchedule: the same effects as createSchedule (Manual starts a run here too). */
-  updateSchedule(schedule: GcSchedule, opts?: CallOptions): Promise<void> {
-    const body = GcSchedule.parse(schedule);
-    return this.#t.noContent({
-      ...opts,
-      operation: "updateGCSchedule",
-      method: "PUT",
-      path: "/system/gc/schedule",
-      body,
-      // A Manual schedule starts a GC each time it is sent.
-      idempotent: body.schedule.type !== "Manual",
-    });
-  }
-
-  /** stopGC: stops a running GC; a finished one is left as it is. */
-  stop(id: number, opts?: CallOptions): Promise<void> {
-    return this.#t.noContent({ ...opts, operation: "stopGC", method: "PUT", path: path`/system/gc/${id}` });
   }
 }

@@ -1,34 +1,18 @@
 // Immutable tag rules (/projects/{project_name_or_id}/immutabletagrules): tags a rule selects can
 // be neither overwritten by a push nor deleted. What Harbor does with these requests is written
 // down in README.md (immutable tag rules).
-import { z } from "zod";
-import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
+import type { z } from "zod";
+import { type ProjectRef, projectHeaders } from "./common.ts";
+import { TagRule, TagSelector } from "./tag-rule.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
-export const ImmutableSelector = z.object({
-  /** Always "doublestar". */
-  kind: z.string().optional(),
-  /** repoMatches / repoExcludes for repositories, matches / excludes for tags. */
-  decoration: z.string().optional(),
-  pattern: z.string().optional(),
-  extras: z.string().optional(),
-});
-export type ImmutableSelector = z.output<typeof ImmutableSelector>;
+/** Harbor's model of a rule is the same for retention and immutable tags (see tag-rule.ts). */
+export const ImmutableSelector = TagSelector;
+export type ImmutableSelector = TagSelector;
 
-export const ImmutableRule = z.object({
-  id: z.number().int().optional(),
-  priority: z.number().int().optional(),
-  disabled: z.boolean().optional(),
-  /** Always "immutable". */
-  action: z.string().optional(),
-  /** Always "immutable_template". */
-  template: z.string().optional(),
-  params: nullAsAbsent(z.record(z.string(), z.unknown())),
-  tag_selectors: nullAsAbsent(z.array(ImmutableSelector)),
-  /** Keyed by "repository". */
-  scope_selectors: nullAsAbsent(z.record(z.string(), z.array(ImmutableSelector))),
-});
-export type ImmutableRule = z.output<typeof ImmutableRule>;
+/** An immutable tag rule: action "immutable", template "immutable_template". */
+export const ImmutableRule = TagRule;
+export type ImmutableRule = TagRule;
 export type ImmutableRuleRequest = z.input<typeof ImmutableRule>;
 
 export class ImmutableApi {

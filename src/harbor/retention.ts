@@ -3,6 +3,7 @@
 // What Harbor does with these requests is written down in README.md (tag retention).
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
+import { TagRule, TagSelector } from "./tag-rule.ts";
 import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
 
 /** Harbor's rule templates (GET /retentions/metadatas); each takes the parameter of its own name. */
@@ -14,29 +15,13 @@ export const RETENTION_TEMPLATES = [
   "always",
 ] as const;
 
-/** A doublestar selector: `repoMatches`/`repoExcludes` for repositories, `matches`/`excludes` for tags. */
-export const RetentionSelector = z.object({
-  kind: z.string().optional(),
-  decoration: z.string().optional(),
-  pattern: z.string().optional(),
-  /** For tag selectors, a JSON text: `{"untagged":true}` also selects untagged artifacts. */
-  extras: z.string().optional(),
-});
-export type RetentionSelector = z.output<typeof RetentionSelector>;
+/** Harbor's model of a rule is the same for retention and immutable tags (see tag-rule.ts). */
+export const RetentionSelector = TagSelector;
+export type RetentionSelector = TagSelector;
 
-export const RetentionRule = z.object({
-  id: z.number().int().optional(),
-  priority: z.number().int().optional(),
-  disabled: z.boolean().optional(),
-  /** Always "retain". */
-  action: z.string().optional(),
-  template: z.string().optional(),
-  params: nullAsAbsent(z.record(z.string(), z.unknown())),
-  tag_selectors: nullAsAbsent(z.array(RetentionSelector)),
-  /** Keyed by "repository". */
-  scope_selectors: nullAsAbsent(z.record(z.string(), z.array(RetentionSelector))),
-});
-export type RetentionRule = z.output<typeof RetentionRule>;
+/** A retention rule: action "retain", one of RETENTION_TEMPLATES. */
+export const RetentionRule = TagRule;
+export type RetentionRule = TagRule;
 
 export const RetentionPolicy = z.object({
   id: z.number().int().optional(),

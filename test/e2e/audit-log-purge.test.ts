@@ -14,6 +14,7 @@ import {
   readyForSpec,
   stalled,
 } from "../env/resources.ts";
+import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "purge" });
 const KIND = "harborauditlogpurge";
@@ -26,16 +27,6 @@ const schedule = () => op.harbor.purge.getSchedule();
 const manualRuns = () => op.emulator.control.purge.runs().filter((r) => r.trigger === "MANUAL");
 const parameters = async () =>
   JSON.parse((await schedule())?.job_parameters ?? "{}") as Record<string, unknown>;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("HarborAuditLogPurge", () => {
   test("apply → Harbor's purge schedule and parameters as written, Ready", async () => {

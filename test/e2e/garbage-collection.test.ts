@@ -17,6 +17,7 @@ import {
   readyForSpec,
   stalled,
 } from "../env/resources.ts";
+import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "gc" });
 const KIND = "harborgarbagecollection";
@@ -31,16 +32,6 @@ const annotate = (name: string, value: string) =>
   op.kubectl.run(["annotate", "--overwrite", KIND, name, `${ANNOTATION}=${value}`]);
 const handled = (value: string) => (o: GcCR) =>
   o.status?.lastHandledRunAt === value && o.status.runRequest?.executionId !== undefined;
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("HarborGarbageCollection", () => {
   test("apply → Harbor holds the schedule as written, Ready, in four requests; kubectl get shows it", async () => {

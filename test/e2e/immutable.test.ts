@@ -6,6 +6,7 @@
 import { describe, expect, test } from "vitest";
 import type { ImmutableRule } from "../../src/harbor/immutable.ts";
 import { useOperator } from "../env/operator.ts";
+import { refusedByKubectl } from "../env/refused.ts";
 import {
   condition,
   eventReasons,
@@ -158,11 +159,7 @@ describe("HarborImmutableTagRule", () => {
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = async (o: object) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
+    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
     expect(await refused(immutableTagRule("bad", "team", { tags: { pattern: "" } }))).toMatch(
       /spec\.tags\.pattern/,
     );

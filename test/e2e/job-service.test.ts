@@ -14,6 +14,7 @@ import {
   readyForSpec,
   stalled,
 } from "../env/resources.ts";
+import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "jobs" });
 const KIND = "harborjobservice";
@@ -27,16 +28,6 @@ const maintenance = (replication: boolean, scheduler = false) =>
       { jobType: "SCHEDULER", paused: scheduler },
     ],
   });
-
-async function until<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describe("HarborJobService", () => {
   test("apply → the listed queues as declared, unlisted ones left alone; status shows the job service", async () => {

@@ -7,6 +7,7 @@
 import { describe, expect, test } from "vitest";
 import type { RetentionPolicyRequest } from "../../src/harbor/retention.ts";
 import { useOperator } from "../env/operator.ts";
+import { refusedByKubectl } from "../env/refused.ts";
 import {
   clusterConnection,
   condition,
@@ -309,11 +310,7 @@ describe("HarborRetentionPolicy", () => {
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = async (o: object) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
+    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
     const bad = (rules: unknown[], extra: object = {}) =>
       retentionPolicy("bad", "team", { rules: rules as never, ...extra });
     expect(await refused(bad(Array.from({ length: 16 }, (_, i) => ({ ...keepTen, count: i }))))).toMatch(

@@ -7,21 +7,15 @@
 // is refused by name before any call (UnsupportedByHarbor; see mapping.ts).
 //
 // Harbor requests: as for GC — two reads to observe (schedule, newest run), four to converge on a
-// Harbor without a schedule, two per Harbor and drift interval.
+// Harbor without a schedule, two per Harbor and drift interval. The client is the one every
+// per-Harbor schedule kind shares (shared/schedule-external.ts).
 import type { HarborAuditLogPurgeSpec, HarborAuditLogPurgeStatus } from "../../api/audit-log-purge.ts";
-import type { HarborClient } from "../../harbor/client.ts";
-import type { KubeClient } from "../../kube/client.ts";
-import type { EventRecorder } from "../../kube/events.ts";
-import type { ResourceType } from "../../kube/types.ts";
-import { type AfterSync, type ExternalClient, Stalled } from "../../runtime/managed.ts";
+import { type ExternalClient, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
-import { followDelayMs } from "../shared/executions.ts";
-import { handleRunRequest } from "../shared/run-now.ts";
-import { requireSystemSettings } from "../shared/tenancy.ts";
+import { type ScheduleExternalDeps, scheduleExternal } from "../shared/schedule-external.ts";
 import {
   describe,
   diff,
-  isRunning,
   noScheduleRequest,
   type ObservedPurge,
   runRequest,
@@ -35,12 +29,7 @@ import {
 /** Ready=False (Stalled) reason: the spec asks for what this Harbor release cannot take. */
 export const UNSUPPORTED_BY_HARBOR = "UnsupportedByHarbor";
 
-export interface PurgeExternalDeps {
-  kube: Pick<KubeClient, "patchStatus">;
-  events: EventRecorder;
-  type: ResourceType;
-  now?: () => number;
-}
+export type PurgeExternalDeps = ScheduleExternalDeps;
 
 type Client = ExternalClient<
   HarborAuditLogPurgeSpec,
@@ -50,92 +39,30 @@ type Client = ExternalClient<
   HarborAuditLogPurgeStatus
 >;
 
-const SETTING_ID = 0;
-const NEWEST_FIRST = { sort: "-start_time,-id" };
-
 export function auditLogPurgeExternal(deps: PurgeExternalDeps): Client {
-  const now = deps.now ?? Date.now;
-  const newestRun = async (client: HarborClient, signal: AbortSignal) =>
-    (await client.purge.listHistory({ ...NEWEST_FIRST, limit: 1 }, { signal }))[0];
-  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedPurge> => {
-    const [schedule, lastRun] = await Promise.all([
-      client.purge.getSchedule({ signal }),
-      newestRun(client, signal),
-    ]);
-    return { schedule: scheduleFrom(schedule), lastRun };
-  };
-
-  return {
-    async prepare({ conn }) {
-      requireSystemSettings(conn, "the audit-log purge");
+  return scheduleExternal<
+    HarborAuditLogPurgeSpec,
+    NonNullable<ObservedPurge["schedule"]>,
+    NonNullable<ObservedPurge["lastRun"]>,
+    ReturnType<typeof scheduleRequest>,
+    ReturnType<typeof runStatus>,
+    HarborAuditLogPurgeStatus
+  >(deps, {
+    api: (client) => client.purge,
+    setting: "the audit-log purge",
+    what: "an audit-log purge",
+    claim: "audit-log-purge",
+    prepare(conn) {
       const why = unsupportedRelease(conn.harborVersion);
       if (why !== undefined) throw new Stalled(UNSUPPORTED_BY_HARBOR, why);
-      return {};
     },
-
-    async observe({ conn, knownId, signal }) {
-      if (knownId === undefined) {
-        const schedule = scheduleFrom(await conn.client.purge.getSchedule({ signal }));
-        if (!schedule) return undefined;
-        return { schedule, lastRun: await newestRun(conn.client, signal) };
-      }
-      return observeAll(conn.client, signal);
-    },
-
-    async create({ conn, spec, signal }) {
-      if (spec.schedule.type !== "None")
-        await conn.client.purge.updateSchedule(scheduleRequest(spec), { signal });
-      return observeAll(conn.client, signal);
-    },
-
-    async update({ conn, spec, signal }, current) {
-      await conn.client.purge.updateSchedule(scheduleRequest(spec), { signal });
-      return { ...current, schedule: scheduleFrom(await conn.client.purge.getSchedule({ signal })) };
-    },
-
-    async delete({ conn, spec, signal }, current) {
-      if (current.schedule) await conn.client.purge.updateSchedule(noScheduleRequest(spec), { signal });
-    },
-
-    diff: ({ spec }, observed) => diff(spec, observed),
-    id: () => SETTING_ID,
-    identifies: () => true,
+    scheduleFrom,
+    scheduleRequest,
+    noScheduleRequest,
+    runRequest,
+    runStatus,
+    diff,
     describe,
-    status: (_input, observed) => status(observed),
-
-    async afterSync(
-      { conn, spec, resource, signal },
-      observed,
-    ): Promise<AfterSync<HarborAuditLogPurgeStatus>> {
-      const client = conn.client;
-      const run = await handleRunRequest(deps, resource, {
-        what: "an audit-log purge",
-        newestId: async () => (await newestRun(client, signal))?.id ?? 0,
-        startedAfter: async (afterId) => {
-          const recent = await client.purge.listHistory({ ...NEWEST_FIRST, limit: 10 }, { signal });
-          return recent
-            .filter((r) => r.id > afterId && r.job_kind === "MANUAL")
-            .map((r) => r.id)
-            .sort((a, b) => a - b)[0];
-        },
-        start: () => client.purge.createSchedule(runRequest(spec), { signal }),
-      });
-      let lastRun = status(observed).lastRun;
-      if (run.executionId !== undefined) {
-        lastRun = runStatus(await client.purge.get(run.executionId, { signal }));
-      }
-      return {
-        status: { ...run.status, ...(lastRun ? { lastRun } : {}) },
-        ...(isRunning(lastRun) ? { requeueAfterMs: followDelayMs(lastRun?.startTime, now()) } : {}),
-      };
-    },
-
-    async observeMany(conn, inputs) {
-      if (inputs.length === 0) return new Map();
-      const signal = inputs[0]?.signal ?? new AbortController().signal;
-      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
-    },
-
-    claim: () => "audit-log-purge",
-  };
+    status,
+  });
 }

@@ -10,11 +10,21 @@
 // instead of operations; this operator speaks the 2.7–2.12 form and refuses, by name, to manage
 // the purge of a Harbor that reports 2.13 or newer (see `unsupportedRelease`).
 import { HarborAuditLogPurgeSpec, type PurgeRunStatus } from "../../api/audit-log-purge.ts";
-import { effectiveCron } from "../../api/schedule.ts";
 import type { ExecHistory, PurgeSchedule } from "../../harbor/purge.ts";
-import { safeText } from "../../kube/text.ts";
-import { FINAL_STATUSES, jobParameters, specSchedule } from "../shared/executions.ts";
+import {
+  describeSchedule,
+  isRunning,
+  jobRunStatus,
+  type ObservedJob,
+  requestSchedule,
+  scheduleDiff,
+  scheduleFromHistory,
+  scheduleStatus,
+  specSchedule,
+} from "../shared/executions.ts";
 import type { UnnamedSpecFields } from "../shared/export.ts";
+
+export { isRunning };
 
 export interface ObservedPurgeSchedule {
   type: string;
@@ -26,12 +36,7 @@ export interface ObservedPurgeSchedule {
   nextScheduledTime?: string;
 }
 
-export interface ObservedPurge {
-  schedule?: ObservedPurgeSchedule;
-  lastRun?: ExecHistory;
-}
-
-const ZERO_TIME = "0001-01-01T00:00:00.000Z";
+export type ObservedPurge = ObservedJob<ObservedPurgeSchedule, ExecHistory>;
 
 /** The release from which Harbor reads include_event_types instead of include_operations. */
 export const EVENT_TYPES_SINCE = [2, 13] as const;
@@ -58,20 +63,13 @@ const operations = (text: string) =>
     .sort();
 
 export function scheduleFrom(h: ExecHistory | undefined): ObservedPurgeSchedule | undefined {
-  const type = h?.schedule?.type;
-  if (!h || !type || type === "None") return undefined;
-  const p = jobParameters(h);
-  const next = h.schedule?.next_scheduled_time;
-  return {
-    type,
-    ...(h.schedule?.cron ? { cron: h.schedule.cron } : h.job_kind ? { cron: h.job_kind } : {}),
+  return scheduleFromHistory(h, (p) => ({
     ...(typeof p.audit_retention_hour === "number" ? { retentionHours: p.audit_retention_hour } : {}),
     ...(typeof p.include_operations === "string"
       ? { includeOperations: operations(p.include_operations) }
       : {}),
     ...(typeof p.dry_run === "boolean" ? { dryRun: p.dry_run } : {}),
-    ...(next && next !== ZERO_TIME ? { nextScheduledTime: next } : {}),
-  };
+  }));
 }
 
 function parameters(spec: HarborAuditLogPurgeSpec) {
@@ -84,9 +82,8 @@ function parameters(spec: HarborAuditLogPurgeSpec) {
 
 /** The request that makes Harbor's schedule the spec's (None removes it). */
 export function scheduleRequest(spec: HarborAuditLogPurgeSpec): PurgeSchedule {
-  const cron = effectiveCron(spec.schedule);
   return {
-    schedule: { type: spec.schedule.type, ...(cron === undefined ? {} : { cron }) },
+    schedule: requestSchedule(spec.schedule),
     parameters: parameters(spec),
   };
 }
@@ -102,48 +99,22 @@ export function runRequest(spec: HarborAuditLogPurgeSpec): PurgeSchedule {
 }
 
 export function diff(spec: HarborAuditLogPurgeSpec, observed: ObservedPurge): string[] {
-  const s = observed.schedule;
-  if (spec.schedule.type === "None") return s ? ["schedule.type"] : [];
-  if (!s) return ["schedule.type"];
-  const out: string[] = [];
-  if (s.type !== spec.schedule.type) out.push("schedule.type");
-  if (s.cron !== effectiveCron(spec.schedule)) out.push("schedule.cron");
-  if (s.retentionHours !== spec.retentionHours) out.push("retentionHours");
-  if ((s.includeOperations ?? []).join(",") !== [...spec.includeOperations].sort().join(","))
-    out.push("includeOperations");
-  if ((s.dryRun ?? false) !== spec.dryRun) out.push("dryRun");
-  return out;
+  return scheduleDiff(spec.schedule, observed.schedule, (s) => [
+    ...(s.retentionHours !== spec.retentionHours ? ["retentionHours"] : []),
+    ...((s.includeOperations ?? []).join(",") !== [...spec.includeOperations].sort().join(",")
+      ? ["includeOperations"]
+      : []),
+    ...((s.dryRun ?? false) !== spec.dryRun ? ["dryRun"] : []),
+  ]);
 }
 
-export function runStatus(h: ExecHistory & { id: number }): PurgeRunStatus {
-  const p = jobParameters(h);
-  const running = !FINAL_STATUSES.includes(h.job_status ?? "");
-  return {
-    id: h.id,
-    status: safeText(h.job_status ?? "Unknown", 32),
-    ...(h.job_kind ? { trigger: safeText(h.job_kind, 32) } : {}),
-    ...(typeof p.dry_run === "boolean" ? { dryRun: p.dry_run } : {}),
-    ...(h.creation_time ? { startTime: h.creation_time } : {}),
-    ...(!running && h.update_time ? { endTime: h.update_time } : {}),
-  };
-}
-
-export function isRunning(run: PurgeRunStatus | undefined): boolean {
-  return run !== undefined && !FINAL_STATUSES.includes(run.status);
-}
+export const runStatus: (h: ExecHistory & { id: number }) => PurgeRunStatus = jobRunStatus;
 
 export function status(observed: ObservedPurge): { nextScheduledTime?: string; lastRun?: PurgeRunStatus } {
-  const run = observed.lastRun;
-  return {
-    nextScheduledTime: observed.schedule?.nextScheduledTime,
-    lastRun: run?.id === undefined ? undefined : runStatus({ ...run, id: run.id }),
-  };
+  return scheduleStatus(observed, runStatus);
 }
 
-export function describe(observed: ObservedPurge): string {
-  const s = observed.schedule;
-  return s ? `schedule ${s.type}${s.cron ? `, ${s.cron}` : ""}` : "no schedule";
-}
+export const describe: (observed: ObservedPurge) => string = describeSchedule;
 
 // -------------------------------------------------------------------------------------------
 // export: Harbor → spec (the inverse of scheduleRequest; see shared/export.ts)

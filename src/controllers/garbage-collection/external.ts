@@ -13,26 +13,19 @@
 //   final is looked at again every 1–5 s until it is. The annotation harborconfig.io/runRequestedAt
 //   starts one run with the spec's parameters (see shared/run-now.ts).
 //
-// Harbor requests: observing costs two reads (the schedule and the newest run); a new resource on a
-// Harbor without a schedule converges in four (the schedule, the PUT, the schedule and the newest
-// run); the drift sweep reads the same two per Harbor and interval.
+// The client itself is the one every per-Harbor schedule kind shares (shared/schedule-external.ts);
+// this file gives GC's API, requests and mapping.
 import type {
   HarborGarbageCollectionSpec,
   HarborGarbageCollectionStatus,
 } from "../../api/garbage-collection.ts";
-import type { HarborClient } from "../../harbor/client.ts";
-import type { KubeClient } from "../../kube/client.ts";
-import type { EventRecorder } from "../../kube/events.ts";
-import type { ResourceType } from "../../kube/types.ts";
-import type { AfterSync, ExternalClient } from "../../runtime/managed.ts";
+import type { ExternalClient } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
-import { followDelayMs } from "../shared/executions.ts";
-import { handleRunRequest } from "../shared/run-now.ts";
-import { requireSystemSettings } from "../shared/tenancy.ts";
+import { type ScheduleExternalDeps, scheduleExternal } from "../shared/schedule-external.ts";
 import {
   describe,
   diff,
-  isRunning,
+  noScheduleRequest,
   type ObservedGc,
   runRequest,
   runStatus,
@@ -41,12 +34,7 @@ import {
   status,
 } from "./mapping.ts";
 
-export interface GcExternalDeps {
-  kube: Pick<KubeClient, "patchStatus">;
-  events: EventRecorder;
-  type: ResourceType;
-  now?: () => number;
-}
+export type GcExternalDeps = ScheduleExternalDeps;
 
 type Client = ExternalClient<
   HarborGarbageCollectionSpec,
@@ -56,92 +44,26 @@ type Client = ExternalClient<
   HarborGarbageCollectionStatus
 >;
 
-/** The only "id" a per-Harbor setting has. */
-const SETTING_ID = 0;
-
 export function garbageCollectionExternal(deps: GcExternalDeps): Client {
-  const now = deps.now ?? Date.now;
-  const newestRun = async (client: HarborClient, signal: AbortSignal) =>
-    (await client.gc.listHistory({ sort: "-start_time,-id", limit: 1 }, { signal }))[0];
-  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedGc> => {
-    const [schedule, lastRun] = await Promise.all([
-      client.gc.getSchedule({ signal }),
-      newestRun(client, signal),
-    ]);
-    return { schedule: scheduleFrom(schedule), lastRun };
-  };
-
-  return {
-    async prepare({ conn }) {
-      requireSystemSettings(conn, "the garbage-collection schedule");
-      return {};
-    },
-
-    async observe({ conn, knownId, signal }) {
-      if (knownId === undefined) {
-        // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
-        const schedule = scheduleFrom(await conn.client.gc.getSchedule({ signal }));
-        if (!schedule) return undefined;
-        return { schedule, lastRun: await newestRun(conn.client, signal) };
-      }
-      return observeAll(conn.client, signal);
-    },
-
-    async create({ conn, spec, signal }) {
-      if (spec.schedule.type !== "None")
-        await conn.client.gc.updateSchedule(scheduleRequest(spec), { signal });
-      return observeAll(conn.client, signal);
-    },
-
-    async update({ conn, spec, signal }, current) {
-      await conn.client.gc.updateSchedule(scheduleRequest(spec), { signal });
-      return { ...current, schedule: scheduleFrom(await conn.client.gc.getSchedule({ signal })) };
-    },
-
-    async delete({ conn, signal }, current) {
-      if (current.schedule) await conn.client.gc.updateSchedule({ schedule: { type: "None" } }, { signal });
-    },
-
-    diff: ({ spec }, observed) => diff(spec, observed),
-    id: () => SETTING_ID,
-    identifies: () => true,
+  return scheduleExternal<
+    HarborGarbageCollectionSpec,
+    NonNullable<ObservedGc["schedule"]>,
+    NonNullable<ObservedGc["lastRun"]>,
+    ReturnType<typeof scheduleRequest>,
+    ReturnType<typeof runStatus>,
+    HarborGarbageCollectionStatus
+  >(deps, {
+    api: (client) => client.gc,
+    setting: "the garbage-collection schedule",
+    what: "garbage collection",
+    claim: "gc-schedule",
+    scheduleFrom,
+    scheduleRequest,
+    noScheduleRequest,
+    runRequest,
+    runStatus,
+    diff,
     describe,
-    status: (_input, observed) => status(observed),
-
-    async afterSync(
-      { conn, spec, resource, signal },
-      observed,
-    ): Promise<AfterSync<HarborGarbageCollectionStatus>> {
-      const client = conn.client;
-      const run = await handleRunRequest(deps, resource, {
-        what: "garbage collection",
-        newestId: async () => (await newestRun(client, signal))?.id ?? 0,
-        startedAfter: async (afterId) => {
-          const recent = await client.gc.listHistory({ sort: "-start_time,-id", limit: 10 }, { signal });
-          return recent
-            .filter((r) => r.id !== undefined && r.id > afterId && r.job_kind === "MANUAL")
-            .map((r) => r.id as number)
-            .sort((a, b) => a - b)[0];
-        },
-        start: () => client.gc.createSchedule(runRequest(spec), { signal }),
-      });
-      let lastRun = status(observed).lastRun;
-      if (run.executionId !== undefined) {
-        const h = await client.gc.get(run.executionId, { signal });
-        lastRun = runStatus({ ...h, id: run.executionId });
-      }
-      return {
-        status: { ...run.status, ...(lastRun ? { lastRun } : {}) },
-        ...(isRunning(lastRun) ? { requeueAfterMs: followDelayMs(lastRun?.startTime, now()) } : {}),
-      };
-    },
-
-    async observeMany(conn, inputs) {
-      if (inputs.length === 0) return new Map();
-      const signal = inputs[0]?.signal ?? new AbortController().signal;
-      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
-    },
-
-    claim: () => "gc-schedule",
-  };
+    status,
+  });
 }

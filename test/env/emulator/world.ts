@@ -23,14 +23,10 @@ import { UserGroupStore } from "./areas/usergroups.ts";
 import { WebhookStore } from "./areas/webhooks.ts";
 import { AuditLog } from "./audit.ts";
 import { Identities } from "./identities.ts";
+import { harborTime } from "./time.ts";
 import { HarborVersion } from "./version.ts";
 
-/** Harbor's time format: RFC 3339, milliseconds, UTC. */
-export function harborTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
-/** How Harbor prints a time that was never set (e.g. end_time while running). */
-export const ZERO_TIME = "0001-01-01T00:00:00.000Z";
+export { harborTime, ZERO_TIME } from "./time.ts";
 
 /**
  * Wall-clock time plus an offset that tests can advance. Stores that make progress over time

@@ -14,7 +14,6 @@ import type { EventRecorder } from "../../../src/kube/events.ts";
 import type { Condition, KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { jsonEqual } from "../../../src/runtime/conditions.ts";
 import { type Result, RetryAfter, TerminalError } from "../../../src/runtime/controller.ts";
-import type { InformerHandlers } from "../../../src/runtime/informer.ts";
 import {
   type AfterSync,
   type ConnectionResolver,
@@ -22,20 +21,15 @@ import {
   DeletionBlocked,
   type ErrorClassifier,
   type ExternalClient,
-  type ManagedCache,
   type ManagedObject,
   ManagedReconciler,
   type ManagedStatus,
   NotReady,
 } from "../../../src/runtime/managed.ts";
+import { ConnectionRef, FakeCache, merge, NS, ONE, START, TWO } from "./fakes.ts";
 
 // -------------------------------------------------------------------------------------------------
 // The kind under test: a Harbor "thing" with a name and one managed field.
-
-const ONE = "https://one.example";
-const TWO = "https://two.example";
-const NS = "team";
-const START = Date.parse("2025-06-01T12:00:00Z");
 
 const type: ResourceType = {
   group: "harborconfig.io",
@@ -46,10 +40,7 @@ const type: ResourceType = {
 };
 
 const ThingSpec = z.object({
-  connectionRef: z.object({
-    kind: z.enum(["HarborConnection", "ClusterHarborConnection"]).default("HarborConnection"),
-    name: z.string(),
-  }),
+  connectionRef: ConnectionRef,
   creationPolicy: z.enum(["Create", "Adopt", "CreateOrAdopt"]).default("Create"),
   deletionPolicy: z.enum(["Delete", "Orphan"]).default("Delete"),
   name: z.string().optional(),
@@ -136,53 +127,6 @@ const errors: ErrorClassifier = {
 
 // -------------------------------------------------------------------------------------------------
 // Kubernetes: the API server's copy of each resource, and the informer's, fed by hand.
-
-/** RFC 7386 JSON merge patch. */
-function merge(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> =
-    target !== null && typeof target === "object" && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = merge(out[k], v);
-  }
-  return out;
-}
-
-/** The informer's cache: shows the server's objects when told to, calling handlers as a watch does. */
-class FakeCache implements ManagedCache {
-  readonly #objects = new Map<string, ManagedObject>();
-  readonly #handlers: InformerHandlers<ManagedObject>[] = [];
-
-  get(key: string): ManagedObject | undefined {
-    return this.#objects.get(key);
-  }
-
-  list(): ManagedObject[] {
-    return [...this.#objects.values()];
-  }
-
-  on(handlers: InformerHandlers<ManagedObject>): void {
-    this.#handlers.push(handlers);
-  }
-
-  show(server: ReadonlyMap<string, ManagedObject>): void {
-    for (const [key, obj] of server) {
-      const old = this.#objects.get(key);
-      if (old?.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
-      const copy = structuredClone(obj);
-      this.#objects.set(key, copy);
-      for (const h of this.#handlers) old ? h.update?.(old, copy) : h.add?.(copy);
-    }
-    for (const [key, old] of [...this.#objects]) {
-      if (server.has(key)) continue;
-      this.#objects.delete(key);
-      for (const h of this.#handlers) h.delete?.(old);
-    }
-  }
-}
 
 type KubeOp = "mergePatch" | "patchStatus";
 

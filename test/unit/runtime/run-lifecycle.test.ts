@@ -14,21 +14,15 @@ import { KubeError } from "../../../src/kube/errors.ts";
 import type { EventRecorder } from "../../../src/kube/events.ts";
 import type { Condition, KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { type Result, TerminalError } from "../../../src/runtime/controller.ts";
-import type { InformerHandlers } from "../../../src/runtime/informer.ts";
 import {
   type ConnectionResolver,
   DEPENDENCY_NOT_READY,
   type ErrorClassifier,
-  type ManagedCache,
   type ManagedObject,
   NotReady,
 } from "../../../src/runtime/managed.ts";
 import { type RunExternal, RunReconciler, type RunStatus } from "../../../src/runtime/run.ts";
-
-const NS = "team";
-const ONE = "https://one.example";
-const TWO = "https://two.example";
-const START = Date.parse("2025-06-01T12:00:00Z");
+import { ConnectionRef, FakeCache, merge, NS, ONE, START, TWO } from "./fakes.ts";
 
 const type: ResourceType = {
   group: "harborconfig.io",
@@ -39,10 +33,7 @@ const type: ResourceType = {
 };
 
 const JobSpec = z.object({
-  connectionRef: z.object({
-    kind: z.enum(["HarborConnection", "ClusterHarborConnection"]).default("HarborConnection"),
-    name: z.string(),
-  }),
+  connectionRef: ConnectionRef,
   deletionPolicy: z.enum(["Delete", "Orphan"]).default("Delete"),
   ttlSecondsAfterFinished: z.number().int().min(0).optional(),
   /** What to run: executions carry it, so that a run finds its own after a crash. */
@@ -76,47 +67,6 @@ class FakeSystem {
 }
 
 const errors: ErrorClassifier = { classify: () => undefined };
-
-function merge(target: unknown, patch: unknown): unknown {
-  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
-  const out: Record<string, unknown> =
-    target !== null && typeof target === "object" && !Array.isArray(target)
-      ? { ...(target as Record<string, unknown>) }
-      : {};
-  for (const [k, v] of Object.entries(patch)) {
-    if (v === null) delete out[k];
-    else out[k] = merge(out[k], v);
-  }
-  return out;
-}
-
-class FakeCache implements ManagedCache {
-  readonly #objects = new Map<string, ManagedObject>();
-  readonly #handlers: InformerHandlers<ManagedObject>[] = [];
-  get(key: string) {
-    return this.#objects.get(key);
-  }
-  list() {
-    return [...this.#objects.values()];
-  }
-  on(h: InformerHandlers<ManagedObject>) {
-    this.#handlers.push(h);
-  }
-  show(server: ReadonlyMap<string, ManagedObject>): void {
-    for (const [key, obj] of server) {
-      const old = this.#objects.get(key);
-      if (old?.metadata.resourceVersion === obj.metadata.resourceVersion) continue;
-      const copy = structuredClone(obj);
-      this.#objects.set(key, copy);
-      for (const h of this.#handlers) old ? h.update?.(old, copy) : h.add?.(copy);
-    }
-    for (const [key, old] of [...this.#objects]) {
-      if (server.has(key)) continue;
-      this.#objects.delete(key);
-      for (const h of this.#handlers) h.delete?.(old);
-    }
-  }
-}
 
 interface Outcome {
   result?: Result;

@@ -2,7 +2,7 @@
 // stored as the JSON text of the request, unique per project (an identical create is a 409); a new
 // rule is always stored enabled; an update whose `disabled` differs from the stored flag changes only
 // the flag; the body's id must be the path's.
-import { z } from "zod";
+import type { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { projectAccess } from "../auth.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
@@ -10,6 +10,7 @@ import { page } from "../listing.ts";
 import { type Ctx, createdAt, ok, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
+import { tagRuleModels } from "./tag-rule.ts";
 
 export interface ImmutableRuleRecord {
   id: number;
@@ -62,26 +63,7 @@ export class ImmutableStore {
   }
 }
 
-const Selector = z
-  .object({
-    kind: z.string().nullish(),
-    decoration: z.string().nullish(),
-    pattern: z.string().nullish(),
-    extras: z.string().nullish(),
-  })
-  .meta({ goType: "ImmutableSelector" });
-const RuleBody = z
-  .object({
-    id: z.number().int().nullish(),
-    priority: z.number().int().nullish(),
-    disabled: z.boolean().nullish(),
-    action: z.string().nullish(),
-    template: z.string().nullish(),
-    params: z.record(z.string(), z.unknown()).nullish(),
-    tag_selectors: z.array(Selector.nullable()).nullish(),
-    scope_selectors: z.record(z.string(), z.array(Selector.nullable())).nullish(),
-  })
-  .meta({ goType: "ImmutableRule" });
+const { Selector, Rule: RuleBody } = tagRuleModels({ selector: "ImmutableSelector", rule: "ImmutableRule" });
 type RuleBody = z.output<typeof RuleBody>;
 
 /** The JSON text Harbor's model marshals to: its fields in order, extras dropped (the model has none). */

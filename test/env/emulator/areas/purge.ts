@@ -15,18 +15,21 @@
 // request with a bad cron leaves no schedule; GET of an unknown run id is a masked 500 (the handler
 // dereferences the missing execution); a cron schedule fires through the job service's SCHEDULER
 // queue, so it waits while that queue is paused.
-import { z } from "zod";
-import { auditWrite } from "../audit.ts";
-import { requireSystem } from "../auth.ts";
-import { badRequest, internal, notFound } from "../errors.ts";
-import { type Fields, listReply } from "../listing.ts";
-import { type Ctx, ok, type Reply, type RouteSpec } from "../router.ts";
-import { harborTime, type World, ZERO_TIME } from "../world.ts";
+import { badRequest, internal } from "../errors.ts";
+import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
-import { nextCronTime, parseCron } from "./gc.ts";
+import { type CronSpec, parseCron } from "./cron.ts";
+import {
+  type JobScheduleRecord,
+  JobStoreBase,
+  jobControl,
+  jobRoutes,
+  renderSchedule,
+  type ScheduleBody,
+  type Trigger,
+} from "./system-job.ts";
 
 export type PurgeStatus = "Running" | "Success" | "Error" | "Stopped";
-type Trigger = "MANUAL" | "SCHEDULE";
 
 export interface PurgePlan {
   /** How the job ends. Default Success. */
@@ -60,68 +63,30 @@ export interface PurgeRunRecord {
   jobId?: string;
 }
 
-interface PurgeScheduleRecord {
-  id: number;
-  cronType: string;
-  cron: string;
-  spec: ReturnType<typeof parseCron>;
+interface PurgeScheduleRecord extends JobScheduleRecord<PurgePolicy> {
   /** The parameters as sent: GET shows them as they came. */
   parameters: Record<string, unknown>;
-  policy: PurgePolicy;
-  creationTime: number;
-  updateTime: number;
-  nextRun?: number;
 }
 
 /** How long core still shows a finished purge job's execution as Running. */
 export const PURGE_STATUS_LAG_MS = 25_000;
-/** Harbor's execution sweeper keeps this many executions per vendor type. */
-const KEEP_EXECUTIONS = 50;
 /** The operations the 2.12 purge can remove; anything else in include_operations is ignored. */
 const PERMITTED_OPERATIONS = ["create", "delete", "pull"];
 
-/** Go's json.Marshal of a map: keys in sorted order. */
-function goJson(map: Record<string, unknown>): string {
-  return JSON.stringify(Object.fromEntries(Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1))));
-}
-
-export class PurgeStore {
-  readonly #world: World;
-  readonly #runs = new Map<number, PurgeRunRecord>();
-  #schedule: PurgeScheduleRecord | undefined;
-  readonly #plans: PurgePlan[] = [];
-  #defaultPlan: Required<PurgePlan> = { status: "Success", durationMs: 1000 };
-
+export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePolicy, PurgeScheduleRecord> {
   constructor(world: World) {
-    this.#world = world;
-    world.clock.onTick(() => this.#tick());
-  }
-
-  runs(): PurgeRunRecord[] {
-    return [...this.#runs.values()];
-  }
-
-  get(id: number): PurgeRunRecord | undefined {
-    return this.#runs.get(id);
-  }
-
-  get schedule(): PurgeScheduleRecord | undefined {
-    return this.#schedule;
-  }
-
-  plan(p: PurgePlan): void {
-    this.#plans.push(p);
-  }
-
-  setDefaultPlan(p: PurgePlan): void {
-    this.#defaultPlan = { ...this.#defaultPlan, ...p };
+    super(world, {
+      what: "purge",
+      logSource: "/jobservice/job/impl/purge/purge.go",
+      defaultPlan: { status: "Success", durationMs: 1000 },
+    });
   }
 
   start(policy: PurgePolicy, trigger: Trigger): PurgeRunRecord {
-    const now = this.#world.now();
-    const plan: Required<PurgePlan> = { ...this.#defaultPlan, ...this.#plans.shift() };
+    const now = this.world.now();
+    const plan = this.nextPlan();
     const run: PurgeRunRecord = {
-      id: this.#world.ids.next("execution"),
+      id: this.world.ids.next("execution"),
       trigger,
       status: "Running",
       parameters: {
@@ -137,26 +102,26 @@ export class PurgeStore {
       plan,
       log: [],
     };
-    this.#runs.set(run.id, run);
-    run.jobId = this.#world.jobservice.startJob("PURGE_AUDIT", () => this.stop(run));
-    this.#log(run, "Purge audit job start");
-    this.#sweep();
+    this.runsById.set(run.id, run);
+    run.jobId = this.world.jobservice.startJob("PURGE_AUDIT", () => this.stop(run));
+    this.log(run, "Purge audit job start");
+    this.sweep();
     return run;
   }
 
   /** Stops a running job, and with it the run; once the job has ended, nothing changes. */
   stop(run: PurgeRunRecord): void {
     if (run.job !== "Running") return;
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
-    const now = this.#world.now();
+    if (run.jobId) this.world.jobservice.finishJob(run.jobId);
+    const now = this.world.now();
     Object.assign(run, { job: "Stopped", jobEnd: now, status: "Stopped", updateTime: now });
-    this.#log(run, "received the stop signal, stop the purge job");
+    this.log(run, "received the stop signal, stop the purge job");
   }
 
   /** Ends a running job now with the given status (or its planned one); the run follows later. */
   complete(run: PurgeRunRecord, status?: "Success" | "Error"): void {
     if (run.job !== "Running") return;
-    this.#endJob(run, status ?? run.plan.status, this.#world.now());
+    this.#endJob(run, status ?? run.plan.status, this.world.now());
   }
 
   hasLog(run: PurgeRunRecord): boolean {
@@ -167,44 +132,23 @@ export class PurgeStore {
   setSchedule(
     cronType: string,
     cron: string,
-    spec: ReturnType<typeof parseCron>,
+    spec: CronSpec,
     parameters: Record<string, unknown>,
     policy: PurgePolicy,
   ): void {
-    const now = this.#world.now();
-    this.#schedule = {
-      id: this.#world.ids.next("schedule"),
-      cronType,
-      cron,
-      spec,
-      parameters,
-      policy,
-      creationTime: now,
-      updateTime: now,
-      nextRun: nextCronTime(spec, now),
-    };
-  }
-
-  deleteSchedule(): void {
-    this.#schedule = undefined;
-  }
-
-  /** Starts the scheduled purge now, as the scheduler does when the cron time comes. */
-  fireSchedule(): PurgeRunRecord {
-    if (!this.#schedule) throw new Error("no purge schedule is found");
-    return this.start(this.#schedule.policy, "SCHEDULE");
+    this.jobSchedule.set(cronType, cron, spec, policy, { parameters });
   }
 
   #endJob(run: PurgeRunRecord, status: "Success" | "Error", at: number): void {
-    if (run.jobId) this.#world.jobservice.finishJob(run.jobId);
+    if (run.jobId) this.world.jobservice.finishJob(run.jobId);
     Object.assign(run, { job: status, jobEnd: at });
     if (status === "Error") {
-      this.#log(run, "failed to purge audit log, error: the database is unreachable", "ERROR");
+      this.log(run, "failed to purge audit log, error: the database is unreachable", "ERROR");
       return;
     }
     const { retentionHour, includeOperations, dryRun } = run.policy;
     if (retentionHour === -1 || retentionHour === 0) {
-      this.#log(run, `quit purge job, retentionHour:${retentionHour} `);
+      this.log(run, `quit purge job, retentionHour:${retentionHour} `);
       return;
     }
     const operations = includeOperations === "" ? [] : includeOperations.split(",");
@@ -216,73 +160,30 @@ export class PurgeStore {
       permitted.length === 0
         ? 0
         : dryRun
-          ? this.#world.audit.all().filter(matches).length
-          : this.#world.audit.purge(matches);
+          ? this.world.audit.all().filter(matches).length
+          : this.world.audit.purge(matches);
     run.purged = n;
-    this.#log(
+    this.log(
       run,
       `Purge operation parameter, renention_hour=${retentionHour}, include_operations:[${operations.join(" ")}], dry_run:${dryRun}`,
     );
-    this.#log(run, `${dryRun ? "[DRYRUN]" : ""}Purged ${n} rows of audit logs`);
+    this.log(run, `${dryRun ? "[DRYRUN]" : ""}Purged ${n} rows of audit logs`);
   }
 
-  #log(run: PurgeRunRecord, line: string, level = "INFO"): void {
-    run.log.push(
-      `${new Date(this.#world.now()).toISOString().slice(0, 19)}Z [${level}] [/jobservice/job/impl/purge/purge.go]: ${line}`,
-    );
-  }
-
-  #tick(): void {
-    const now = this.#world.now();
-    for (const run of this.#runs.values()) {
+  protected tick(now: number): void {
+    for (const run of this.runsById.values()) {
       if (run.job === "Running" && now >= run.jobEnd) this.#endJob(run, run.plan.status, run.jobEnd);
       if (run.status === "Running" && run.job !== "Running" && now >= run.jobEnd + PURGE_STATUS_LAG_MS) {
         run.status = run.job;
         run.updateTime = run.jobEnd + PURGE_STATUS_LAG_MS;
       }
     }
-    const s = this.#schedule;
-    if (s?.nextRun !== undefined && now >= s.nextRun) {
-      s.nextRun = nextCronTime(s.spec, now);
-      const policy = s.policy;
-      this.#world.jobservice.runScheduled(() => this.start(policy, "SCHEDULE"));
-    }
-  }
-
-  #sweep(): void {
-    const finished = this.runs()
-      .filter((r) => r.status !== "Running")
-      .sort((a, b) => a.id - b.id);
-    let excess = this.#runs.size - KEEP_EXECUTIONS;
-    for (const r of finished) {
-      if (excess-- <= 0) break;
-      this.#runs.delete(r.id);
-    }
+    this.jobSchedule.tick(now);
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // API
-
-const ScheduleBody = z.object({
-  id: z.number().int().nullish(),
-  status: z.string().nullish(),
-  creation_time: z.string().nullish(),
-  update_time: z.string().nullish(),
-  schedule: z
-    .object({
-      // go-swagger skips the enum check for an empty value.
-      type: z.preprocess(
-        (v) => (v === "" ? undefined : v),
-        z.enum(["Hourly", "Daily", "Weekly", "Custom", "Manual", "None", "Schedule"]).nullish(),
-      ),
-      cron: z.string().nullish(),
-      next_scheduled_time: z.string().nullish(),
-    })
-    .nullish(),
-  parameters: z.record(z.string(), z.unknown()).nullish(),
-});
-type ScheduleBody = z.output<typeof ScheduleBody>;
 
 /** The handler's checks before anything happens (verifyCreateRequest / verifyUpdateRequest). */
 function verify(body: ScheduleBody): void {
@@ -331,7 +232,7 @@ function kick(world: World, body: ScheduleBody): number {
       world.purge.deleteSchedule();
       const cron = schedule.cron ?? "";
       if (cron === "") throw badRequest("empty cron string for schedule");
-      let spec: ReturnType<typeof parseCron>;
+      let spec: CronSpec;
       try {
         spec = parseCron(cron);
       } catch (e) {
@@ -346,173 +247,34 @@ function kick(world: World, body: ScheduleBody): number {
   }
 }
 
-const title = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
-
-function renderRun(r: PurgeRunRecord) {
-  return {
-    id: r.id,
-    job_name: "PURGE_AUDIT",
-    job_kind: r.trigger,
-    job_parameters: goJson(r.parameters),
-    schedule: { type: title(r.trigger), next_scheduled_time: ZERO_TIME },
-    job_status: r.status,
-    creation_time: harborTime(r.startTime),
-    update_time: harborTime(r.updateTime),
-  };
-}
-
-function renderSchedule(s: PurgeScheduleRecord) {
-  return {
-    id: s.id,
-    job_kind: s.cron,
-    job_parameters: goJson(s.parameters),
-    job_status: "Running",
-    schedule: {
-      type: s.cronType,
-      cron: s.cron,
-      next_scheduled_time: s.nextRun === undefined ? ZERO_TIME : harborTime(s.nextRun),
-    },
-    creation_time: harborTime(s.creationTime),
-    update_time: harborTime(s.updateTime),
-  };
-}
-
-const fields: Fields<PurgeRunRecord> = {
-  id: (r) => r.id,
-  status: (r) => r.status,
-  trigger: (r) => r.trigger,
-  start_time: (r) => harborTime(r.startTime),
-  update_time: (r) => harborTime(r.updateTime),
-};
-
-function auditPurge(ctx: Ctx, operation: "create" | "update"): void {
-  auditWrite(ctx, { project_id: 0, resource: "purge audit", resource_type: "purge_audit", operation });
-}
-
-const routes: RouteSpec[] = [
-  {
-    op: "getPurgeHistory",
-    method: "GET",
-    path: "/system/purgeaudit",
-    paged: true,
-    query: { q: { type: "string" }, sort: { type: "string" } },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "list");
-      return listReply(ctx, ctx.world.purge.runs(), fields, {
-        render: renderRun,
-        defaultOrder: (a, b) => b.startTime - a.startTime || b.id - a.id,
-      });
-    },
+const routes = jobRoutes({
+  base: "/system/purgeaudit",
+  idParam: "purge_id",
+  permission: "purge-audit",
+  ops: {
+    list: "getPurgeHistory",
+    getSchedule: "getPurgeSchedule",
+    create: "createPurgeSchedule",
+    update: "updatePurgeSchedule",
+    get: "getPurgeJob",
+    stop: "stopPurge",
+    log: "getPurgeJobLog",
   },
-  {
-    op: "getPurgeSchedule",
-    method: "GET",
-    path: "/system/purgeaudit/schedule",
-    handle(ctx): Reply {
-      requireSystem(ctx, "purge-audit", "read");
-      const s = ctx.world.purge.schedule;
-      return s ? ok(renderSchedule(s)) : ok();
-    },
-  },
-  {
-    op: "createPurgeSchedule",
-    method: "POST",
-    path: "/system/purgeaudit/schedule",
-    body: { name: "schedule", schema: ScheduleBody },
-    handle(ctx): Reply {
-      requireSystem(ctx, "purge-audit", "create");
-      const body = ctx.body as ScheduleBody;
-      verify(body);
-      const id = kick(ctx.world, body);
-      auditPurge(ctx, "create");
-      // path.Join(<request path>, "../<id>"): …/purgeaudit/schedule → …/purgeaudit/<id>.
-      const path = ctx.url.pathname.replace(/\/+$/, "");
-      return { status: 201, headers: { location: `${path.slice(0, path.lastIndexOf("/"))}/${id}` } };
-    },
-  },
-  {
-    op: "updatePurgeSchedule",
-    method: "PUT",
-    path: "/system/purgeaudit/schedule",
-    body: { name: "schedule", schema: ScheduleBody },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "update");
-      const body = ctx.body as ScheduleBody;
-      verify(body);
-      kick(ctx.world, body);
-      auditPurge(ctx, "update");
-      return ok();
-    },
-  },
-  {
-    op: "getPurgeJob",
-    method: "GET",
-    path: "/system/purgeaudit/{purge_id}",
-    params: { purge_id: "int" },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "read");
-      const run = ctx.world.purge.get(ctx.params.purge_id as number);
-      // Harbor reads the execution's vendor type before it checks the error: a nil dereference.
-      if (!run) throw internal("runtime error: invalid memory address or nil pointer dereference");
-      return ok(renderRun(run));
-    },
-  },
-  {
-    op: "stopPurge",
-    method: "PUT",
-    path: "/system/purgeaudit/{purge_id}",
-    params: { purge_id: "int" },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "stop");
-      const id = ctx.params.purge_id as number;
-      const run = ctx.world.purge.get(id);
-      if (!run) throw notFound(`execution ${id} not found`);
-      ctx.world.purge.stop(run);
-      auditPurge(ctx, "update");
-      return ok();
-    },
-  },
-  {
-    op: "getPurgeJobLog",
-    method: "GET",
-    path: "/system/purgeaudit/{purge_id}/log",
-    params: { purge_id: "int" },
-    handle(ctx) {
-      requireSystem(ctx, "purge-audit", "read");
-      const id = ctx.params.purge_id as number;
-      const run = ctx.world.purge.get(id);
-      if (!run) throw notFound(`purge job with execution ID: ${id} taskLog is not found`);
-      if (!ctx.world.purge.hasLog(run)) throw notFound("object is not found");
-      return { status: 200, text: `${run.log.join("\n")}\n`, headers: { "content-type": "text/plain" } };
-    },
-  },
-];
-
-function existingRun(world: World, id: number): PurgeRunRecord {
-  const run = world.purge.get(id);
-  if (!run) throw new Error(`no purge execution ${id}`);
-  return run;
-}
+  audit: { resource: "purge audit", resource_type: "purge_audit" },
+  jobName: "PURGE_AUDIT",
+  store: (world) => world.purge,
+  renderSchedule: (s: PurgeScheduleRecord) => renderSchedule(s, s.parameters),
+  verify,
+  kick,
+  // Harbor reads the execution's vendor type before it checks the error: a nil dereference.
+  unknownRun: () => internal("runtime error: invalid memory address or nil pointer dereference"),
+  unknownLog: (id) => `purge job with execution ID: ${id} taskLog is not found`,
+});
 
 export const area = defineArea({
   routes,
   control: (world: World) => ({
-    /** Plans the next purge run to start (how its job ends, how much world time it takes). */
-    plan(p: PurgePlan): void {
-      world.purge.plan(p);
-    },
-    /** The outcome of runs without a plan. Initially Success after 1000 ms. */
-    setDefaultPlan(p: PurgePlan): void {
-      world.purge.setDefaultPlan(p);
-    },
-    /** Ends a running purge's job now; the run shows it PURGE_STATUS_LAG_MS later, as in Harbor. */
-    complete(id: number, status?: "Success" | "Error"): void {
-      world.purge.complete(existingRun(world, id), status);
-    },
-    /** Starts a run of the current schedule now (trigger SCHEDULE); returns its execution id. */
-    fireSchedule(): number {
-      return world.purge.fireSchedule().id;
-    },
+    ...jobControl(world.purge, "purge"),
     /** The schedule as stored: type, cron, the parameters as sent, the next run (ms); undefined when none. */
     schedule: () => {
       const s = world.purge.schedule;

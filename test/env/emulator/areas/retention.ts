@@ -13,6 +13,7 @@ import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { ProjectRecord } from "./projects.ts";
 import { matchPattern } from "./replication-filters.ts";
+import { tagRuleModels } from "./tag-rule.ts";
 
 /** Harbor's limit on the rules of one policy. */
 export const MAX_RETENTION_RULES = 15;
@@ -275,26 +276,7 @@ function checkSelectors(data: Record<string, unknown>): void {
 // ---------------------------------------------------------------------------------------------
 // Wire models
 
-const Selector = z
-  .object({
-    kind: z.string().nullish(),
-    decoration: z.string().nullish(),
-    pattern: z.string().nullish(),
-    extras: z.string().nullish(),
-  })
-  .meta({ goType: "RetentionSelector" });
-const Rule = z
-  .object({
-    id: z.number().int().nullish(),
-    priority: z.number().int().nullish(),
-    disabled: z.boolean().nullish(),
-    action: z.string().nullish(),
-    template: z.string().nullish(),
-    params: z.record(z.string(), z.unknown()).nullish(),
-    tag_selectors: z.array(Selector.nullable()).nullish(),
-    scope_selectors: z.record(z.string(), z.array(Selector.nullable())).nullish(),
-  })
-  .meta({ goType: "RetentionRule" });
+const { Selector, Rule } = tagRuleModels({ selector: "RetentionSelector", rule: "RetentionRule" });
 const PolicyBody = z
   .object({
     id: z.number().int().nullish(),

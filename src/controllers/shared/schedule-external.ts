@@ -1,0 +1,171 @@
+// The ExternalClient of a per-Harbor system-job schedule (GC, audit-log purge; see
+// garbage-collection/external.ts for the choices): no id (0), a constant claim, "exists" when Harbor
+// has a schedule, PUT for create and update, type None for deletion, the newest run in status and
+// followed while it runs, and "run now" by the harborconfig.io/runRequestedAt annotation. Each kind
+// gives its Harbor API, its requests and its mapping.
+//
+// Harbor requests: observing costs two reads (the schedule and the newest run); a new resource on a
+// Harbor without a schedule converges in four (the schedule, the PUT, the schedule and the newest
+// run); the drift sweep reads the same two per Harbor and interval.
+import type { HarborClient } from "../../harbor/client.ts";
+import type { HistoryListFilter } from "../../harbor/query.ts";
+import type { CallOptions } from "../../harbor/transport.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import type { EventRecorder } from "../../kube/events.ts";
+import type { ResourceType } from "../../kube/types.ts";
+import type { AfterSync, ExternalClient } from "../../runtime/managed.ts";
+import type { HarborConnectionHandle } from "../connection/handle.ts";
+import {
+  followDelayMs,
+  isRunning,
+  type JobHistory,
+  type ObservedJob,
+  type ObservedScheduleBase,
+} from "./executions.ts";
+import { handleRunRequest } from "./run-now.ts";
+import { requireSystemSettings } from "./tenancy.ts";
+
+export interface ScheduleExternalDeps {
+  kube: Pick<KubeClient, "patchStatus">;
+  events: EventRecorder;
+  type: ResourceType;
+  now?: () => number;
+}
+
+/** What the client uses of a system job's Harbor API (src/harbor/system-job.ts). */
+export interface ScheduledJobApi<H extends JobHistory, Req> {
+  listHistory(filter?: HistoryListFilter, opts?: CallOptions): Promise<H[]>;
+  get(id: number, opts?: CallOptions): Promise<H>;
+  getSchedule(opts?: CallOptions): Promise<H | undefined>;
+  createSchedule(schedule: Req, opts?: CallOptions): Promise<number>;
+  updateSchedule(schedule: Req, opts?: CallOptions): Promise<void>;
+}
+
+/** What tells one schedule kind from another. */
+export interface ScheduleKind<
+  Spec extends { schedule: { type: string } },
+  S extends ObservedScheduleBase,
+  H extends JobHistory,
+  Req,
+  Run extends { status: string; startTime?: string },
+> {
+  /** The job's API on a Harbor client (client.gc). */
+  api(client: HarborClient): ScheduledJobApi<H, Req>;
+  /** What tenancy refusals and Events call it: the setting ("the garbage-collection schedule") and a run ("garbage collection"). */
+  setting: string;
+  what: string;
+  /** The constant claim, one per Harbor. */
+  claim: string;
+  /** A check before any call (a release the kind cannot serve); throws Stalled. */
+  prepare?(conn: HarborConnectionHandle): void;
+  scheduleFrom(h: H | undefined): S | undefined;
+  scheduleRequest(spec: Spec): Req;
+  noScheduleRequest(spec: Spec): Req;
+  runRequest(spec: Spec): Req;
+  runStatus(h: H & { id: number }): Run;
+  diff(spec: Spec, observed: ObservedJob<S, H>): string[];
+  describe(observed: ObservedJob<S, H>): string;
+  status(observed: ObservedJob<S, H>): { nextScheduledTime?: string; lastRun?: Run };
+}
+
+/** The only "id" a per-Harbor setting has. */
+const SETTING_ID = 0;
+const NEWEST_FIRST = { sort: "-start_time,-id" };
+
+export function scheduleExternal<
+  Spec extends { schedule: { type: string } },
+  S extends ObservedScheduleBase,
+  H extends JobHistory,
+  Req,
+  Run extends { status: string; startTime?: string },
+  St extends { nextScheduledTime?: string; lastRun?: Run },
+>(
+  deps: ScheduleExternalDeps,
+  kind: ScheduleKind<Spec, S, H, Req, Run>,
+): ExternalClient<Spec, ObservedJob<S, H>, HarborConnectionHandle, Record<string, never>, St> {
+  const now = deps.now ?? Date.now;
+  const newestRun = async (client: HarborClient, signal: AbortSignal) =>
+    (await kind.api(client).listHistory({ ...NEWEST_FIRST, limit: 1 }, { signal }))[0];
+  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedJob<S, H>> => {
+    const [schedule, lastRun] = await Promise.all([
+      kind.api(client).getSchedule({ signal }),
+      newestRun(client, signal),
+    ]);
+    return { schedule: kind.scheduleFrom(schedule), lastRun };
+  };
+
+  return {
+    async prepare({ conn }) {
+      requireSystemSettings(conn, kind.setting);
+      kind.prepare?.(conn);
+      return {};
+    },
+
+    async observe({ conn, knownId, signal }) {
+      if (knownId === undefined) {
+        // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
+        const schedule = kind.scheduleFrom(await kind.api(conn.client).getSchedule({ signal }));
+        if (!schedule) return undefined;
+        return { schedule, lastRun: await newestRun(conn.client, signal) };
+      }
+      return observeAll(conn.client, signal);
+    },
+
+    async create({ conn, spec, signal }) {
+      if (spec.schedule.type !== "None")
+        await kind.api(conn.client).updateSchedule(kind.scheduleRequest(spec), { signal });
+      return observeAll(conn.client, signal);
+    },
+
+    async update({ conn, spec, signal }, current) {
+      const api = kind.api(conn.client);
+      await api.updateSchedule(kind.scheduleRequest(spec), { signal });
+      return { ...current, schedule: kind.scheduleFrom(await api.getSchedule({ signal })) };
+    },
+
+    async delete({ conn, spec, signal }, current) {
+      if (current.schedule)
+        await kind.api(conn.client).updateSchedule(kind.noScheduleRequest(spec), { signal });
+    },
+
+    diff: ({ spec }, observed) => kind.diff(spec, observed),
+    id: () => SETTING_ID,
+    identifies: () => true,
+    describe: (observed) => kind.describe(observed),
+    status: (_input, observed) => kind.status(observed) as Partial<St>,
+
+    async afterSync({ conn, spec, resource, signal }, observed): Promise<AfterSync<St>> {
+      const client = conn.client;
+      const api = kind.api(client);
+      const run = await handleRunRequest(deps, resource, {
+        what: kind.what,
+        newestId: async () => (await newestRun(client, signal))?.id ?? 0,
+        startedAfter: async (afterId) => {
+          const recent = await api.listHistory({ ...NEWEST_FIRST, limit: 10 }, { signal });
+          return recent
+            .filter((r) => r.id !== undefined && r.id > afterId && r.job_kind === "MANUAL")
+            .map((r) => r.id as number)
+            .sort((a, b) => a - b)[0];
+        },
+        start: () => api.createSchedule(kind.runRequest(spec), { signal }),
+      });
+      let lastRun = kind.status(observed).lastRun;
+      if (run.executionId !== undefined) {
+        const h = await api.get(run.executionId, { signal });
+        lastRun = kind.runStatus({ ...h, id: run.executionId });
+      }
+      return {
+        status: { ...run.status, ...(lastRun ? { lastRun } : {}) } as Partial<St>,
+        ...(isRunning(lastRun) ? { requeueAfterMs: followDelayMs(lastRun?.startTime, now()) } : {}),
+      };
+    },
+
+    async observeMany(conn, inputs) {
+      if (inputs.length === 0) return new Map();
+      const signal = inputs[0]?.signal ?? new AbortController().signal;
+      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
+    },
+
+    claim: () => kind.claim,
+  };
+}
