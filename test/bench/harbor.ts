@@ -27,12 +27,31 @@ const AREA_KIND: Record<string, string> = {
   // Members, and the user search that finds a user member's id.
   members: "HarborProjectMember",
   system: "HarborConnection",
+  retention: "HarborRetentionPolicy",
+  immutable: "HarborImmutableTagRule",
+  // Instances; the preheat policies' operations are named below.
+  preheat: "HarborPreheatInstance",
+  configurations: "HarborConfiguration",
+  scanAll: "HarborScanAll",
+  users: "HarborUser",
 };
+
+/** Operations of an area that serves two kinds. */
+const OPERATION_KIND: Record<string, string> = {
+  ListPolicies: "HarborPreheatPolicy",
+  CreatePolicy: "HarborPreheatPolicy",
+  GetPolicy: "HarborPreheatPolicy",
+  UpdatePolicy: "HarborPreheatPolicy",
+  DeletePolicy: "HarborPreheatPolicy",
+};
+
+/** POSTs that change nothing in Harbor: a preheat instance's health check. */
+const NOT_WRITES = new Set(["PingInstances"]);
 
 const KIND_OF_OPERATION = new Map<string, string>();
 for (const [area, def] of Object.entries(areas)) {
   for (const route of [...def.routes, ...(def.rootRoutes ?? [])]) {
-    KIND_OF_OPERATION.set(route.op, AREA_KIND[area] ?? "other");
+    KIND_OF_OPERATION.set(route.op, OPERATION_KIND[route.op] ?? AREA_KIND[area] ?? "other");
   }
 }
 
@@ -50,10 +69,25 @@ export const SWEEP_LIST: Record<KindName, string> = {
   HarborLabel: "ListLabels",
   HarborUserGroup: "listUserGroups",
   HarborProjectMember: "listProjectMembers",
+  // Each policy by its id (Harbor lists no retention policies): one read per project.
+  HarborRetentionPolicy: "getRetention",
+  HarborImmutableTagRule: "ListImmuRules",
+  HarborPreheatInstance: "ListInstances",
+  HarborPreheatPolicy: "ListPolicies",
+  HarborConfiguration: "getConfigurations",
+  HarborScanAll: "getScanAllSchedule",
 };
 
-/** Also read by a sweep, after its list call: the project sweep's list of project quotas. */
-const ALSO_SWEPT = ["listQuotas"];
+/**
+ * Also read by a sweep, after its list call: the project sweep's list of project quotas, the
+ * configuration's system CVE allowlist, the scan-all schedule's two run metrics.
+ */
+const ALSO_SWEPT = [
+  "listQuotas",
+  "getSystemCVEAllowlist",
+  "getLatestScanAllMetrics",
+  "getLatestScheduledScanAllMetrics",
+];
 
 const PERIODIC = new Set<string>([...Object.values(SWEEP_LIST), ...ALSO_SWEPT]);
 
@@ -101,7 +135,9 @@ export function harborCost(rows: readonly CounterRow[], objects: number): Harbor
 }
 
 export function writesIn(rows: readonly CounterRow[]): number {
-  return rows.filter((r) => r.method !== "GET" && r.method !== "HEAD").reduce((n, r) => n + r.count, 0);
+  return rows
+    .filter((r) => r.method !== "GET" && r.method !== "HEAD" && !NOT_WRITES.has(r.op))
+    .reduce((n, r) => n + r.count, 0);
 }
 
 export interface Bursts {
@@ -177,6 +213,21 @@ export async function leftInHarbor(e: {
       HarborUserGroup: (await e.control.userGroups.list()).length,
       // Group memberships left in the workload's projects (a project's creator is no resource's).
       HarborProjectMember: members,
+      // A policy emptied by its resource's deletion is what Harbor keeps of it (no rules, no schedule).
+      HarborRetentionPolicy: (await e.control.retention.policies()).filter(
+        (p) => Array.isArray(p.data.rules) && p.data.rules.length > 0,
+      ).length,
+      HarborImmutableTagRule: (await e.control.immutable.list()).length,
+      HarborPreheatInstance: (await e.control.preheat.instances()).length,
+      HarborPreheatPolicy: (await e.control.preheat.policies()).length,
+      // The mix's settings still away from Harbor's defaults, or an allowlist still held.
+      HarborConfiguration: Number(
+        (await e.control.configurations.get("project_creation_restriction")) !== "everyone" ||
+          (await e.control.configurations.get("robot_token_duration")) !== 30 ||
+          (await e.control.configurations.get("banner_message")) !== "" ||
+          ((await client.system.getCveAllowlist()).items?.length ?? 0) > 0,
+      ),
+      HarborScanAll: Number(((await e.control.scanAll.schedule())?.type ?? "None") !== "None"),
     };
   } finally {
     await client.close();

@@ -19,7 +19,9 @@ const HELP = `Usage: npm run bench -- [options]
 Starts a control plane (with an audit log), the Harbor emulator and the operator, creates a
 workload through the Kubernetes API and measures convergence, an update wave, a restart, the
 steady state and a delete wave. Per N projects the mix holds N projects, N robots, N/10
-registries, N/10 replication policies and N/5 webhook policies.
+registries, N/10 replication policies, N/5 webhook policies, N project labels and 2 global ones,
+N members of N/20 (at most 5) LDAP groups, N retention policies, N immutable tag rules, N/10
+preheat policies, and once per Harbor a preheat instance, a configuration and a scan-all schedule.
 
   --size small|full|N          small: ${SIZES.small} projects (${mixFor(SIZES.small).total} objects); full: ${SIZES.full} (${mixFor(SIZES.full).total}); default small
   --scaling                    run a series instead: ${SCALING_SIZES.join(", ")} projects

@@ -48,6 +48,9 @@ const PER_PROJECT = new Set<string>([
   "HarborWebhookPolicy",
   "HarborLabel",
   "HarborProjectMember",
+  "HarborRetentionPolicy",
+  "HarborImmutableTagRule",
+  "HarborPreheatPolicy",
 ]);
 
 export interface RunOptions extends BenchConfig {
@@ -336,8 +339,8 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     const intervals = windowSeconds / (o.steadyDriftIntervalMs / 1000);
     const steadyByKind: Record<string, SteadyKind> = {};
     for (const kind of KIND_NAMES) {
-      // Robots, webhook policies, labels and members are listed per project; each lives in one of
-      // the workload's (the global labels, listed once, count as one more place).
+      // Robots, webhook policies, labels, members, retention policies, immutable tag rules and
+      // preheat policies are read per project; each lives in one of the workload's (the global labels, listed once, count as one more place).
       const perProject = PER_PROJECT.has(kind);
       const projects = perProject
         ? new Set(objects.filter((b) => b.kind === kind).map((b) => b.project)).size

@@ -9,7 +9,13 @@ export type KindName =
   | "HarborWebhookPolicy"
   | "HarborLabel"
   | "HarborUserGroup"
-  | "HarborProjectMember";
+  | "HarborProjectMember"
+  | "HarborRetentionPolicy"
+  | "HarborImmutableTagRule"
+  | "HarborPreheatInstance"
+  | "HarborPreheatPolicy"
+  | "HarborConfiguration"
+  | "HarborScanAll";
 
 export const KIND_NAMES: readonly KindName[] = [
   "HarborProject",
@@ -20,6 +26,12 @@ export const KIND_NAMES: readonly KindName[] = [
   "HarborLabel",
   "HarborUserGroup",
   "HarborProjectMember",
+  "HarborRetentionPolicy",
+  "HarborImmutableTagRule",
+  "HarborPreheatInstance",
+  "HarborPreheatPolicy",
+  "HarborConfiguration",
+  "HarborScanAll",
 ];
 
 export interface Machine {

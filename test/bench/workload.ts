@@ -2,14 +2,24 @@
 // projects. Per project one HarborProject, one project robot (whose Secret the operator writes), one
 // project HarborLabel and one HarborProjectMember granting one of a few LDAP HarborUserGroups (one
 // per twenty projects, at most five); two global labels; for every tenth project a HarborRegistry
-// with a push HarborReplicationPolicy to it; for every fifth a HarborWebhookPolicy. 1,000 projects
-// make the full mix of 4,407 objects.
+// with a push HarborReplicationPolicy to it; for every fifth a HarborWebhookPolicy. Per project also
+// a HarborRetentionPolicy (two rules, daily) and a HarborImmutableTagRule; for every tenth project a
+// HarborPreheatPolicy to the one HarborPreheatInstance; once per Harbor a HarborConfiguration and a
+// HarborScanAll (with Harbor's built-in Trivy as its default scanner). No HarborUsers: they exist
+// only in db_auth mode, and the mix's LDAP groups need LDAP mode (see prepareHarbor). 1,000 projects
+// make the full mix of 6,510 objects.
+import { harborConfiguration } from "../../src/api/configuration.ts";
+import { harborImmutableTagRule } from "../../src/api/immutable.ts";
 import { harborLabel } from "../../src/api/label.ts";
 import { harborProjectMember } from "../../src/api/member.ts";
+import { harborPreheatInstance } from "../../src/api/preheat-instance.ts";
+import { harborPreheatPolicy } from "../../src/api/preheat-policy.ts";
 import { harborProject } from "../../src/api/project.ts";
 import { harborRegistry } from "../../src/api/registry.ts";
 import { harborReplicationPolicy } from "../../src/api/replication.ts";
+import { harborRetentionPolicy } from "../../src/api/retention.ts";
 import { harborRobot } from "../../src/api/robot.ts";
+import { harborScanAll } from "../../src/api/scan-all.ts";
 import { harborUserGroup } from "../../src/api/usergroup.ts";
 import { harborWebhookPolicy } from "../../src/api/webhook.ts";
 import { resourceType } from "../../src/controllers/shared/kinds.ts";
@@ -28,6 +38,12 @@ export const TYPES: Record<KindName, ResourceType> = {
   HarborLabel: resourceType(harborLabel),
   HarborUserGroup: resourceType(harborUserGroup),
   HarborProjectMember: resourceType(harborProjectMember),
+  HarborRetentionPolicy: resourceType(harborRetentionPolicy),
+  HarborImmutableTagRule: resourceType(harborImmutableTagRule),
+  HarborPreheatInstance: resourceType(harborPreheatInstance),
+  HarborPreheatPolicy: resourceType(harborPreheatPolicy),
+  HarborConfiguration: resourceType(harborConfiguration),
+  HarborScanAll: resourceType(harborScanAll),
 };
 
 /** Global labels of the mix (besides one label per project). */
@@ -35,6 +51,28 @@ const GLOBAL_LABELS = 2;
 
 /** The LDAP directory group each HarborUserGroup of the mix names. */
 export const groupDn = (name: string) => `cn=${name},ou=groups,dc=example,dc=com`;
+
+/** The one P2P provider of the mix (the emulator answers its pings; nothing is dialed). */
+export const PREHEAT_INSTANCE = "dragonfly";
+export const PREHEAT_ENDPOINT = "http://dragonfly-manager.example.com:8080";
+
+/** A platform team's retention: the 10 newest artifacts of each repository, release tags for a year. */
+function retentionRules(keep: number) {
+  return [
+    {
+      template: "latestPushedK",
+      count: keep,
+      repositories: { decoration: "matches", pattern: "**" },
+      tags: { decoration: "matches", pattern: "**" },
+    },
+    {
+      template: "nDaysSinceLastPush",
+      days: 365,
+      repositories: { decoration: "matches", pattern: "**" },
+      tags: { decoration: "matches", pattern: "release-*" },
+    },
+  ];
+}
 
 export interface BenchObject {
   kind: KindName;
@@ -55,14 +93,21 @@ export function mixFor(projects: number): Workload {
     HarborLabel: projects + Math.min(projects, GLOBAL_LABELS),
     HarborUserGroup: Math.min(5, share(20)),
     HarborProjectMember: projects,
+    HarborRetentionPolicy: projects,
+    HarborImmutableTagRule: projects,
+    HarborPreheatInstance: Math.min(1, projects),
+    HarborPreheatPolicy: share(10),
+    HarborConfiguration: Math.min(1, projects),
+    HarborScanAll: Math.min(1, projects),
   };
   return { perKind, total: KIND_NAMES.reduce((n, k) => n + perKind[k], 0) };
 }
 
 /**
- * Every object of the mix, in the order a user's manifests would create them: the user groups and
- * global labels, the registries and their replication policies, then team by team its project,
- * robot, webhook, label and member.
+ * Every object of the mix, in the order a user's manifests would create them: the per-Harbor
+ * settings (configuration, scan all, the preheat instance), the user groups and global labels, the
+ * registries and their replication policies, then team by team its project, robot, webhook, label,
+ * member, retention policy, immutable tag rule and preheat policy.
  */
 export function buildWorkload(projects: number, connection: string): BenchObject[] {
   const mix = mixFor(projects).perKind;
@@ -80,6 +125,29 @@ export function buildWorkload(projects: number, connection: string): BenchObject
     },
   });
   const out: BenchObject[] = [];
+  if (mix.HarborConfiguration > 0) {
+    out.push(
+      object("HarborConfiguration", "harbor-config", {
+        projectCreationRestriction: "adminonly",
+        robotTokenDurationDays: 90,
+        banner: { message: "Registry maintenance on Saturday 06:00-08:00 UTC", type: "warning" },
+        cveAllowlist: { items: ["CVE-2024-0001"] },
+      }),
+    );
+  }
+  if (mix.HarborScanAll > 0) {
+    out.push(object("HarborScanAll", "scan-all", { schedule: { type: "Daily", cron: "0 0 3 * * *" } }));
+  }
+  if (mix.HarborPreheatInstance > 0) {
+    out.push(
+      object("HarborPreheatInstance", PREHEAT_INSTANCE, {
+        vendor: "dragonfly",
+        endpoint: PREHEAT_ENDPOINT,
+        description: "Dragonfly of the platform team",
+        default: true,
+      }),
+    );
+  }
   const groups = Array.from({ length: mix.HarborUserGroup }, (_, i) => `devs-${pad(i)}`);
   for (const group of groups) {
     out.push(object("HarborUserGroup", group, { type: "ldap", name: group, ldapGroupDn: groupDn(group) }));
@@ -152,13 +220,54 @@ export function buildWorkload(projects: number, connection: string): BenchObject
         project,
       ),
     );
+    out.push(
+      object(
+        "HarborRetentionPolicy",
+        `${project}-retention`,
+        {
+          projectRef: { name: project },
+          schedule: { type: "Daily", cron: "0 0 3 * * *" },
+          rules: retentionRules(10),
+        },
+        project,
+      ),
+    );
+    out.push(
+      object(
+        "HarborImmutableTagRule",
+        `${project}-releases`,
+        {
+          projectRef: { name: project },
+          repositories: { decoration: "matches", pattern: "**" },
+          tags: { decoration: "matches", pattern: "v*" },
+        },
+        project,
+      ),
+    );
+    if (i < mix.HarborPreheatPolicy) {
+      out.push(
+        object(
+          "HarborPreheatPolicy",
+          `${project}-preheat`,
+          {
+            projectRef: { name: project },
+            instanceRef: { name: PREHEAT_INSTANCE },
+            filters: { repository: "**", tag: "v*" },
+            trigger: { type: "event_based" },
+          },
+          project,
+        ),
+      );
+    }
   }
   return out;
 }
 
 /**
  * What the mix needs of Harbor before it is applied: its LDAP groups in the directory, and LDAP
- * auth mode, in which alone Harbor creates LDAP user groups.
+ * auth mode, in which alone Harbor creates LDAP user groups (and no local users: hence none in the
+ * mix); Harbor's built-in Trivy as the default scanner, as Harbor's installers set it up (scan all
+ * needs one); the P2P provider the preheat instance names, answering Harbor's pings.
  */
 export async function prepareHarbor(
   control: {
@@ -166,10 +275,15 @@ export async function prepareHarbor(
       setAuthMode(mode: "ldap"): Promise<void>;
       addGroup(g: { name: string; dn?: string }): Promise<unknown>;
     };
+    scanners: { installTrivy(): Promise<string> };
+    preheat: { addProvider(endpoint: string): Promise<void> };
   },
   objects: readonly BenchObject[],
 ): Promise<void> {
   await control.ldap.setAuthMode("ldap");
+  if (objects.some((o) => o.kind === "HarborScanAll")) await control.scanners.installTrivy();
+  if (objects.some((o) => o.kind === "HarborPreheatInstance"))
+    await control.preheat.addProvider(PREHEAT_ENDPOINT);
   for (const o of objects) {
     if (o.kind === "HarborUserGroup") await control.ldap.addGroup({ name: o.name, dn: groupDn(o.name) });
   }
@@ -195,6 +309,14 @@ export function editOf(o: BenchObject): Record<string, unknown> {
       return { spec: { name: `${o.name} (edited)` } }; // an LDAP group's name may change
     case "HarborProjectMember":
       return { spec: { role: "maintainer" } };
+    case "HarborRetentionPolicy":
+      return { spec: { rules: retentionRules(20) } }; // a merge patch replaces the list
+    case "HarborImmutableTagRule":
+      return { spec: { tags: { pattern: "v*.*" } } };
+    case "HarborConfiguration":
+      return { spec: { banner: { message: "edited by the benchmark's update wave" } } };
+    case "HarborScanAll":
+      return { spec: { schedule: { cron: "0 0 4 * * *" } } };
     default:
       return { spec: { description: "edited by the benchmark's update wave" } };
   }

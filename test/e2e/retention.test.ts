@@ -1,8 +1,9 @@
 // HarborRetentionPolicy end to end: kubectl → apiserver → the operator process → Harbor (the
 // emulator). One policy per project (the project's retention_id), rules as Harbor's UI writes them,
-// update, drift reverted and named per rule and field, adoption of a proxy project's policy, a
-// second resource for the project in Conflict, deletion that leaves an empty policy (and a new
-// resource that fills it again), run now and dry runs by annotation, and bad input refused by kubectl.
+// update, drift reverted and named per rule and field, a drift check of one read per policy,
+// adoption of a proxy project's policy, a second resource for the project in Conflict, deletion
+// that leaves an empty policy (and a new resource that fills it again), run now and dry runs by
+// annotation, and bad input refused by kubectl.
 import { describe, expect, test } from "vitest";
 import type { RetentionPolicyRequest } from "../../src/harbor/retention.ts";
 import { useOperator } from "../env/operator.ts";
@@ -122,6 +123,17 @@ describe("HarborRetentionPolicy", () => {
       tag_selectors: [{ decoration: "matches" }],
     });
     expect(back.trigger?.settings).toEqual({ cron: "0 30 2 * * *" });
+  });
+
+  test("steady state: the drift check reads each policy by its id, neither its project nor its runs", async () => {
+    const before = op.emulator.counters.list();
+    const writes = op.emulator.counters.writes();
+    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
+    const since = op.emulator.counters.since(before);
+    expect(op.emulator.counters.writes()).toBe(writes);
+    expect(since.getRetention).toBeGreaterThan(0);
+    expect(since.getProject).toBeUndefined();
+    expect(since.listRetentionExecutions).toBeUndefined();
   });
 
   test("a second resource for the same project is a Conflict and touches nothing", async () => {

@@ -12,10 +12,12 @@
 // - Status shows the newest execution; one that runs is looked at again every 1–5 s. The annotation
 //   harborconfig.io/runRequestedAt starts one run, a dry run with spec.dryRun (see shared/run-now.ts).
 //
-// Harbor requests: observing costs three reads (the project, the policy, the newest execution).
+// Harbor requests: observing costs three reads (the project, the policy, the newest execution); the
+// drift sweep one per policy (by its id, without the executions).
 import type { HarborRetentionPolicySpec, HarborRetentionPolicyStatus } from "../../api/retention.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
+import type { RetentionPolicy } from "../../harbor/retention.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
@@ -171,19 +173,24 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
       };
     },
 
+    // The sweep reads each policy by its recorded id (one read per project; the project read that
+    // finds a policy without its id is the reconcile's), and no executions: status.lastRun stays as
+    // the last reconcile saw it.
     async observeMany(conn, inputs) {
       const out = new Map<number, ObservedRetention>();
       for (const i of inputs) {
-        let found: ObservedRetention | undefined;
+        const id = i.knownId;
+        if (id === undefined) continue;
+        let policy: RetentionPolicy;
         try {
-          found = await projectPolicy(conn.client, i.extra.projectId, i.signal);
+          policy = await conn.client.retention.get(id, { signal: i.signal });
         } catch (e) {
-          // A project gone or naming a lost policy: its own reconcile says so.
-          if (e instanceof NotReady || isHarborError(e, "notFound") || isHarborError(e, "forbidden"))
+          // Gone with its project, or lost (Harbor's 500): its own reconcile says which.
+          if (isHarborError(e, "server") || isHarborError(e, "notFound") || isHarborError(e, "forbidden"))
             continue;
           throw e;
         }
-        if (found) out.set(found.id, await withLastRun(conn.client, found, i.signal));
+        out.set(id, { id, projectId: policy.scope?.ref ?? i.extra.projectId, policy, runsRead: false });
       }
       return out;
     },

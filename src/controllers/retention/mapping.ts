@@ -30,6 +30,8 @@ export interface ObservedRetention {
   policy: RetentionPolicy;
   /** The newest execution, whoever started it. */
   lastRun?: RetentionExecution;
+  /** false when executions were not read (the drift sweep): status.lastRun is left as it is. */
+  runsRead?: false;
 }
 
 /** A rule as compared: the spec's shape, read back from Harbor's. */
@@ -169,6 +171,7 @@ export const isRunning = (run: RetentionRunStatus | undefined): boolean =>
   run !== undefined && !FINAL_STATUSES.includes(run.status);
 
 export function status(observed: ObservedRetention): { projectId: number; lastRun?: RetentionRunStatus } {
+  if (observed.runsRead === false) return { projectId: observed.projectId };
   return {
     projectId: observed.projectId,
     // A field set to undefined is removed from status.

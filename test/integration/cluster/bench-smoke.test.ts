@@ -1,4 +1,4 @@
-// The benchmark's machinery on a tiny workload (5 projects, 26 objects) against the shared control
+// The benchmark's machinery on a tiny workload (5 projects, 40 objects) against the shared control
 // plane: every phase runs, every figure is filled in, and the report renders. Speed is not judged
 // here (that is the benchmark's job); this only keeps `npm run bench` from rotting unnoticed.
 import { mkdtempSync, rmSync } from "node:fs";
@@ -56,6 +56,12 @@ describe("the benchmark on a tiny workload", () => {
       HarborLabel: 0,
       HarborUserGroup: 0,
       HarborProjectMember: 0,
+      HarborRetentionPolicy: 0,
+      HarborImmutableTagRule: 0,
+      HarborPreheatInstance: 0,
+      HarborPreheatPolicy: 0,
+      HarborConfiguration: 0,
+      HarborScanAll: 0,
     });
 
     // The figures come from where they should: Harbor's counters, the audit log of the operator's
