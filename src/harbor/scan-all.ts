@@ -4,7 +4,7 @@
 // while it has no default scanner.
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
-import { ScheduleObj } from "./gc.ts";
+import { ScheduleObj, SystemJobScheduleType } from "./system-job.ts";
 import type { CallOptions, HarborTransport } from "./transport.ts";
 
 /** GET /system/scanAll/schedule: type and cron (no next time, unlike GC's); an empty body when none. */
@@ -20,7 +20,7 @@ export type ScanAllSchedule = z.output<typeof ScanAllSchedule>;
 /** The body of a schedule change or a run now. */
 export const ScanAllScheduleReq = z.object({
   schedule: z.object({
-    type: z.enum(["Hourly", "Daily", "Weekly", "Custom", "Manual", "None", "Schedule"]),
+    type: SystemJobScheduleType,
     cron: z.string().optional(),
   }),
 });

@@ -8,14 +8,13 @@ import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
   type ConfigurationCR,
-  clusterConnection,
   condition,
   configuration,
-  credentials,
   readyForSpec,
   secret,
   stalled,
 } from "../env/resources.ts";
+import { onlyWithSystemSettings } from "../env/tenancy.ts";
 
 const op = useOperator({ namespacePrefix: "config" });
 const KIND = "harborconfiguration";
@@ -225,48 +224,16 @@ describe("HarborConfiguration", () => {
   });
 
   test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage the configuration", async () => {
-    const shared = `${op.namespace}-shared`;
-    const spec = (allowSystemSettings: boolean) => ({
-      url: op.emulator.url,
-      credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
-      allowedNamespaces: [op.namespace],
-      tenancy: {
-        projects: ["{namespace}"],
-        allowAdoption: false,
-        allowSystemRobots: false,
-        allowSystemSettings,
-      },
-    });
-    await op.kubectl.apply(
-      credentials("shared-credentials", {
-        username: op.emulator.adminUsername,
-        password: op.emulator.adminPassword,
-      }),
-    );
-    await op.kubectl.apply(clusterConnection(shared, spec(false)));
     // Left at 45 by the resource deleted above (it no longer set it): Harbor's default again, so
     // that the tenant's resource creates its setting rather than finding someone else's.
     await op.harbor.system.updateConfigurations({ token_expiration: 30 });
     const before = 30;
-    try {
-      await op.kubectl.apply(
-        configuration("tenant", {
-          connectionRef: { kind: "ClusterHarborConnection", name: shared },
-          tokenExpirationMinutes: 20,
-        }),
-      );
-      const refused = await op.waitFor<ConfigurationCR>(KIND, "tenant", stalled, 30_000);
-      expect(condition(refused, "Ready")?.reason).toBe("NotAllowed");
-      expect(condition(refused, "Ready")?.message).toContain("spec.tenancy.allowSystemSettings");
-      expect((await settings()).token_expiration?.value).toBe(before);
-
-      await op.kubectl.apply(clusterConnection(shared, spec(true)));
-      await op.waitFor<ConfigurationCR>(KIND, "tenant", readyForSpec, 30_000);
-      expect((await settings()).token_expiration?.value).toBe(20);
-      await op.kubectl.delete(KIND, "tenant", { wait: true });
-      expect((await settings()).token_expiration?.value).toBe(30); // Harbor's default
-    } finally {
-      await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
-    }
+    await onlyWithSystemSettings(op, {
+      kind: KIND,
+      resource: (connectionRef) => configuration("tenant", { connectionRef, tokenExpirationMinutes: 20 }),
+      whileRefused: async () => expect((await settings()).token_expiration?.value).toBe(before),
+      whenReady: async () => expect((await settings()).token_expiration?.value).toBe(20),
+      afterDelete: async () => expect((await settings()).token_expiration?.value).toBe(30), // Harbor's default
+    });
   });
 });

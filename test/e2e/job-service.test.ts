@@ -6,14 +6,13 @@
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
-  clusterConnection,
   condition,
-  credentials,
   type JobServiceCR as JobsCR,
   jobService,
   readyForSpec,
   stalled,
 } from "../env/resources.ts";
+import { onlyWithSystemSettings } from "../env/tenancy.ts";
 import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "jobs" });
@@ -189,44 +188,13 @@ describe("HarborJobService", () => {
   });
 
   test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage the job queues", async () => {
-    const shared = `${op.namespace}-shared`;
-    const spec = (allowSystemSettings: boolean) => ({
-      url: op.emulator.url,
-      credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
-      allowedNamespaces: [op.namespace],
-      tenancy: {
-        projects: ["{namespace}"],
-        allowAdoption: false,
-        allowSystemRobots: false,
-        allowSystemSettings,
-      },
+    await onlyWithSystemSettings(op, {
+      kind: KIND,
+      resource: (connectionRef) =>
+        jobService("tenant", { connectionRef, queues: [{ jobType: "RETENTION", paused: true }] }),
+      whileRefused: async () => expect(await paused("RETENTION")).toBe(false),
+      whenReady: async () => expect(await paused("RETENTION")).toBe(true),
+      afterDelete: async () => expect(await paused("RETENTION")).toBe(false),
     });
-    await op.kubectl.apply(
-      credentials("shared-credentials", {
-        username: op.emulator.adminUsername,
-        password: op.emulator.adminPassword,
-      }),
-    );
-    await op.kubectl.apply(clusterConnection(shared, spec(false)));
-    try {
-      await op.kubectl.apply(
-        jobService("tenant", {
-          connectionRef: { kind: "ClusterHarborConnection", name: shared },
-          queues: [{ jobType: "RETENTION", paused: true }],
-        }),
-      );
-      const refused = await op.waitFor<JobsCR>(KIND, "tenant", stalled, 30_000);
-      expect(condition(refused, "Ready")?.reason).toBe("NotAllowed");
-      expect(condition(refused, "Ready")?.message).toContain("spec.tenancy.allowSystemSettings");
-      expect(await paused("RETENTION")).toBe(false);
-
-      await op.kubectl.apply(clusterConnection(shared, spec(true)));
-      await op.waitFor<JobsCR>(KIND, "tenant", readyForSpec, 30_000);
-      expect(await paused("RETENTION")).toBe(true);
-      await op.kubectl.delete(KIND, "tenant", { wait: true });
-      expect(await paused("RETENTION")).toBe(false);
-    } finally {
-      await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
-    }
   });
 });

@@ -6,6 +6,7 @@
 import { describe, expect, test } from "vitest";
 import type { Label } from "../../src/harbor/labels.ts";
 import { useOperator } from "../env/operator.ts";
+import { refusedByKubectl } from "../env/refused.ts";
 import {
   condition,
   eventsOf,
@@ -181,11 +182,7 @@ describe("HarborLabel", () => {
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = async (o: object) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
+    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
     expect(await refused(label("too-long", { name: "x".repeat(129) }))).toMatch(/spec\.name/);
     expect(await refused(label("padded", { name: " padded" }))).toMatch(/spec\.name/);
     expect(await refused(label("zero-width", { name: "a\u200bb" }))).toMatch(/spec\.name.*invisible/);

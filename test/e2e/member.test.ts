@@ -6,6 +6,7 @@
 // refused at admission. The shared lifecycle cases are proven on projects.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
+import { refusedByKubectl } from "../env/refused.ts";
 import {
   condition,
   eventsOf,
@@ -266,11 +267,7 @@ describe("HarborProjectMember", () => {
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = async (o: object) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
+    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
     const team = { projectRef: { name: "team" } };
     expect(
       await refused(

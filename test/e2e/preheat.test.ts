@@ -9,9 +9,7 @@
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
-  clusterConnection,
   condition,
-  credentials,
   eventReasons,
   invalid,
   type PreheatInstanceCR,
@@ -23,6 +21,7 @@ import {
   secret,
   stalled,
 } from "../env/resources.ts";
+import { onlyWithSystemSettings } from "../env/tenancy.ts";
 
 const op = useOperator({ namespacePrefix: "preheat" });
 const INSTANCE = "harborpreheatinstance";
@@ -251,46 +250,15 @@ describe("HarborPreheatInstance", () => {
 });
 
 test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage preheat instances", async () => {
-  const shared = `${op.namespace}-shared`;
-  const spec = (allowSystemSettings: boolean) => ({
-    url: op.emulator.url,
-    credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
-    allowedNamespaces: [op.namespace],
-    tenancy: {
-      projects: ["{namespace}"],
-      allowAdoption: false,
-      allowSystemRobots: false,
-      allowSystemSettings,
-    },
-  });
-  await op.kubectl.apply(
-    credentials("shared-credentials", {
-      username: op.emulator.adminUsername,
-      password: op.emulator.adminPassword,
-    }),
-  );
-  await op.kubectl.apply(clusterConnection(shared, spec(false)));
   const endpoint = "http://127.0.0.1:7105";
   op.emulator.control.preheat.addProvider(endpoint);
-  try {
-    await op.kubectl.apply(
-      preheatInstance("tenant", {
-        endpoint,
-        connectionRef: { kind: "ClusterHarborConnection", name: shared },
-      }),
-    );
-    const refused = await op.waitFor<PreheatInstanceCR>(INSTANCE, "tenant", stalled, 30_000);
-    expect(condition(refused, "Ready")?.reason).toBe("NotAllowed");
-    expect(condition(refused, "Ready")?.message).toContain("spec.tenancy.allowSystemSettings");
-    expect((await op.harbor.preheat.listInstances()).map((i) => i.name)).not.toContain("tenant");
-
-    await op.kubectl.apply(clusterConnection(shared, spec(true)));
-    await op.waitFor<PreheatInstanceCR>(INSTANCE, "tenant", readyForSpec, 30_000);
-    await op.kubectl.delete(INSTANCE, "tenant", { wait: true });
-    expect((await op.harbor.preheat.listInstances()).map((i) => i.name)).not.toContain("tenant");
-  } finally {
-    await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
-  }
+  const names = async () => (await op.harbor.preheat.listInstances()).map((i) => i.name);
+  await onlyWithSystemSettings(op, {
+    kind: INSTANCE,
+    resource: (connectionRef) => preheatInstance("tenant", { endpoint, connectionRef }),
+    whileRefused: async () => expect(await names()).not.toContain("tenant"),
+    afterDelete: async () => expect(await names()).not.toContain("tenant"),
+  });
 });
 
 describe("HarborPreheatPolicy", () => {

@@ -8,9 +8,7 @@
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
-  clusterConnection,
   condition,
-  credentials,
   eventReasons,
   invalid,
   readyForSpec,
@@ -19,6 +17,7 @@ import {
   scannerRegistration,
   stalled,
 } from "../env/resources.ts";
+import { onlyWithSystemSettings } from "../env/tenancy.ts";
 
 const op = useOperator({ namespacePrefix: "scanall" });
 const KIND = "harborscanall";
@@ -224,41 +223,12 @@ describe("HarborScanAll", () => {
   });
 
   test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage the scan-all schedule", async () => {
-    const shared = `${op.namespace}-shared`;
-    const spec = (allowSystemSettings: boolean) => ({
-      url: op.emulator.url,
-      credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
-      allowedNamespaces: [op.namespace],
-      tenancy: {
-        projects: ["{namespace}"],
-        allowAdoption: false,
-        allowSystemRobots: false,
-        allowSystemSettings,
-      },
+    await onlyWithSystemSettings(op, {
+      kind: KIND,
+      resource: (connectionRef) => scanAll("tenant", { connectionRef }),
+      whileRefused: async () => expect(await schedule()).toBeUndefined(),
+      whenReady: async () => expect((await schedule())?.type).toBe("Daily"),
+      afterDelete: async () => expect(await schedule()).toBeUndefined(),
     });
-    await op.kubectl.apply(
-      credentials("shared-credentials", {
-        username: op.emulator.adminUsername,
-        password: op.emulator.adminPassword,
-      }),
-    );
-    await op.kubectl.apply(clusterConnection(shared, spec(false)));
-    try {
-      await op.kubectl.apply(
-        scanAll("tenant", { connectionRef: { kind: "ClusterHarborConnection", name: shared } }),
-      );
-      const refused = await op.waitFor<ScanAllCR>(KIND, "tenant", stalled, 30_000);
-      expect(condition(refused, "Ready")?.reason).toBe("NotAllowed");
-      expect(condition(refused, "Ready")?.message).toContain("spec.tenancy.allowSystemSettings");
-      expect(await schedule()).toBeUndefined();
-
-      await op.kubectl.apply(clusterConnection(shared, spec(true)));
-      await op.waitFor<ScanAllCR>(KIND, "tenant", readyForSpec, 30_000);
-      expect((await schedule())?.type).toBe("Daily");
-      await op.kubectl.delete(KIND, "tenant", { wait: true });
-      expect(await schedule()).toBeUndefined();
-    } finally {
-      await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
-    }
   });
 });

@@ -5,6 +5,7 @@
 // group, and input refused at admission. The shared lifecycle cases are proven on projects.
 import { afterAll, describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
+import { refusedByKubectl } from "../env/refused.ts";
 import {
   condition,
   eventsOf,
@@ -168,11 +169,7 @@ describe("HarborUserGroup", () => {
   });
 
   test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = async (o: object) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(o) });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
+    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
     expect(await refused(userGroup("no-dn", { type: "ldap" }))).toMatch(
       /spec\.ldapGroupDn: .*an ldap group needs ldapGroupDn/,
     );

@@ -18,17 +18,18 @@
 // Harbor requests: observing costs three reads (the schedule and both metrics); the drift sweep
 // reads the same three per Harbor and interval.
 import type { HarborScanAllSpec, HarborScanAllStatus } from "../../api/scan-all.ts";
-import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
+import type { ScanAllScheduleReq } from "../../harbor/scan-all.ts";
 import type { AfterSync, ExternalClient } from "../../runtime/managed.ts";
 import { NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { handleRunRequest, type RunNowDeps } from "../shared/run-now.ts";
-import { requireSystemSettings } from "../shared/tenancy.ts";
+import { scheduleSetting } from "../shared/schedule-external.ts";
 import {
   describe,
   diff,
   type ObservedScanAll,
+  type ObservedScanAllSchedule,
   runStatus,
   scheduleFrom,
   scheduleRequest,
@@ -49,8 +50,6 @@ type Client = ExternalClient<
   HarborScanAllStatus
 >;
 
-const SETTING_ID = 0;
-
 /** Harbor's 412 for a Harbor without a default scanner, as a wait with what to do. */
 async function needsScanner<T>(call: Promise<T>): Promise<T> {
   try {
@@ -66,56 +65,33 @@ async function needsScanner<T>(call: Promise<T>): Promise<T> {
 }
 
 export function scanAllExternal(deps: RunNowDeps): Client {
-  const readSchedule = (client: HarborClient, signal: AbortSignal) =>
-    needsScanner(client.scanAll.getSchedule({ signal }));
-  const readMetrics = (client: HarborClient, signal: AbortSignal) =>
-    needsScanner(
-      Promise.all([client.scanAll.metrics({ signal }), client.scanAll.scheduledMetrics({ signal })]),
-    );
-  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedScanAll> => {
-    const [schedule, [lastRun, lastScheduledRun]] = await Promise.all([
-      readSchedule(client, signal),
-      readMetrics(client, signal),
-    ]);
-    return { schedule: scheduleFrom(schedule), lastRun, lastScheduledRun };
-  };
+  const setting = scheduleSetting<
+    HarborScanAllSpec,
+    ObservedScanAllSchedule,
+    Omit<ObservedScanAll, "schedule">,
+    ScanAllScheduleReq,
+    HarborScanAllStatus
+  >({
+    setting: "the scan-all schedule",
+    claim: "scan-all-schedule",
+    readSchedule: async (client, signal) =>
+      scheduleFrom(await needsScanner(client.scanAll.getSchedule({ signal }))),
+    readRuns: async (client, signal) => {
+      const [lastRun, lastScheduledRun] = await needsScanner(
+        Promise.all([client.scanAll.metrics({ signal }), client.scanAll.scheduledMetrics({ signal })]),
+      );
+      return { lastRun, lastScheduledRun };
+    },
+    writeSchedule: (client, req, signal) => needsScanner(client.scanAll.updateSchedule(req, { signal })),
+    scheduleRequest,
+    noScheduleRequest: () => ({ schedule: { type: "None" } }),
+    diff,
+    describe,
+    status,
+  });
 
   return {
-    async prepare({ conn }) {
-      requireSystemSettings(conn, "the scan-all schedule");
-      return {};
-    },
-
-    async observe({ conn, knownId, signal }) {
-      if (knownId !== undefined) return observeAll(conn.client, signal);
-      // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
-      const schedule = scheduleFrom(await readSchedule(conn.client, signal));
-      if (!schedule) return undefined;
-      const [lastRun, lastScheduledRun] = await readMetrics(conn.client, signal);
-      return { schedule, lastRun, lastScheduledRun };
-    },
-
-    async create({ conn, spec, signal }) {
-      if (spec.schedule.type !== "None")
-        await needsScanner(conn.client.scanAll.updateSchedule(scheduleRequest(spec), { signal }));
-      return observeAll(conn.client, signal);
-    },
-
-    async update({ conn, spec, signal }, current) {
-      await needsScanner(conn.client.scanAll.updateSchedule(scheduleRequest(spec), { signal }));
-      return { ...current, schedule: scheduleFrom(await readSchedule(conn.client, signal)) };
-    },
-
-    async delete({ conn, signal }, current) {
-      if (current.schedule)
-        await needsScanner(conn.client.scanAll.updateSchedule({ schedule: { type: "None" } }, { signal }));
-    },
-
-    diff: ({ spec }, observed) => diff(spec, observed),
-    id: () => SETTING_ID,
-    identifies: () => true,
-    describe,
-    status: (_input, observed) => status(observed),
+    ...setting,
 
     async afterSync({ conn, resource, signal }, observed): Promise<AfterSync<HarborScanAllStatus>> {
       const client = conn.client;
@@ -139,13 +115,5 @@ export function scanAllExternal(deps: RunNowDeps): Client {
         ...(lastRun?.ongoing ? { requeueAfterMs: FOLLOW_MS } : {}),
       };
     },
-
-    async observeMany(conn, inputs) {
-      if (inputs.length === 0) return new Map();
-      const signal = inputs[0]?.signal ?? new AbortController().signal;
-      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
-    },
-
-    claim: () => "scan-all-schedule",
   };
 }

@@ -5,17 +5,20 @@
 // no next time and no parameters. A schedule of type None is no schedule: GET answers 200 with an
 // empty body. The metrics (Harbor's Stats) name no run: they describe the newest one.
 import type { HarborScanAllSpec, ScanAllRunStatus } from "../../api/scan-all.ts";
-import { effectiveCron } from "../../api/schedule.ts";
 import type { ScanAllSchedule, ScanAllScheduleReq, ScanAllStats } from "../../harbor/scan-all.ts";
 import { safeText } from "../../kube/text.ts";
-import { specSchedule } from "../shared/executions.ts";
+import {
+  describeSchedule,
+  type ObservedScheduleBase,
+  requestSchedule,
+  scheduleDiff,
+  scheduleFromHistory,
+  specSchedule,
+} from "../shared/executions.ts";
 import type { UnnamedSpecFields } from "../shared/export.ts";
 
-/** The schedule as compared: undefined when Harbor has none. */
-export interface ObservedScanAllSchedule {
-  type: string;
-  cron?: string;
-}
+/** The schedule as compared (Harbor keeps no next time for it): undefined when Harbor has none. */
+export type ObservedScanAllSchedule = ObservedScheduleBase;
 
 export interface ObservedScanAll {
   schedule?: ObservedScanAllSchedule;
@@ -24,26 +27,17 @@ export interface ObservedScanAll {
 }
 
 export function scheduleFrom(s: ScanAllSchedule | undefined): ObservedScanAllSchedule | undefined {
-  const type = s?.schedule?.type;
-  if (!s || !type || type === "None") return undefined;
-  return { type, ...(s.schedule?.cron ? { cron: s.schedule.cron } : {}) };
+  return scheduleFromHistory(s, () => ({}));
 }
 
 /** The request that makes Harbor's schedule the spec's. */
 export function scheduleRequest(spec: HarborScanAllSpec): ScanAllScheduleReq {
-  const cron = effectiveCron(spec.schedule);
-  return { schedule: { type: spec.schedule.type, ...(cron === undefined ? {} : { cron }) } };
+  return { schedule: requestSchedule(spec.schedule) };
 }
 
 /** The spec fields whose Harbor value differs. */
 export function diff(spec: HarborScanAllSpec, observed: ObservedScanAll): string[] {
-  const s = observed.schedule;
-  if (spec.schedule.type === "None") return s ? ["schedule.type"] : [];
-  if (!s) return ["schedule.type"];
-  const out: string[] = [];
-  if (s.type !== spec.schedule.type) out.push("schedule.type");
-  if ((s.cron ?? "") !== (effectiveCron(spec.schedule) ?? "")) out.push("schedule.cron");
-  return out;
+  return scheduleDiff(spec.schedule, observed.schedule, () => []);
 }
 
 /** Harbor's Stats as status shows them; undefined for Harbor's {} (no run yet). */
@@ -71,8 +65,7 @@ export function status(observed: ObservedScanAll): {
 
 /** How Events name the schedule: "schedule Daily, 0 0 0 * * *", or "no schedule". */
 export function describe(observed: ObservedScanAll): string {
-  const s = observed.schedule;
-  return s ? `schedule ${s.type}${s.cron ? `, ${s.cron}` : ""}` : "no schedule";
+  return describeSchedule({ schedule: observed.schedule });
 }
 
 /** The spec that reproduces Harbor's schedule (see shared/export.ts); undefined without one. */

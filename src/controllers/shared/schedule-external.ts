@@ -2,7 +2,8 @@
 // garbage-collection/external.ts for the choices): no id (0), a constant claim, "exists" when Harbor
 // has a schedule, PUT for create and update, type None for deletion, the newest run in status and
 // followed while it runs, and "run now" by the harborconfig.io/runRequestedAt annotation. Each kind
-// gives its Harbor API, its requests and its mapping.
+// gives its Harbor API, its requests and its mapping. scheduleSetting is the part without the runs
+// (all but afterSync), which HarborScanAll shares too: its runs are metrics, not executions with ids.
 //
 // Harbor requests: observing costs two reads (the schedule and the newest run); a new resource on a
 // Harbor without a schedule converges in four (the schedule, the PUT, the schedule and the newest
@@ -70,6 +71,87 @@ export interface ScheduleKind<
 
 /** The only "id" a per-Harbor setting has. */
 const SETTING_ID = 0;
+
+/** The members of an ExternalClient that a per-Harbor schedule setting has alike (all but afterSync). */
+export type ScheduleSettingClient<Spec, O, St> = Omit<
+  ExternalClient<Spec, O, HarborConnectionHandle, Record<string, never>, St>,
+  "afterSync"
+>;
+
+/**
+ * What a per-Harbor schedule setting (a system job's, or scan-all's) does alike: no id (0), a
+ * constant claim, "exists" when Harbor has a schedule, PUT for create and update, the no-schedule
+ * request for deletion. `runs` reads what the kind observes besides the schedule (its newest run or
+ * runs); `call` wraps every Harbor call (e.g. to turn a refusal into a wait).
+ */
+export function scheduleSetting<
+  Spec extends { schedule: { type: string } },
+  S extends ObservedScheduleBase,
+  Runs extends object,
+  Req,
+  St,
+>(o: {
+  setting: string;
+  claim: string;
+  prepare?(conn: HarborConnectionHandle): void;
+  readSchedule(client: HarborClient, signal: AbortSignal): Promise<S | undefined>;
+  readRuns(client: HarborClient, signal: AbortSignal): Promise<Runs>;
+  writeSchedule(client: HarborClient, req: Req, signal: AbortSignal): Promise<void>;
+  scheduleRequest(spec: Spec): Req;
+  noScheduleRequest(spec: Spec): Req;
+  diff(spec: Spec, observed: { schedule?: S } & Runs): string[];
+  describe(observed: { schedule?: S } & Runs): string;
+  status(observed: { schedule?: S } & Runs): Partial<St>;
+}): ScheduleSettingClient<Spec, { schedule?: S } & Runs, St> {
+  type O = { schedule?: S } & Runs;
+  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<O> => {
+    const [schedule, runs] = await Promise.all([o.readSchedule(client, signal), o.readRuns(client, signal)]);
+    return { schedule, ...runs } as O;
+  };
+  return {
+    async prepare({ conn }) {
+      requireSystemSettings(conn, o.setting);
+      o.prepare?.(conn);
+      return {};
+    },
+
+    async observe({ conn, knownId, signal }) {
+      if (knownId !== undefined) return observeAll(conn.client, signal);
+      // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
+      const schedule = await o.readSchedule(conn.client, signal);
+      if (!schedule) return undefined;
+      return { schedule, ...(await o.readRuns(conn.client, signal)) } as O;
+    },
+
+    async create({ conn, spec, signal }) {
+      if (spec.schedule.type !== "None") await o.writeSchedule(conn.client, o.scheduleRequest(spec), signal);
+      return observeAll(conn.client, signal);
+    },
+
+    async update({ conn, spec, signal }, current) {
+      await o.writeSchedule(conn.client, o.scheduleRequest(spec), signal);
+      return { ...current, schedule: await o.readSchedule(conn.client, signal) };
+    },
+
+    async delete({ conn, spec, signal }, current) {
+      if (current.schedule) await o.writeSchedule(conn.client, o.noScheduleRequest(spec), signal);
+    },
+
+    diff: ({ spec }, observed) => o.diff(spec, observed),
+    id: () => SETTING_ID,
+    identifies: () => true,
+    describe: (observed) => o.describe(observed),
+    status: (_input, observed) => o.status(observed),
+
+    async observeMany(conn, inputs) {
+      if (inputs.length === 0) return new Map();
+      const signal = inputs[0]?.signal ?? new AbortController().signal;
+      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
+    },
+
+    claim: () => o.claim,
+  };
+}
 const NEWEST_FIRST = { sort: "-start_time,-id" };
 
 export function scheduleExternal<
@@ -86,53 +168,22 @@ export function scheduleExternal<
   const now = deps.now ?? Date.now;
   const newestRun = async (client: HarborClient, signal: AbortSignal) =>
     (await kind.api(client).listHistory({ ...NEWEST_FIRST, limit: 1 }, { signal }))[0];
-  const observeAll = async (client: HarborClient, signal: AbortSignal): Promise<ObservedJob<S, H>> => {
-    const [schedule, lastRun] = await Promise.all([
-      kind.api(client).getSchedule({ signal }),
-      newestRun(client, signal),
-    ]);
-    return { schedule: kind.scheduleFrom(schedule), lastRun };
-  };
+  const setting = scheduleSetting<Spec, S, { lastRun?: H }, Req, St>({
+    setting: kind.setting,
+    claim: kind.claim,
+    ...(kind.prepare ? { prepare: (conn) => kind.prepare?.(conn) } : {}),
+    readSchedule: async (client, signal) => kind.scheduleFrom(await kind.api(client).getSchedule({ signal })),
+    readRuns: async (client, signal) => ({ lastRun: await newestRun(client, signal) }),
+    writeSchedule: (client, req, signal) => kind.api(client).updateSchedule(req, { signal }),
+    scheduleRequest: (spec) => kind.scheduleRequest(spec),
+    noScheduleRequest: (spec) => kind.noScheduleRequest(spec),
+    diff: (spec, observed) => kind.diff(spec, observed),
+    describe: (observed) => kind.describe(observed),
+    status: (observed) => kind.status(observed) as Partial<St>,
+  });
 
   return {
-    async prepare({ conn }) {
-      requireSystemSettings(conn, kind.setting);
-      kind.prepare?.(conn);
-      return {};
-    },
-
-    async observe({ conn, knownId, signal }) {
-      if (knownId === undefined) {
-        // Not managed yet: Harbor's schedule, if it has one, is someone else's until adopted.
-        const schedule = kind.scheduleFrom(await kind.api(conn.client).getSchedule({ signal }));
-        if (!schedule) return undefined;
-        return { schedule, lastRun: await newestRun(conn.client, signal) };
-      }
-      return observeAll(conn.client, signal);
-    },
-
-    async create({ conn, spec, signal }) {
-      if (spec.schedule.type !== "None")
-        await kind.api(conn.client).updateSchedule(kind.scheduleRequest(spec), { signal });
-      return observeAll(conn.client, signal);
-    },
-
-    async update({ conn, spec, signal }, current) {
-      const api = kind.api(conn.client);
-      await api.updateSchedule(kind.scheduleRequest(spec), { signal });
-      return { ...current, schedule: kind.scheduleFrom(await api.getSchedule({ signal })) };
-    },
-
-    async delete({ conn, spec, signal }, current) {
-      if (current.schedule)
-        await kind.api(conn.client).updateSchedule(kind.noScheduleRequest(spec), { signal });
-    },
-
-    diff: ({ spec }, observed) => kind.diff(spec, observed),
-    id: () => SETTING_ID,
-    identifies: () => true,
-    describe: (observed) => kind.describe(observed),
-    status: (_input, observed) => kind.status(observed) as Partial<St>,
+    ...setting,
 
     async afterSync({ conn, spec, resource, signal }, observed): Promise<AfterSync<St>> {
       const client = conn.client;
@@ -159,13 +210,5 @@ export function scheduleExternal<
         ...(isRunning(lastRun) ? { requeueAfterMs: followDelayMs(lastRun?.startTime, now()) } : {}),
       };
     },
-
-    async observeMany(conn, inputs) {
-      if (inputs.length === 0) return new Map();
-      const signal = inputs[0]?.signal ?? new AbortController().signal;
-      return new Map([[SETTING_ID, await observeAll(conn.client, signal)]]);
-    },
-
-    claim: () => kind.claim,
   };
 }

@@ -22,8 +22,6 @@ import {
   type Trigger,
 } from "./system-job.ts";
 
-export { type CronSpec, nextCronTime, parseCron } from "./cron.ts";
-
 // ---------------------------------------------------------------------------------------------
 // runs and the schedule
 

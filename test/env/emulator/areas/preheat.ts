@@ -25,7 +25,7 @@ import { type Fields, listReply } from "../listing.ts";
 import { type Ctx, createdAt, ok, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
-import { parseCron } from "./gc.ts";
+import { parseCron } from "./cron.ts";
 
 const NAME = /^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$/;
 

@@ -19,7 +19,8 @@ import { badRequest, conflict, internal, precondition } from "../errors.ts";
 import { type Ctx, ok, type RouteSpec } from "../router.ts";
 import { harborTime, type World } from "../world.ts";
 import { defineArea } from "./area.ts";
-import { type CronSpec, nextCronTime, parseCron } from "./gc.ts";
+import { type CronSpec, parseCron } from "./cron.ts";
+import { JobSchedule, type JobScheduleRecord } from "./system-job.ts";
 
 export interface ScanAllRun {
   id: number;
@@ -32,15 +33,8 @@ export interface ScanAllRun {
   stopped: boolean;
 }
 
-export interface ScanAllSchedule {
-  id: number;
-  cronType: string;
-  cron: string;
-  spec: CronSpec;
-  creationTime: number;
-  updateTime: number;
-  nextRun: number | undefined;
-}
+/** The schedule: a scheduled run scans everything, so it has no policy. */
+export type ScanAllSchedule = JobScheduleRecord<undefined>;
 
 export interface ScanAllPlan {
   durationMs?: number;
@@ -50,17 +44,18 @@ export interface ScanAllPlan {
 export class ScanAllStore {
   readonly #world: World;
   readonly #runs: ScanAllRun[] = [];
-  #schedule: ScanAllSchedule | undefined;
+  readonly #schedule: JobSchedule<undefined>;
   #artifacts = 0;
   readonly #plans: ScanAllPlan[] = [];
 
   constructor(world: World) {
     this.#world = world;
-    world.clock.onTick(() => this.#tick());
+    this.#schedule = new JobSchedule(world, () => this.start("SCHEDULE"));
+    world.clock.onTick(() => this.#schedule.tick(world.now()));
   }
 
   get schedule(): ScanAllSchedule | undefined {
-    return this.#schedule;
+    return this.#schedule.record;
   }
 
   runs(): ScanAllRun[] {
@@ -111,7 +106,7 @@ export class ScanAllStore {
 
   /** Sets the schedule; an unchanged type and cron keep it as it is. */
   setSchedule(cronType: string, cron: string): void {
-    const cur = this.#schedule;
+    const cur = this.#schedule.record;
     if (cur && cur.cronType === cronType && cur.cron === cron) return;
     let spec: CronSpec;
     try {
@@ -119,20 +114,11 @@ export class ScanAllStore {
     } catch (e) {
       throw badRequest(`invalid cron ${cron}: ${(e as Error).message}`);
     }
-    const now = this.#world.now();
-    this.#schedule = {
-      id: this.#world.ids.next("schedule"),
-      cronType,
-      cron,
-      spec,
-      creationTime: now,
-      updateTime: now,
-      nextRun: nextCronTime(spec, now),
-    };
+    this.#schedule.set(cronType, cron, spec, undefined);
   }
 
   deleteSchedule(): void {
-    this.#schedule = undefined;
+    this.#schedule.delete();
   }
 
   /** Harbor's Stats of a run (undefined: Harbor's {} for no run). */
@@ -158,15 +144,6 @@ export class ScanAllStore {
       ongoing: this.ongoing(run),
       trigger: run.trigger === "MANUAL" ? "Manual" : "Schedule",
     };
-  }
-
-  #tick(): void {
-    const s = this.#schedule;
-    const now = this.#world.now();
-    if (s?.nextRun !== undefined && now >= s.nextRun) {
-      s.nextRun = nextCronTime(s.spec, now);
-      this.#world.jobservice.runScheduled(() => this.start("SCHEDULE"));
-    }
   }
 }
 
