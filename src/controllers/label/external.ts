@@ -23,11 +23,10 @@ import {
   DeletionBlocked,
   type ExternalClient,
   type ManagedObject,
-  NotReady,
 } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { FreshProjects } from "../shared/fresh-projects.ts";
-import { resolveReference } from "../shared/references.ts";
+import { projectScope } from "../shared/project-scope.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
   created,
@@ -79,27 +78,13 @@ export function labelExternal(deps: LabelExternalDeps): Client {
 
   return {
     async prepare({ resource, spec, conn }) {
-      if (!spec.projectRef) {
+      const { projectRef, connectionRef } = spec;
+      if (!projectRef) {
         requireProjects(conn, "all");
         return { place: placeOf(undefined) };
       }
-      try {
-        const project = resolveReference(
-          deps.projects,
-          resource,
-          spec.projectRef,
-          spec.connectionRef,
-          conn.harbor,
-        );
-        requireProjects(conn, [project.harborName]);
-        return { place: placeOf(project.harborId) };
-      } catch (e) {
-        // Being deleted with its project gone first: the project id status recorded still finds it.
-        const recorded = resource.status?.projectId;
-        if (!resource.metadata.deletionTimestamp || !(e instanceof NotReady) || typeof recorded !== "number")
-          throw e;
-        return { place: placeOf(recorded) };
-      }
+      const { projectId } = projectScope(deps.projects, resource, { projectRef, connectionRef }, conn);
+      return { place: placeOf(projectId) };
     },
 
     async observe({ conn, knownId, harborName, extra, signal }) {

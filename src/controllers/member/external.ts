@@ -24,8 +24,8 @@ import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { authMode, LDAP_AUTH } from "../shared/auth-mode.ts";
 import type { FreshProjects } from "../shared/fresh-projects.ts";
+import { projectScope } from "../shared/project-scope.ts";
 import { resolveReference } from "../shared/references.ts";
-import { requireProjects } from "../shared/tenancy.ts";
 import { type GroupIdentity, matchesIdentity } from "../usergroup/mapping.ts";
 import {
   created,
@@ -150,20 +150,7 @@ export function memberExternal(deps: MemberExternalDeps): Client {
         if (!deleting || !(e instanceof NotReady) || typeof value !== "number") throw e;
         return value as T;
       };
-      let projectId: number;
-      try {
-        const project = resolveReference(
-          deps.projects,
-          resource,
-          spec.projectRef,
-          spec.connectionRef,
-          conn.harbor,
-        );
-        requireProjects(conn, [project.harborName]);
-        projectId = project.harborId;
-      } catch (e) {
-        projectId = fallback(e, recorded.projectId);
-      }
+      const { projectId } = projectScope(deps.projects, resource, spec, conn);
       if (spec.user) return { projectId, entity: { type: "u", name: spec.user.name } };
       const ref = spec.group?.groupRef;
       if (ref) {

@@ -26,9 +26,8 @@ import type { Informer } from "../../runtime/informer.ts";
 import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { FreshProjects } from "../shared/fresh-projects.ts";
-import { resolveReference } from "../shared/references.ts";
+import { projectScope } from "../shared/project-scope.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
-import { requireProjects } from "../shared/tenancy.ts";
 import {
   type DeliveryFailure,
   deliveryError,
@@ -90,22 +89,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
   return {
     async prepare({ resource, spec, conn }) {
       const deleting = resource.metadata.deletionTimestamp !== undefined;
-      let projectId: number;
-      try {
-        const project = resolveReference(
-          deps.projects,
-          resource,
-          spec.projectRef,
-          spec.connectionRef,
-          conn.harbor,
-        );
-        requireProjects(conn, [project.harborName]);
-        projectId = project.harborId;
-      } catch (e) {
-        const recorded = resource.status?.projectId;
-        if (!deleting || !(e instanceof NotReady) || typeof recorded !== "number") throw e;
-        projectId = recorded;
-      }
+      const { projectId } = projectScope(deps.projects, resource, spec, conn);
       if (deleting) return { projectId, authHeaders: [] };
       const namespace = resource.metadata.namespace ?? "";
       const authHeaders = await Promise.all(
