@@ -1,5 +1,6 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
+import { budget } from "./env/budget.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
@@ -8,8 +9,9 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 // - harbor:  the Harbor client and the emulator; each file starts its own in-process emulator.
 // - cli:     the command-line companion against an in-process emulator of each file's own.
 // - install: the set-up itself (npm ci on a copy of the project), with other npm releases.
-// - cluster: a real kube-apiserver + etcd (+ controller-manager) and a shared emulator, started once
-//            per run by the global setup; each file gets its own namespace.
+// - cluster: a real kube-apiserver + etcd (+ controller-manager) and an emulator per worker slot,
+//            started once per run by the global setup, so that two files run at once without
+//            sharing a cluster; each file gets its own namespace.
 // - helm:    the Helm chart, with helm built from its Go module (a first build of its own, a step of
 //            `npm test` before vitest); installs go into a control plane of the file's own, since
 //            the chart installs the CRDs that the cluster project's global setup installs.
@@ -50,8 +52,8 @@ export default defineConfig({
           name: "cluster",
           include: ["test/integration/cluster/**/*.test.ts", "test/e2e/**/*.test.ts"],
           globalSetup: ["test/env/global-setup.ts"],
-          testTimeout: 90_000,
-          maxWorkers: 1,
+          testTimeout: budget.testMs,
+          hookTimeout: budget.startMs + budget.operatorMs,
         },
       },
       {
@@ -59,10 +61,9 @@ export default defineConfig({
         test: {
           name: "helm",
           include: ["test/integration/helm/**/*.test.ts"],
-          testTimeout: 120_000,
+          testTimeout: budget.longTestMs,
           // A single file run on a machine that never built helm builds it in beforeAll.
           hookTimeout: 20 * 60_000,
-          maxWorkers: 1,
         },
       },
       {

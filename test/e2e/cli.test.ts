@@ -6,11 +6,11 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse, stringify } from "yaml";
 import { MANAGED_KINDS } from "../../src/controllers/registry.ts";
 import { expectCleanFailure, runCli, runProcess, usePluginPath } from "../env/cli.ts";
-import { adminKubectl } from "../env/cluster.ts";
+import { adminKubectl, sharedControlPlane } from "../env/cluster.ts";
 import { useOperator } from "../env/operator.ts";
 import { POPULATED, populateHarbor } from "../env/populated-harbor.ts";
 import { secret } from "../env/resources.ts";
@@ -29,7 +29,7 @@ const plugin = usePluginPath();
 const work = mkdtempSync(join(tmpdir(), "hco-cli-e2e-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
-const kubeconfig = () => inject("controlPlane").kubeconfigPath;
+const kubeconfig = () => sharedControlPlane().kubeconfigPath;
 /** A command through the fixture's HarborConnection, read with the admin kubeconfig. */
 const viaConnection = (args: string[], connection = `${op.namespace}/harbor`) =>
   runCli([...args, "--connection", connection, "--kubeconfig", kubeconfig()]);
@@ -275,7 +275,7 @@ describe("--connection", () => {
 
 describe("kubectl harbor", () => {
   test("kubectl finds the plugin on PATH and runs it with the user's kubeconfig", async () => {
-    const kubectl = inject("controlPlane").kubectl;
+    const kubectl = sharedControlPlane().kubectl;
     const env = { PATH: plugin.path, KUBECONFIG: kubeconfig(), HOME: work };
     const list = await runProcess(kubectl, ["plugin", "list"], env);
     expect(list.stdout).toMatch(/kubectl-harbor/);

@@ -7,7 +7,8 @@
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sharedControlPlane } from "../env/cluster.ts";
 import { freePorts } from "../env/controlplane/net.ts";
 import { type AssembledImage, assembleImage, treeSize } from "../env/image.ts";
 import { useOperator } from "../env/operator.ts";
@@ -38,7 +39,7 @@ const op = useOperator({
   kubeconfig: () => {
     chmodSync(scratch, 0o755);
     const path = join(scratch, "kubeconfig");
-    copyFileSync(inject("controlPlane").kubeconfigPath, path);
+    copyFileSync(sharedControlPlane().kubeconfigPath, path);
     chmodSync(path, 0o644);
     return path;
   },

@@ -2,8 +2,8 @@
 // (controller-runtime's metric names plus Harbor requests by operation and code), against the
 // run's shared Harbor emulator.
 import { createServer } from "node:net";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
-import { useNamespace } from "../env/cluster.ts";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sharedControlPlane, sharedHarbor, useNamespace } from "../env/cluster.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
 import { connection, credentials, project } from "../env/resources.ts";
 
@@ -22,13 +22,13 @@ function freePort(): Promise<number> {
 }
 
 beforeAll(async () => {
-  const harbor = inject("harbor");
+  const harbor = sharedHarbor();
   await ns.kubectl.apply([credentials("creds", harbor), connection("harbor", harbor.url, "creds")]);
   const [metricsPort, probePort] = [await freePort(), await freePort()];
   metricsUrl = `http://127.0.0.1:${metricsPort}`;
   probeUrl = `http://127.0.0.1:${probePort}`;
   operator = spawnOperator([
-    `--kubeconfig=${inject("controlPlane").kubeconfigPath}`,
+    `--kubeconfig=${sharedControlPlane().kubeconfigPath}`,
     `--namespace=${ns.name}`,
     "--leader-elect=false",
     `--metrics-bind-address=127.0.0.1:${metricsPort}`,

@@ -4,7 +4,8 @@
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { sharedControlPlane } from "../env/cluster.ts";
 import { type LoopbackServer, listenOnLoopback } from "../env/http.ts";
 import { useOperator } from "../env/operator.ts";
 import {
@@ -134,7 +135,7 @@ describe("the README's check of a robot's pull secret", () => {
     const from = readme.indexOf("**Check that a robot's pull secret works**");
     expect(from).toBeGreaterThan(0);
     const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(from))?.[1] ?? "";
-    const { kubeconfigPath, kubectl } = inject("controlPlane");
+    const { kubeconfigPath, kubectl } = sharedControlPlane();
     const script = [
       "set -euo pipefail",
       `kubectl() { command ${JSON.stringify(kubectl)} --kubeconfig ${JSON.stringify(kubeconfigPath)} -n ${op.namespace} "$@"; }`,

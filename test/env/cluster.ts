@@ -1,11 +1,26 @@
-// What a test file of the `cluster` project uses to reach the shared control plane that
-// global-setup.ts started: kubectl against it, and a namespace of the file's own.
+// What a test file of the `cluster` project uses to reach the control plane that global-setup.ts
+// started for its worker slot: kubectl against it, and a namespace of the file's own.
 import { afterAll, beforeAll, inject } from "vitest";
+import type { SharedControlPlane, SharedHarbor } from "./global-setup.ts";
 import { type Kubectl, kubectl } from "./kubectl.ts";
+
+/** This worker's slot among the project's (VITEST_POOL_ID counts from 1). */
+function slot<T>(all: T[]): T {
+  const id = Number(process.env.VITEST_POOL_ID ?? "1");
+  const one = all[(Math.max(1, id) - 1) % all.length];
+  if (!one) throw new Error("no shared control plane: is this file in the cluster project?");
+  return one;
+}
+
+/** The control plane of this file's worker slot: no file running at the same time uses it. */
+export const sharedControlPlane = (): SharedControlPlane => slot(inject("controlPlanes"));
+
+/** The Harbor emulator of this file's worker slot; its state outlives the file: use unique names. */
+export const sharedHarbor = (): SharedHarbor => slot(inject("harbors"));
 
 /** kubectl as the cluster's admin (group system:masters). */
 export function adminKubectl(): Kubectl {
-  const { kubeconfigPath, kubectl: command } = inject("controlPlane");
+  const { kubeconfigPath, kubectl: command } = sharedControlPlane();
   return kubectl(kubeconfigPath, command);
 }
 

@@ -1,13 +1,17 @@
-// Global setup of the `cluster` test project: the services that every test file of the run shares,
-// started once before the first file and stopped after the last. Each service pushes its stop onto
-// `teardown`; a failure halfway stops what had started. Test files reach the services through
-// `inject()` (see cluster.ts) and get a namespace of their own.
+// Global setup of the `cluster` test project: the services its test files share, started once
+// before the first file and stopped after the last. There is one control plane (and one emulator)
+// per worker slot of the project: two files that run at the same time never share an apiserver, so
+// nothing one file does to the cluster (a ClusterHarborConnection, a CRD, an operator watching
+// every namespace) can reach a file running beside it, while files that run one after the other in
+// a slot share it as before. Each service pushes its stop onto `teardown`; a failure halfway stops
+// what had started. Test files reach their slot's services through `sharedControlPlane()` and
+// `sharedHarbor()` (cluster.ts) and get a namespace of their own.
 import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startControlPlane } from "./controlplane/launcher.ts";
 import { startEmulator } from "./emulator/index.ts";
 
-/** How test files reach the shared control plane: `inject("controlPlane")`. */
+/** A control plane the test files of one worker slot share: `sharedControlPlane()` (cluster.ts). */
 export interface SharedControlPlane {
   server: string;
   kubeconfigPath: string;
@@ -17,7 +21,7 @@ export interface SharedControlPlane {
   auditLogPath: string;
 }
 
-/** The shared Harbor emulator: `inject("harbor")`. Its state is shared too: use unique names. */
+/** The emulator the test files of one worker slot share: `sharedHarbor()`. Its state outlives a file: use unique names. */
 export interface SharedHarbor {
   url: string;
   username: string;
@@ -26,8 +30,9 @@ export interface SharedHarbor {
 
 declare module "vitest" {
   export interface ProvidedContext {
-    controlPlane: SharedControlPlane;
-    harbor: SharedHarbor;
+    /** One per worker slot (VITEST_POOL_ID 1 is the first). */
+    controlPlanes: SharedControlPlane[];
+    harbors: SharedHarbor[];
   }
 }
 
@@ -40,24 +45,46 @@ export default async function setup(project: TestProject): Promise<() => Promise
   };
   const log = (line: string) => process.stderr.write(`[cluster] ${line}\n`);
   try {
-    // The project's CRDs (crds/, when there are any) are installed as a user installs them.
-    const controlPlane = await startControlPlane({ crds: crdDir, auditLog: true, log });
-    teardown.push(controlPlane.stop);
-    project.provide("controlPlane", {
-      server: controlPlane.server,
-      kubeconfigPath: controlPlane.kubeconfigPath,
-      caCertPath: controlPlane.caCertPath,
-      kubectl: controlPlane.binaries.kubectl,
-      auditLogPath: controlPlane.auditLogPath,
-    });
-
-    const harbor = await startEmulator();
-    teardown.push(harbor.close);
-    project.provide("harbor", {
-      url: harbor.url,
-      username: harbor.adminUsername,
-      password: harbor.adminPassword,
-    });
+    // No more control planes than files of this project the run has: one for a single file.
+    const filters = (project.vitest as unknown as { filenamePattern?: string[] }).filenamePattern;
+    const { testFiles } = await project.globTestFiles(filters);
+    const slots = Math.max(1, Math.min(project.config.maxWorkers, testFiles.length));
+    const started = await Promise.allSettled(
+      Array.from({ length: slots }, async (_, i) => {
+        // The project's CRDs (crds/, when there are any) are installed as a user installs them.
+        const controlPlane = await startControlPlane({
+          crds: crdDir,
+          auditLog: true,
+          log: (line) => log(slots > 1 ? `${i + 1}: ${line}` : line),
+        });
+        teardown.push(controlPlane.stop);
+        const harbor = await startEmulator();
+        teardown.push(harbor.close);
+        return {
+          controlPlane: {
+            server: controlPlane.server,
+            kubeconfigPath: controlPlane.kubeconfigPath,
+            caCertPath: controlPlane.caCertPath,
+            kubectl: controlPlane.binaries.kubectl,
+            auditLogPath: controlPlane.auditLogPath,
+          },
+          harbor: { url: harbor.url, username: harbor.adminUsername, password: harbor.adminPassword },
+        };
+      }),
+    );
+    const failed = started.find((r) => r.status === "rejected");
+    if (failed) throw failed.reason;
+    const slotsUp = started.map(
+      (r) => (r as PromiseFulfilledResult<{ controlPlane: SharedControlPlane; harbor: SharedHarbor }>).value,
+    );
+    project.provide(
+      "controlPlanes",
+      slotsUp.map((s) => s.controlPlane),
+    );
+    project.provide(
+      "harbors",
+      slotsUp.map((s) => s.harbor),
+    );
   } catch (err) {
     await stopAll();
     throw err;

@@ -1,7 +1,11 @@
 // kubectl, run the way users run it, against a given kubeconfig (never the machine's own). Tests,
 // the demo and the benchmark drive the cluster through it, so what they prove is what a user sees.
+// `get` alone reads over the REST API (kube-api.ts): the same JSON as `kubectl get -o json`,
+// without a process per look.
 import { spawn } from "node:child_process";
 import { stringify } from "yaml";
+import { budget } from "./budget.ts";
+import { clusterApi } from "./kube-api.ts";
 
 export interface KubectlResult {
   code: number | null;
@@ -60,7 +64,10 @@ export interface Kubectl {
     manifest: string | object | object[],
     opts?: { serverSide?: boolean; timeoutMs?: number },
   ): Promise<string>;
-  /** `kubectl get -o json` of one object (with a name) or a list (without). */
+  /**
+   * What `kubectl get -o json` shows of one object (with a name) or a list (without), read over the
+   * REST API with the same credentials; a missing object rejects with KubeError (kind notFound).
+   */
   get<T = KubeObject>(resource: string, name?: string): Promise<T>;
   /** `kubectl wait --for=<condition>`, e.g. `condition=Ready`, `delete`, `jsonpath={.status.x}=y`. */
   wait(resource: string, name: string, condition: string, timeoutMs?: number): Promise<string>;
@@ -68,7 +75,7 @@ export interface Kubectl {
   delete(resource: string, name: string, opts?: { wait?: boolean }): Promise<string>;
 }
 
-const defaultTimeoutMs = 30_000;
+const defaultTimeoutMs = budget.requestMs;
 
 /** @param command the kubectl binary, e.g. what the test environment found or built. */
 export function kubectl(kubeconfigPath: string, command = "kubectl", namespace?: string): Kubectl {
@@ -91,8 +98,14 @@ export function kubectl(kubeconfigPath: string, command = "kubectl", namespace?:
         input: typeof manifest === "string" ? manifest : toYaml(manifest),
         ...(opts.timeoutMs ? { timeoutMs: opts.timeoutMs } : {}),
       }),
-    get: async <T>(resource: string, name?: string) =>
-      JSON.parse(await run(["get", resource, ...(name ? [name] : []), "-o", "json"])) as T,
+    get: async <T>(resource: string, name?: string) => {
+      const api = clusterApi(kubeconfigPath);
+      // As kubectl: without -n, the kubeconfig context's namespace, else "default".
+      const ns = namespace ?? api.client.contextNamespace ?? "default";
+      return (
+        name === undefined ? await api.list<T>(resource, ns) : await api.get<T>(resource, ns, name)
+      ) as T;
+    },
     wait: (resource, name, condition, timeoutMs = defaultTimeoutMs) =>
       run(
         ["wait", `${resource}/${name}`, `--for=${condition}`, `--timeout=${Math.ceil(timeoutMs / 1000)}s`],

@@ -4,12 +4,15 @@
 // and look at Harbor through an admin client, the way a user would check.
 import { type ChildProcess, spawn } from "node:child_process";
 import { join } from "node:path";
-import { afterAll, beforeAll, inject } from "vitest";
+import { afterAll, beforeAll } from "vitest";
 import type { HarborClient } from "../../src/harbor/client.ts";
-import { useNamespace } from "./cluster.ts";
+import { budget } from "./budget.ts";
+import { sharedControlPlane, useNamespace } from "./cluster.ts";
 import type { Emulator, EmulatorOptions } from "./emulator/index.ts";
 import { useEmulator } from "./harbor.ts";
+import { clusterApi, readyAsKubectlWaits } from "./kube-api.ts";
 import type { Kubectl, KubeObject } from "./kubectl.ts";
+import { untilTrue } from "./until.ts";
 
 export interface OperatorOptions {
   /** Drift interval of the operator (short so that tests see drift corrected quickly). */
@@ -55,9 +58,18 @@ export interface OperatorFixture {
    * flags; stopped with the fixture.
    */
   spawn(extraArgs?: string[], env?: Record<string, string>): OperatorProcess;
-  /** `kubectl wait --for=condition=Ready` then the object as JSON. */
+  /**
+   * Waits until the object is Ready as `kubectl wait --for=condition=Ready` sees it, and returns it.
+   * The timeout is the budget's operator wait unless given.
+   */
   waitReady<T = KubeObject>(resource: string, name: string, timeoutMs?: number): Promise<T>;
-  /** Polls `kubectl get` until the predicate holds; returns the object. */
+  /**
+   * Resolves once the operator has finished `n` more drift sweeps of `kind` (e.g. "HarborProject"),
+   * counted from this call: what a test of "nothing happens in steady state" waits for, instead of
+   * sleeping through intervals.
+   */
+  sweeps(kind: string, n?: number): Promise<void>;
+  /** Follows the object (a watch) until the predicate holds; returns it. */
   waitFor<T = KubeObject>(
     resource: string,
     name: string,
@@ -202,32 +214,31 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
       extras.push(proc);
       return proc;
     },
-    async waitReady<T>(resource: string, name: string, timeoutMs = 60_000) {
-      await ns.kubectl.wait(resource, name, "condition=Ready", timeoutMs);
-      return ns.kubectl.get<T>(resource, name);
+    waitReady: <T>(resource: string, name: string, timeoutMs?: number) =>
+      clusterApi(ns.kubectl.kubeconfigPath).waitFor<T>(
+        resource,
+        ns.name,
+        name,
+        (o) => readyAsKubectlWaits(o as Parameters<typeof readyAsKubectlWaits>[0]),
+        timeoutMs,
+      ),
+    async sweeps(kind: string, n = 2) {
+      const from = out.length;
+      const line = `"kind":"${kind}"`;
+      const done = () =>
+        out
+          .slice(from)
+          .split("\n")
+          .filter((l) => l.includes('"msg":"drift sweep done"') && l.includes(line)).length;
+      await untilTrue(`${n} drift sweeps of ${kind}`, () => done() >= n);
     },
-    async waitFor<T>(resource: string, name: string, predicate: (o: T) => boolean, timeoutMs = 60_000) {
-      const deadline = Date.now() + timeoutMs;
-      let last: T | undefined;
-      for (;;) {
-        const r = await ns.kubectl.tryRun(["get", resource, name, "-o", "json"]);
-        if (r.code === 0) {
-          last = JSON.parse(r.stdout) as T;
-          if (predicate(last)) return last;
-        }
-        if (Date.now() > deadline) {
-          throw new Error(`timed out waiting for ${resource}/${name}; last seen: ${JSON.stringify(last)}`);
-        }
-        await new Promise((r2) => setTimeout(r2, 250));
-      }
-    },
+    waitFor: <T>(resource: string, name: string, predicate: (o: T) => boolean, timeoutMs?: number) =>
+      clusterApi(ns.kubectl.kubeconfigPath).waitFor<T>(resource, ns.name, name, predicate, timeoutMs),
   };
 
   beforeAll(async () => {
     // The operator runs as the cluster admin unless a test gives it other credentials.
-    kubeconfig = options.kubeconfig
-      ? await options.kubeconfig(ns.name)
-      : inject("controlPlane").kubeconfigPath;
+    kubeconfig = options.kubeconfig ? await options.kubeconfig(ns.name) : sharedControlPlane().kubeconfigPath;
     await ns.kubectl.apply([
       {
         apiVersion: "v1",
@@ -247,14 +258,14 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
     const exitedEarly = fixture.exited().then((code) => {
       throw new Error(`the operator exited with code ${code}`);
     });
-    await Promise.race([fixture.waitReady("harborconnection", "harbor", 60_000), exitedEarly]).catch(
+    await Promise.race([fixture.waitReady("harborconnection", "harbor", budget.startMs), exitedEarly]).catch(
       (e: unknown) => {
         throw new Error(
           `the operator did not get its connection Ready: ${(e as Error).message}\n--- operator output ---\n${out.slice(-4000)}`,
         );
       },
     );
-  }, 120_000);
+  }, budget.startMs + budget.requestMs);
 
   afterAll(async () => {
     await stop();

@@ -395,6 +395,17 @@ export const ready = (o: WithConditions): Condition | undefined => condition(o, 
 export const readyForSpec = (o: WithConditions): boolean =>
   ready(o)?.status === "True" && o.status?.observedGeneration === o.metadata.generation;
 
+/**
+ * The Harbor id a resource's status records: a number for most kinds, a scanner registration's
+ * UUID for scanners. Fails the test when the status has none yet.
+ */
+export function harborIdOf<Id extends number | string = number>(o: { status?: { harborId?: unknown } }): Id {
+  const id = o.status?.harborId;
+  if (typeof id !== "number" && typeof id !== "string")
+    throw new Error(`no harborId in status: ${JSON.stringify(o.status)}`);
+  return id as Id;
+}
+
 /** Stalled=True: no retry will fix it. */
 export const stalled = (o: WithConditions): boolean => condition(o, "Stalled")?.status === "True";
 

@@ -4,6 +4,7 @@
 // server-side dry run) with a message that names the field; what Harbor accepts still passes.
 import { afterAll, describe, expect, test } from "vitest";
 import { useNamespace } from "../../env/cluster.ts";
+import { type AppliedObject, admission } from "../../env/refused.ts";
 import {
   clusterConnection as clusterConnectionOf,
   connection as connectionOf,
@@ -36,15 +37,10 @@ const webhook = (name: string, spec: Parameters<typeof webhookPolicy>[1] = {}) =
     ...spec,
   });
 
-/** `kubectl apply --dry-run=server`: undefined when admitted, else kubectl's error text. */
-async function refusal(manifest: object): Promise<string | undefined> {
-  const r = await ns.kubectl.tryRun(["apply", "--dry-run=server", "-f", "-"], {
-    input: JSON.stringify(manifest),
-  });
-  return r.code === 0 ? undefined : r.stderr;
-}
+/** A server-side dry run of `kubectl apply`: undefined when admitted, else kubectl's error text. */
+const refusal = (manifest: Parameters<typeof admission>[1]) => admission(ns.kubectl, manifest);
 
-async function expectRefused(manifest: object, field: string, says: string | RegExp): Promise<void> {
+async function expectRefused(manifest: AppliedObject, field: string, says: string | RegExp): Promise<void> {
   const text = await refusal(manifest);
   expect(text, `${JSON.stringify(manifest)} was admitted`).toBeDefined();
   expect(text).toContain(`${field}: Invalid value`);
@@ -56,7 +52,7 @@ const USER_INFO = "must not contain user info";
 const HIDDEN = "must not contain control characters";
 
 /** What Harbor takes passes as before: the new rules refuse nothing else. */
-async function expectAdmitted(...manifests: object[]): Promise<void> {
+async function expectAdmitted(...manifests: AppliedObject[]): Promise<void> {
   for (const m of manifests) expect(await refusal(m), JSON.stringify(m)).toBeUndefined();
 }
 
@@ -221,7 +217,7 @@ describe("quantities and values", () => {
 });
 
 /** The refusal's text, which must hold `line` (e.g. `spec.type: Invalid value: "harbor": …`). */
-async function expectRefusal(manifest: object, ...lines: string[]): Promise<void> {
+async function expectRefusal(manifest: AppliedObject, ...lines: string[]): Promise<void> {
   const text = await refusal(manifest);
   expect(text, `${JSON.stringify(manifest)} was admitted`).toBeDefined();
   for (const line of lines) expect(text).toContain(line);

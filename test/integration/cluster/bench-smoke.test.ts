@@ -4,11 +4,12 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, inject, test } from "vitest";
+import { afterAll, describe, expect, test } from "vitest";
 import { renderResult, renderScaling } from "../../bench/report.ts";
 import { runBenchmark } from "../../bench/scenario.ts";
 import { type BenchResult, KIND_NAMES } from "../../bench/types.ts";
 import { mixFor } from "../../bench/workload.ts";
+import { sharedControlPlane } from "../../env/cluster.ts";
 
 const workDir = mkdtempSync(join(tmpdir(), "hco-bench-smoke-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
@@ -22,7 +23,7 @@ function numbers(value: unknown, path = "result"): Array<[string, number]> {
 
 describe("the benchmark on a tiny workload", () => {
   test("runs every phase and fills in a complete result", { timeout: 90_000 }, async () => {
-    const cp = inject("controlPlane");
+    const cp = sharedControlPlane();
     const r: BenchResult = await runBenchmark({
       label: "smoke",
       operatorNodeOptions: [],

@@ -11,7 +11,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import {
   ClusterHarborConnections,
   type ConnectionControllers,
@@ -25,7 +25,7 @@ import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
 import { NotReady } from "../../../src/runtime/managed.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
-import { adminKubectl, useNamespace } from "../../env/cluster.ts";
+import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 import { useEmulator } from "../../env/harbor.ts";
 import {
   type ConnectionCR as Connection,
@@ -48,7 +48,7 @@ const changes: string[] = [];
 const clusterNames: string[] = [];
 
 beforeAll(async () => {
-  kube = KubeClient.fromOptions({ kubeconfig: inject("controlPlane").kubeconfigPath });
+  kube = KubeClient.fromOptions({ kubeconfig: sharedControlPlane().kubeconfigPath });
   const logger = pino({ level: process.env.LOG_LEVEL ?? "silent" });
   events = new KubeEventRecorder(kube, logger);
   metrics = new Metrics({ processMetrics: false });

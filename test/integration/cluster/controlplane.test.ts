@@ -4,8 +4,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { adminKubectl, useNamespace } from "../../env/cluster.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
 import { type KubeObject, kubectl } from "../../env/kubectl.ts";
@@ -201,7 +201,7 @@ describe("the test control plane", () => {
     const token = (await k.run(["create", "token", "reader", "--duration=10m"])).trim();
     const dir = mkdtempSync(join(tmpdir(), "hco-token-"));
     try {
-      const { server, caCertPath, kubectl: command } = inject("controlPlane");
+      const { server, caCertPath, kubectl: command } = sharedControlPlane();
       const kubeconfig = writeKubeconfig(join(dir, "kubeconfig"), {
         server,
         caCert: caCertPath,
@@ -257,7 +257,7 @@ describe("the test control plane", () => {
 
   it("records who changed what in the audit log", { timeout: 30_000 }, async () => {
     await ns.kubectl.apply(widget("audited"));
-    const writes = readAuditLog(inject("controlPlane").auditLogPath).filter(isWrite);
+    const writes = readAuditLog(sharedControlPlane().auditLogPath).filter(isWrite);
     const create = writes.find(
       (e) =>
         e.objectRef?.resource === "widgets" &&

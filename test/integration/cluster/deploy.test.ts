@@ -6,13 +6,13 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse, parseAllDocuments } from "yaml";
 import { API_VERSION } from "../../../src/api/common.ts";
 import { harborRobot } from "../../../src/api/robot.ts";
 import { harborUser } from "../../../src/api/user.ts";
 import { ALL_DEFINITIONS } from "../../../src/controllers/registry.ts";
-import { adminKubectl } from "../../env/cluster.ts";
+import { adminKubectl, sharedControlPlane } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
 import { addExampleAdapters } from "../../env/examples.ts";
@@ -204,7 +204,7 @@ describe("the operator with the RBAC of deploy/", () => {
       const token = (
         await admin.run(["create", "token", SERVICE_ACCOUNT, "-n", namespace, "--duration=1h"])
       ).trim();
-      const { server, caCertPath, kubectl: command } = inject("controlPlane");
+      const { server, caCertPath, kubectl: command } = sharedControlPlane();
       tokenDir = mkdtempSync(join(tmpdir(), "hco-rbac-"));
       const path = writeKubeconfig(join(tokenDir, "kubeconfig"), {
         server,
@@ -361,9 +361,7 @@ describe("the operator with the RBAC of deploy/", () => {
 
   test("no request was forbidden, Secrets were only read by name or by label, ServiceAccounts written only where named", async () => {
     const user = `system:serviceaccount:${op.namespace}:${SERVICE_ACCOUNT}`;
-    const requests = readAuditLog(inject("controlPlane").auditLogPath).filter(
-      (e) => e.user.username === user,
-    );
+    const requests = readAuditLog(sharedControlPlane().auditLogPath).filter((e) => e.user.username === user);
     expect(requests.length).toBeGreaterThan(50);
     const forbidden = requests.filter((e) => e.responseStatus?.code === 403);
     expect(forbidden.map((e) => `${e.verb} ${e.requestURI}`)).toEqual([]);

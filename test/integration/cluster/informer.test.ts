@@ -1,11 +1,11 @@
 // The informer against a real apiserver: whatever happens to the watch, the cache ends equal to the
 // apiserver's state and every change reaches the handlers.
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { KubeClient } from "../../../src/kube/client.ts";
 import type { KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { Informer } from "../../../src/runtime/informer.ts";
-import { adminKubectl, useNamespace } from "../../env/cluster.ts";
+import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 import { type ControlPlane, startControlPlane } from "../../env/controlplane/launcher.ts";
 import { kubectl } from "../../env/kubectl.ts";
 
@@ -72,7 +72,7 @@ describe("informer on the shared control plane", () => {
   beforeAll(async () => {
     await admin.apply(crd());
     await admin.wait("crd", `gadgets.${group}`, "condition=Established");
-    kube = KubeClient.fromOptions({ kubeconfig: inject("controlPlane").kubeconfigPath });
+    kube = KubeClient.fromOptions({ kubeconfig: sharedControlPlane().kubeconfigPath });
   });
   afterAll(() => kube?.close());
 
@@ -235,5 +235,5 @@ describe("informer across a kube-apiserver restart", () => {
 
 /** kubectl for another control plane, with the binary the shared one uses. */
 function adminKubectlFor(kubeconfigPath: string) {
-  return kubectl(kubeconfigPath, inject("controlPlane").kubectl);
+  return kubectl(kubeconfigPath, sharedControlPlane().kubectl);
 }

@@ -2,14 +2,14 @@
 // its work down, then releases and the other takes over without waiting for expiry; a leader that
 // dies silently is replaced only after its lease expired; a leader that cannot renew, or sees
 // another holder, stops before anyone else starts; 409 races on the Lease are survived.
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { KubeError } from "../../../src/kube/errors.ts";
 import { type KubeObject, type LeaseObject, Leases, type ResourceType } from "../../../src/kube/types.ts";
 import { createLogger } from "../../../src/log.ts";
 import { type LeaderCallbacks, LeaderElector, leaderIdentity } from "../../../src/runtime/leader.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
-import { useNamespace } from "../../env/cluster.ts";
+import { sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 
 const ns = useNamespace("leader");
 const FAST = { leaseDurationMs: 2000, renewDeadlineMs: 1500, retryPeriodMs: 250 };
@@ -34,7 +34,7 @@ afterAll(async () => {
 });
 
 function newClient(): KubeClient {
-  const c = KubeClient.fromOptions({ kubeconfig: inject("controlPlane").kubeconfigPath, timeoutMs: 5000 });
+  const c = KubeClient.fromOptions({ kubeconfig: sharedControlPlane().kubeconfigPath, timeoutMs: 5000 });
   clients.push(c);
   return c;
 }

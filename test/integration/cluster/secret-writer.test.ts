@@ -3,12 +3,12 @@
 // answer is held back here, as a slow network would).
 import { setTimeout as sleep } from "node:timers/promises";
 import pino from "pino";
-import { afterAll, beforeAll, describe, expect, inject, test } from "vitest";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { SecretWriter } from "../../../src/kube/secrets.ts";
 import { type KubeObject, type ResourceType, type SecretObject, Secrets } from "../../../src/kube/types.ts";
 import { Informer } from "../../../src/runtime/informer.ts";
-import { useNamespace } from "../../env/cluster.ts";
+import { sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 
 /** A client whose write answers arrive only after the watch has had time to report the write. */
 class SlowAnswers extends KubeClient {
@@ -30,7 +30,7 @@ describe("SecretWriter on the shared control plane", () => {
   let other: KubeClient;
 
   beforeAll(() => {
-    const kubeconfig = inject("controlPlane").kubeconfigPath;
+    const kubeconfig = sharedControlPlane().kubeconfigPath;
     kube = SlowAnswers.fromOptions({ kubeconfig });
     other = KubeClient.fromOptions({ kubeconfig });
   });
