@@ -8,6 +8,8 @@
 import { spawnSync } from "node:child_process";
 import {
   chmodSync,
+  constants,
+  copyFileSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -93,7 +95,7 @@ export interface AssembledImage {
   /** ENV of the final stage (plus the PATH its base image sets). */
   env: Record<string, string>;
   user: { uid: number; gid: number } | undefined;
-  /** ENTRYPOINT with the base image's Node replaced by the project's. */
+  /** ENTRYPOINT with the base image's Node replaced by the project's (copied into the tree). */
   entrypoint: string[];
   /** Removes the assembly. */
   remove(): void;
@@ -233,13 +235,19 @@ export function assembleImage(o: AssembleOptions = {}): AssembledImage {
     if (!last.entrypoint?.length) throw new Error("the final stage has no ENTRYPOINT");
     const [exe, ...rest] = last.entrypoint;
     if (exe !== last.base.node) throw new Error(`the entrypoint runs ${exe}, not the base image's Node`);
+    // The project's Node goes where the base image has its own, inside the tree: the image's user
+    // must reach it, and the checkout's copy may sit below a folder only its owner may enter.
+    const imageNode = join(last.rootfs, exe);
+    mkdirSync(dirname(imageNode), { recursive: true, mode: 0o755 });
+    copyFileSync(node, imageNode, constants.COPYFILE_FICLONE);
+    chmodSync(imageNode, 0o755);
     makeReadOnly(last.rootfs);
     return {
       rootfs: last.rootfs,
       cwd: join(last.rootfs, last.workdir),
       env: { PATH: "/usr/local/bin:/usr/bin:/bin", ...last.env },
       user: last.user,
-      entrypoint: [node, ...rest],
+      entrypoint: [imageNode, ...rest],
       remove: () => remove(work),
     };
   } catch (e) {
