@@ -234,7 +234,8 @@ export function assembleImage(o: AssembleOptions = {}): AssembledImage {
     if (!last) throw new Error("the Dockerfile has no FROM");
     if (!last.entrypoint?.length) throw new Error("the final stage has no ENTRYPOINT");
     const [exe, ...rest] = last.entrypoint;
-    if (!exe || exe !== last.base.node) throw new Error(`the entrypoint runs ${exe}, not the base image's Node`);
+    if (!exe || exe !== last.base.node)
+      throw new Error(`the entrypoint runs ${exe}, not the base image's Node`);
     // The project's Node goes where the base image has its own, inside the tree: the image's user
     // must reach it, and the checkout's copy may sit below a folder only its owner may enter.
     const imageNode = join(last.rootfs, exe);
