@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse, stringify } from "yaml";
 import { MANAGED_KINDS } from "../../src/controllers/registry.ts";
+import { budget } from "../env/budget.ts";
 import { expectCleanFailure, runCli, runProcess, usePluginPath } from "../env/cli.ts";
 import { adminKubectl, sharedControlPlane } from "../env/cluster.ts";
 import { useOperator } from "../env/operator.ts";
@@ -96,22 +97,28 @@ describe("the round trip", () => {
     const writesBefore = op.emulator.counters.writes();
     await op.kubectl.run(["apply", "-k", first]);
     // As the README's walk-through waits: every resource of the category at once.
-    await op.kubectl.run(["wait", "--for=condition=Ready", "harbor", "--all", "--timeout=90s"], {
-      timeoutMs: 100_000,
-    });
+    await op.kubectl.run(
+      [
+        "wait",
+        "--for=condition=Ready",
+        "harbor",
+        "--all",
+        `--timeout=${Math.ceil(budget.operatorMs / 1000)}s`,
+      ],
+      { timeoutMs: budget.operatorMs + budget.requestMs },
+    );
     for (const f of kustomization.resources) {
       const doc = parse(all.get(f) as string) as { kind: string; metadata: { name: string } };
       const ready = await op.waitReady<{ status: { harborId: number | string } }>(
         doc.kind.toLowerCase(),
         doc.metadata.name,
-        90_000,
       );
       // Harbor's id (a scanner's UUID); 0 for a per-Harbor setting, which has none.
       if (SETTINGS.includes(doc.kind)) expect(ready.status.harborId, doc.kind).toBe(0);
       else expect(ready.status.harborId, doc.kind).toBeTruthy();
     }
-    // Drift sweeps run every 3 s here: a few of them see nothing to change either.
-    await new Promise((r) => setTimeout(r, 8_000));
+    // Two drift sweeps of every kind see nothing to change either.
+    await Promise.all(MANAGED_KINDS.map((k) => op.sweeps(k.def.kind)));
     expect(op.emulator.counters.writes() - writesBefore).toBe(0);
     // Adopted robots keep their secrets: the operator issued none and wrote no Secret.
     const robotSecrets = await op.kubectl.run([
@@ -252,9 +259,10 @@ describe("--connection", () => {
       });
     } finally {
       // While the operator runs: it releases the connection's finalizer.
-      await adminKubectl().tryRun(["delete", "clusterharborconnection", shared, "--timeout=60s"], {
-        timeoutMs: 70_000,
-      });
+      await adminKubectl().tryRun(
+        ["delete", "clusterharborconnection", shared, `--timeout=${Math.ceil(budget.operatorMs / 1000)}s`],
+        { timeoutMs: budget.operatorMs + budget.requestMs },
+      );
     }
   });
 

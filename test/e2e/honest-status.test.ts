@@ -3,6 +3,7 @@
 // reported done; a wait on something that never appears ends Stalled within the bound, and
 // recovers by itself when it appears.
 import { describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
 import { type Condition, condition, eventReasons, project, type Resource, robot } from "../env/resources.ts";
 
@@ -15,7 +16,9 @@ const op = useOperator({
 
 type CR = Resource;
 
-const FLEET = 150;
+// Enough that a restart's reads and reconciles overlap (several lists, both kinds' workers busy);
+// the benchmark, not this test, is where thousands are measured.
+const FLEET = 50;
 
 /** Every resource of the fleet by "kind/name": its Ready condition. */
 async function fleet(): Promise<Map<string, Condition | undefined>> {
@@ -73,25 +76,24 @@ async function reconciledAgain(since: {
           FLEET;
         return projects && robots && reconciledIn(op.output().slice(since.output)).size >= 2 * FLEET;
       },
-      { timeout: 60_000, interval: 250 },
+      { timeout: budget.operatorMs, interval: 250 },
     )
     .toBe(true);
 }
 
 describe("a restart never flaps the fleet", () => {
   test(`${2 * FLEET} Ready resources: kill -9, then a graceful restart: no Ready condition changes, no Warning Event`, {
-    timeout: 240_000,
+    timeout: budget.longTestMs,
   }, async () => {
     const objects = [];
     for (let i = 0; i < FLEET; i++)
       objects.push(project(`fleet-${i}`), robot(`fleet-${i}`, { projectRef: { name: `fleet-${i}` } }));
     const t0 = Date.now();
-    // Two requests per object from one kubectl: allow for a busy machine.
-    await op.kubectl.apply(objects, { timeoutMs: 120_000 });
+    await op.kubectl.apply(objects, { timeoutMs: budget.operatorMs });
     // One list per kind and poll: `kubectl wait --all` looks at one object after the other.
     await expect
       .poll(async () => [...(await fleet()).values()].filter((c) => c?.status === "True").length, {
-        timeout: 180_000,
+        timeout: budget.operatorMs,
         interval: 500,
       })
       .toBe(2 * FLEET);
@@ -170,13 +172,12 @@ describe("waits are bounded", () => {
       "harborrobot",
       "orphan",
       (o) => condition(o, "Stalled")?.status === "True",
-      30_000,
     );
     expect(condition(stalled, "Ready")?.reason).toBe("DependencyNotReady");
     expect(condition(stalled, "Stalled")?.message).toContain("never-there");
 
     await op.kubectl.apply(project("never-there"));
-    const recovered = await op.waitReady<CR>("harborrobot", "orphan", 90_000);
+    const recovered = await op.waitReady<CR>("harborrobot", "orphan");
     expect(condition(recovered, "Stalled")).toBeUndefined();
   });
 });
