@@ -48,15 +48,21 @@ export class ClusterApi {
 
   /** The REST resource behind a name as kubectl takes it. */
   async resolve(resource: string): Promise<ResourceType> {
-    this.#types ??= this.#discover();
     const wanted = resource.toLowerCase();
     const dot = wanted.indexOf(".");
     const name = dot < 0 ? wanted : wanted.slice(0, dot);
     const group = dot < 0 ? undefined : wanted.slice(dot + 1);
     // As kubectl: the core group first, then the groups in discovery order.
-    const found = (await this.#types).find(
-      (t) => (group === undefined || t.group === group) && t.names.includes(name),
-    );
+    const lookup = async () =>
+      (await (this.#types ??= this.#discover())).find(
+        (t) => (group === undefined || t.group === group) && t.names.includes(name),
+      );
+    let found = await lookup();
+    if (!found) {
+      // A CRD installed since the last look: discover again, once.
+      this.#types = undefined;
+      found = await lookup();
+    }
     if (!found) throw new Error(`the apiserver serves no resource "${resource}"`);
     return found.type;
   }

@@ -10,6 +10,7 @@ import { parseAllDocuments } from "yaml";
 import { type ControlPlane, startControlPlane } from "../../env/controlplane/launcher.ts";
 import { prepareHelm } from "../../env/helm/binaries.ts";
 import { type Helm, helm as helmAt } from "../../env/helm/helm.ts";
+import { clusterApi } from "../../env/kube-api.ts";
 import { type Kubectl, type KubeObject, kubectl } from "../../env/kubectl.ts";
 import { project } from "../../env/resources.ts";
 
@@ -68,13 +69,20 @@ function resource(o: KubeObject): string {
   return group ? `${o.kind.toLowerCase()}.${group}` : o.kind.toLowerCase();
 }
 
-async function live<T = KubeObject>(o: KubeObject): Promise<T | undefined> {
-  const ns = o.metadata.namespace ? ["-n", o.metadata.namespace] : [];
-  const r = await admin.tryRun(["get", resource(o), o.metadata.name, ...ns, "-o", "json"]);
-  if (r.code === 0) return JSON.parse(r.stdout) as T;
-  expect(r.stderr).toContain("NotFound");
-  return undefined;
-}
+/** The object as the cluster has it now, or undefined (read over the API: no kubectl per object). */
+const live = <T = KubeObject>(o: KubeObject): Promise<T | undefined> =>
+  clusterApi(admin.kubeconfigPath).find<T>(resource(o), o.metadata.namespace ?? "default", o.metadata.name);
+
+/** Resolves once the CRD serves its kind (what `kubectl wait --for=condition=Established` waits for). */
+const established = (name: string) =>
+  clusterApi(admin.kubeconfigPath).waitFor<{
+    status?: { conditions?: Array<{ type: string; status: string }> };
+  }>(
+    "customresourcedefinition",
+    undefined,
+    name,
+    (crd) => crd.status?.conditions?.some((c) => c.type === "Established" && c.status === "True") === true,
+  );
 
 const names = (objects: KubeObject[]) => objects.map((o) => `${o.kind}/${o.metadata.name}`).sort();
 
@@ -111,8 +119,7 @@ describe("helm install, upgrade and uninstall", () => {
     expect(r.stdout).toContain("STATUS: deployed");
     expect(await missing(objects)).toEqual([]);
     expect(await releases(NAMESPACE)).toMatchObject([{ name: RELEASE, status: "deployed", revision: "1" }]);
-    for (const crd of crdsOf(objects))
-      await admin.wait("crd", crd.metadata.name, "condition=Established", 30_000);
+    for (const crd of crdsOf(objects)) await established(crd.metadata.name);
     // The server holds the Deployment as rendered (plus the defaults it fills in).
     const deployment = objects.find((o) => o.kind === "Deployment") as KubeObject;
     expect((await live(deployment))?.spec).toMatchObject(deployment.spec as object);
@@ -138,7 +145,7 @@ describe("helm install, upgrade and uninstall", () => {
     expect(r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(await missing(objects)).toEqual([]);
-    await admin.wait("crd", NEW_KIND_CRD, "condition=Established", 30_000);
+    await established(NEW_KIND_CRD);
     // The changed CRD: the short name it gained works.
     expect(await admin.run(["get", "hproj", "-n", "apps", "-o", "name"])).toBe(
       "harborproject.harborconfig.io/team\n",
@@ -211,10 +218,16 @@ describe("helm install, upgrade and uninstall", () => {
       expect((await live(crd))?.metadata.annotations).not.toHaveProperty("helm.sh/resource-policy");
     const r = await helm.run(["uninstall", RELEASE, "--namespace", NAMESPACE, "--wait"]);
     expect(r).not.toContain("kept due to the resource policy");
-    for (const crd of crdsOf(objects)) await admin.wait("crd", crd.metadata.name, "delete", 60_000);
+    for (const crd of crdsOf(objects))
+      await clusterApi(admin.kubeconfigPath).waitGone(
+        "customresourcedefinition",
+        undefined,
+        crd.metadata.name,
+      );
     expect(await missing(objects)).toEqual(names(objects));
-    expect((await admin.tryRun(["get", "harborproject", "-n", "apps"])).stderr).toContain(
-      "the server doesn't have a resource type",
+    // kubectl words it by what its discovery cache still holds; either way the type is gone.
+    expect((await admin.tryRun(["get", "harborproject", "-n", "apps"])).stderr).toMatch(
+      /the server doesn't have a resource type|the server could not find the requested resource/,
     );
   });
 });
