@@ -8,7 +8,7 @@ import type { HarborProjectMemberSpec } from "../../src/api/member.ts";
 import type { HarborUserGroupSpec } from "../../src/api/usergroup.ts";
 import type { HarborClient } from "../../src/harbor/client.ts";
 import { useOperator } from "../env/operator.ts";
-import { requestsPerSweep } from "../env/operator-log.ts";
+import { harborCallsPerSweep } from "../env/operator-log.ts";
 import { label, project, projectMember, type SpecInput, userGroup } from "../env/resources.ts";
 
 const PROJECTS = ["blue", "green", "red"];
@@ -227,12 +227,12 @@ describe("the drift sweep", () => {
     await prerequisites(op.harbor, op.emulator.control);
     await op.kubectl.apply(manifests(m));
     await allReady(op, m);
-    // Each kind's next two sweeps, each counted from the end of the sweep before (the kinds sweep
-    // on timers of their own).
+    // The operator's Harbor calls in each kind's next two sweeps, each counted from the end of the
+    // kind's sweep before (the kinds sweep on timers of their own).
     const [labelSweeps, memberSweeps, groupSweeps] = await Promise.all([
-      requestsPerSweep(op, "HarborLabel"),
-      requestsPerSweep(op, "HarborProjectMember"),
-      requestsPerSweep(op, "HarborUserGroup"),
+      harborCallsPerSweep(op, "HarborLabel"),
+      harborCallsPerSweep(op, "HarborProjectMember"),
+      harborCallsPerSweep(op, "HarborUserGroup"),
     ]);
     const projects = PROJECTS.length;
     // Labels: one list per project that has labels, one of the global labels.
@@ -241,7 +241,8 @@ describe("the drift sweep", () => {
     expect(memberSweeps.map((s) => s.listProjectMembers)).toEqual([projects, projects]);
     // Groups: one list per Harbor.
     expect(groupSweeps.map((s) => s.listUserGroups)).toEqual([1, 1]);
-    // Nothing read one by one, nothing written, in any of those windows.
+    // Nothing read one by one, nothing written, in any of those windows (a reconcile's calls count
+    // too).
     const seen = new Set([...labelSweeps, ...memberSweeps, ...groupSweeps].flatMap((s) => Object.keys(s)));
     for (const single of [
       "GetLabelByID",

@@ -11,7 +11,7 @@ import { describe, expect, test } from "vitest";
 import type { RetentionPolicyRequest } from "../../src/harbor/retention.ts";
 import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
-import { requestsPerSweep } from "../env/operator-log.ts";
+import { harborCallsPerSweep } from "../env/operator-log.ts";
 import {
   condition,
   eventReasons,
@@ -150,7 +150,7 @@ describe("HarborRetentionPolicy", () => {
     ]);
     await op.waitReady<RetentionPolicyCR>(KIND, "swept-retention");
     const writes = op.emulator.counters.writes();
-    for (const sweep of await requestsPerSweep(op, "HarborRetentionPolicy")) {
+    for (const sweep of await harborCallsPerSweep(op, "HarborRetentionPolicy")) {
       expect(sweep.getRetention).toBe(1);
       expect(sweep.getProject).toBeUndefined();
       expect(sweep.listRetentionExecutions).toBeUndefined();

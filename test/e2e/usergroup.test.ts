@@ -10,7 +10,7 @@
 import { afterAll, describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
-import { reconcileLog, requestsPerSweep } from "../env/operator-log.ts";
+import { harborCallsPerSweep, reconcileLog } from "../env/operator-log.ts";
 import {
   condition,
   eventsOf,
@@ -176,7 +176,7 @@ describe("HarborUserGroup", () => {
   test("in LDAP mode the drift sweep lists the groups once and reads the OIDC and HTTP groups by id; nothing is written", async () => {
     const writes = op.emulator.counters.writes();
     // Harbor's list in LDAP mode leaves out the other types: here "devs" (OIDC) and "ops" (HTTP).
-    for (const sweep of await requestsPerSweep(op, "HarborUserGroup")) {
+    for (const sweep of await harborCallsPerSweep(op, "HarborUserGroup")) {
       expect(sweep.listUserGroups).toBe(1);
       expect(sweep.getUserGroup).toBe(2);
     }
