@@ -1,15 +1,18 @@
 // HarborImmutableTagRule end to end: kubectl → apiserver → the operator process → Harbor (the
-// emulator). A rule as Harbor's UI writes it, a disabled rule (Harbor stores new rules enabled),
-// changed selectors and flag (Harbor's update changes only the flag when it differs), drift reverted
-// and named, adoption by selectors, a second resource with the same selectors in Conflict, deletion,
-// and bad input refused by kubectl.
-import { describe, expect, test } from "vitest";
+// emulator). What needs them for the rule: a rule as Harbor's UI writes it, a disabled rule (Harbor
+// stores new rules enabled), changed selectors and flag (Harbor's update changes only the flag when
+// it differs), drift reverted and named, adoption of the rule Harbor has with those selectors, and
+// deletion alone or with its project. The rule's request, drift, identity by selectors and claim
+// are rows of test/unit/controllers/immutable-mapping.test.ts, its refusals rows of the admission
+// table (test/integration/cluster/admission.test.ts), and the lifecycle every kind shares is proven
+// in test/unit/runtime/managed-lifecycle.test.ts.
+import { beforeAll, describe, expect, test } from "vitest";
 import type { ImmutableRule } from "../../src/harbor/immutable.ts";
+import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
-import { refusedByKubectl } from "../env/refused.ts";
 import {
-  condition,
   eventReasons,
+  harborIdOf,
   type ImmutableTagRuleCR,
   immutableTagRule,
   project,
@@ -23,14 +26,45 @@ const rulesOf = (projectName: string): Promise<ImmutableRule[]> => op.harbor.imm
 const ruleOf = async (projectName: string, id: number) =>
   (await rulesOf(projectName)).find((r) => r.id === id);
 
+beforeAll(async () => {
+  await op.kubectl.apply(project("team"));
+  await op.waitReady("harborproject", "team");
+});
+
 describe("HarborImmutableTagRule", () => {
-  test("apply → Harbor holds the rule as its UI writes it; kubectl get shows it", async () => {
+  test("adoption takes the rule Harbor has with exactly those selectors", async () => {
+    const rule = (repository: string, tag: string, tagDecoration = "matches") => ({
+      action: "immutable",
+      template: "immutable_template",
+      tag_selectors: [{ kind: "doublestar", decoration: tagDecoration, pattern: tag }],
+      scope_selectors: {
+        repository: [{ kind: "doublestar", decoration: "repoMatches", pattern: repository }],
+      },
+    });
+    // Decoys: the same tags in every repository, the same patterns excluding the tags.
+    await op.harbor.immutable.create("team", rule("**", "stable"));
+    await op.harbor.immutable.create("team", rule("app", "stable", "excludes"));
+    const id = await op.harbor.immutable.create("team", rule("app", "stable"));
+    await op.kubectl.apply(
+      immutableTagRule("stable", "team", {
+        repositories: { pattern: "app" },
+        tags: { pattern: "stable" },
+        creationPolicy: "Adopt",
+      }),
+    );
+    const adopted = await op.waitReady<ImmutableTagRuleCR>(KIND, "stable");
+    expect(harborIdOf(adopted)).toBe(id);
+    expect(await eventReasons(op.kubectl, "stable", "HarborImmutableTagRule")).toContain("Adopted");
+    expect(await rulesOf("team")).toHaveLength(3);
+  });
+
+  test("a rule's life: held as Harbor's UI writes it (a disabled one created, then disabled), changed in place, put back when changed in Harbor, deleted alone or with its project", async () => {
     await op.kubectl.apply([
-      project("team"),
       immutableTagRule("releases", "team", { tags: { pattern: "v*" } }),
+      immutableTagRule("frozen", "team", { tags: { pattern: "frozen-*" }, disabled: true }),
     ]);
     const cr = await op.waitReady<ImmutableTagRuleCR>(KIND, "releases");
-    const id = cr.status?.harborId as number;
+    const id = harborIdOf(cr);
     expect(await ruleOf("team", id)).toMatchObject({
       disabled: false,
       action: "immutable",
@@ -42,20 +76,13 @@ describe("HarborImmutableTagRule", () => {
     const table = await op.kubectl.run(["get", "harborimmutabletagrules"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+PROJECT\s+REPOSITORIES\s+TAGS\s+AGE/);
     expect(table).toMatch(new RegExp(`releases\\s+True\\s+Synced\\s+${id}\\s+team\\s+\\*\\*\\s+v\\*\\s`));
-  });
-
-  test("a disabled rule is created, then disabled", async () => {
-    await op.kubectl.apply(
-      immutableTagRule("frozen", "team", { tags: { pattern: "frozen-*" }, disabled: true }),
-    );
-    const cr = await op.waitReady<ImmutableTagRuleCR>(KIND, "frozen");
-    expect(await ruleOf("team", cr.status?.harborId as number)).toMatchObject({
+    const frozen = await op.waitReady<ImmutableTagRuleCR>(KIND, "frozen");
+    expect(await ruleOf("team", harborIdOf(frozen))).toMatchObject({
       disabled: true,
       tag_selectors: [{ pattern: "frozen-*" }],
     });
-  });
 
-  test("changing selectors and the flag together updates the rule in place", async () => {
+    // Selectors and the flag together: the same rule, updated.
     await op.kubectl.apply(
       immutableTagRule("releases", "team", {
         repositories: { decoration: "excludes", pattern: "scratch/**" },
@@ -63,28 +90,22 @@ describe("HarborImmutableTagRule", () => {
         disabled: true,
       }),
     );
-    const cr = await op.waitFor<ImmutableTagRuleCR>(KIND, "releases", readyForSpec);
-    const rule = await ruleOf("team", cr.status?.harborId as number);
-    expect(rule).toMatchObject({
+    await op.waitFor<ImmutableTagRuleCR>(KIND, "releases", readyForSpec);
+    const current = (await ruleOf("team", id)) as ImmutableRule;
+    expect(current).toMatchObject({
       disabled: true,
       tag_selectors: [{ decoration: "matches", pattern: "release-*" }],
       scope_selectors: { repository: [{ decoration: "repoExcludes", pattern: "scratch/**" }] },
     });
-    expect(await rulesOf("team")).toHaveLength(2);
-  });
+    expect(await rulesOf("team")).toHaveLength(5);
 
-  test("a change made in Harbor is put back and named", async () => {
-    const cr = await op.kubectl.get<ImmutableTagRuleCR>(KIND, "releases");
-    const id = cr.status?.harborId as number;
-    const current = (await ruleOf("team", id)) as ImmutableRule;
+    // Harbor changes either the selectors or the flag in one update: one at a time.
     const corrected = (fields: string[]) =>
       op.waitFor<ImmutableTagRuleCR>(
         KIND,
         "releases",
         (o) => JSON.stringify(o.status?.lastDriftCorrection?.fields) === JSON.stringify(fields),
-        30_000,
       );
-    // Harbor changes either the selectors or the flag in one update: one at a time.
     await op.harbor.immutable.update("team", id, {
       ...current,
       tag_selectors: [{ kind: "doublestar", decoration: "matches", pattern: "anything" }],
@@ -98,78 +119,26 @@ describe("HarborImmutableTagRule", () => {
       tag_selectors: [{ pattern: "release-*" }],
     });
     expect(await eventReasons(op.kubectl, "releases", "HarborImmutableTagRule")).toContain("DriftCorrected");
-  });
 
-  test("adoption finds a rule by its selectors; Create refuses it", async () => {
-    const id = await op.harbor.immutable.create("team", {
-      action: "immutable",
-      template: "immutable_template",
-      tag_selectors: [{ kind: "doublestar", decoration: "matches", pattern: "stable" }],
-      scope_selectors: { repository: [{ kind: "doublestar", decoration: "repoMatches", pattern: "app" }] },
-    });
-    const spec = { repositories: { pattern: "app" }, tags: { pattern: "stable" } };
-    await op.kubectl.apply(immutableTagRule("stable", "team", spec));
-    const refused = await op.waitFor<ImmutableTagRuleCR>(
-      KIND,
-      "stable",
-      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
-    );
-    expect(refused.status?.harborId).toBeUndefined();
-    await op.kubectl.apply(immutableTagRule("stable", "team", { ...spec, creationPolicy: "Adopt" }));
-    const adopted = await op.waitFor<ImmutableTagRuleCR>(KIND, "stable", readyForSpec);
-    expect(adopted.status?.harborId).toBe(id);
-    expect(await eventReasons(op.kubectl, "stable", "HarborImmutableTagRule")).toContain("Adopted");
-  });
+    await op.kubectl.delete(KIND, "releases", { wait: true });
+    expect(await ruleOf("team", id)).toBeUndefined();
+    expect(await rulesOf("team")).toHaveLength(4);
 
-  test("a second resource with the same selectors in the project is a Conflict", async () => {
-    await op.kubectl.apply(
-      immutableTagRule("stable-again", "team", {
-        repositories: { pattern: "app" },
-        tags: { pattern: "stable" },
-      }),
-    );
-    const cr = await op.waitFor<ImmutableTagRuleCR>(
-      KIND,
-      "stable-again",
-      (o) => condition(o, "Ready")?.reason === "Conflict",
-    );
-    expect(condition(cr, "Ready")?.message).toContain("stable");
-    await op.kubectl.delete(KIND, "stable-again", { wait: true });
-    expect((await rulesOf("team")).some((r) => r.tag_selectors?.[0]?.pattern === "stable")).toBe(true);
-  });
-
-  test("deleting the resource deletes the rule", async () => {
-    const cr = await op.kubectl.get<ImmutableTagRuleCR>(KIND, "stable");
-    await op.kubectl.delete(KIND, "stable", { wait: true });
-    expect(await ruleOf("team", cr.status?.harborId as number)).toBeUndefined();
-  });
-
-  test("a rule and its project deleted together both go", async () => {
-    await op.kubectl.apply([project("short-lived"), immutableTagRule("short-lived-rule", "short-lived")]);
-    await op.waitReady<ImmutableTagRuleCR>(KIND, "short-lived-rule");
-    await op.kubectl.run(["delete", "harborproject/short-lived", `${KIND}/short-lived-rule`, "--wait=false"]);
+    // The project and the rules left in it, deleted at once: each rule's deletion uses the project
+    // id it recorded, whichever goes first.
     await op.kubectl.run([
-      "wait",
-      "--for=delete",
-      `${KIND}/short-lived-rule`,
-      "harborproject/short-lived",
-      "--timeout=60s",
+      "delete",
+      "harborproject/team",
+      `${KIND}/frozen`,
+      `${KIND}/stable`,
+      "--wait=false",
     ]);
-    expect(await op.harbor.projects.exists("short-lived")).toBe(false);
-  });
-
-  test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
-    expect(await refused(immutableTagRule("bad", "team", { tags: { pattern: "" } }))).toMatch(
-      /spec\.tags\.pattern/,
-    );
-    expect(
-      await refused(
-        immutableTagRule("bad", "team", { repositories: { decoration: "repoMatches" as never } }),
-      ),
-    ).toMatch(/spec\.repositories\.decoration: Unsupported value/);
-    expect(
-      await refused(immutableTagRule("releases", "team", { projectRef: { name: "other" } } as never)),
-    ).toMatch(/projectRef is immutable: it stays "team"/);
+    for (const [kind, name] of [
+      ["harborproject", "team"],
+      [KIND, "frozen"],
+      [KIND, "stable"],
+    ] as const)
+      await op.kubectl.wait(kind, name, "delete", budget.operatorMs);
+    expect(await op.harbor.projects.exists("team")).toBe(false);
   });
 });

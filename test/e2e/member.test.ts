@@ -1,21 +1,25 @@
 // HarborProjectMember end to end: kubectl → apiserver → the operator process → Harbor (the emulator).
-// What is the member's own: users and groups added by resolved id (never a name that makes Harbor
-// create a group), LDAP users imported first and the honest waits when Harbor cannot import them,
-// inline group identities, the role kept against changes in Harbor, adoption of the project
-// creator's membership, one owner per member, deletion with or without its project, and input
-// refused at admission. The shared lifecycle cases are proven on projects.
+// What needs them for the member: users and groups added by resolved id (never a name that makes
+// Harbor create a group), LDAP users imported first and the honest waits when Harbor cannot import
+// them, inline group identities (a group deleted and created again in Harbor is found again), the
+// role kept against changes in Harbor, and deletion alone or with its project. Who the member is,
+// its drift and its claim are rows of test/unit/controllers/member-mapping.test.ts, its refusals
+// rows of the admission table (test/integration/cluster/admission.test.ts), what its drift sweep
+// reads is counted in labels-groups-members-export.test.ts, and the lifecycle every kind shares is
+// proven in test/unit/runtime/managed-lifecycle.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
-import { refusedByKubectl } from "../env/refused.ts";
 import {
   condition,
-  eventsOf,
-  invalid,
+  eventReasons,
+  harborIdOf,
   type ProjectMemberCR,
   project,
   projectMember,
   readyForSpec,
   stalled,
+  type UserGroupCR,
   userGroup,
 } from "../env/resources.ts";
 
@@ -37,67 +41,30 @@ afterAll(() => {
 });
 
 describe("HarborProjectMember", () => {
-  test("a HarborUserGroup as developer: Ready, in Harbor's member list with that role", async () => {
+  test("a HarborUserGroup as developer: Ready, in Harbor's member list by the group's id with that role", async () => {
     await op.kubectl.apply(
       projectMember("team-devs", { projectRef: { name: "team" }, group: { groupRef: { name: "devs" } } }),
     );
     const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-devs");
-    const group = await op.kubectl.get<{ status?: { harborId?: number } }>("harborusergroup", "devs");
+    const group = harborIdOf(await op.kubectl.get<UserGroupCR>("harborusergroup", "devs"));
     const member = (await membersOf("team")).find((m) => m.entity_type === "g");
     expect(member).toMatchObject({
       id: cr.status?.harborId,
       entity_name: "devs",
-      entity_id: group.status?.harborId,
+      entity_id: group,
       role_name: "developer",
       role_id: 2,
     });
     expect(cr.status).toMatchObject({
       memberType: "group",
       memberName: "devs",
-      entityId: group.status?.harborId,
+      entityId: group,
       role: "developer",
       projectId: (await op.harbor.projects.get("team")).project_id,
     });
     const table = await op.kubectl.run(["get", "harborprojectmembers"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+PROJECT\s+TYPE\s+MEMBER\s+ROLE\s+AGE/);
     expect(table).toMatch(/team-devs\s+True\s+Synced\s+\d+\s+team\s+group\s+devs\s+developer\s/);
-  });
-
-  test("a user Harbor has, by name; the role follows the spec and is put back when changed in Harbor", async () => {
-    op.emulator.control.users.add({ username: "carol", password: "Carol12345" });
-    await op.kubectl.apply(
-      projectMember("team-carol", { projectRef: { name: "team" }, user: { name: "carol" }, role: "guest" }),
-    );
-    const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-carol");
-    expect(cr.status).toMatchObject({ memberType: "user", memberName: "carol", role: "guest" });
-    const id = cr.status?.harborId as number;
-
-    await op.kubectl.apply(
-      projectMember("team-carol", {
-        projectRef: { name: "team" },
-        user: { name: "carol" },
-        role: "maintainer",
-      }),
-    );
-    await op.waitFor<ProjectMemberCR>(
-      RESOURCE,
-      "team-carol",
-      (o) => readyForSpec(o) && o.status?.role === "maintainer",
-    );
-    expect((await op.harbor.members.get("team", id)).role_name).toBe("maintainer");
-
-    await op.harbor.members.updateRole("team", id, 1); // someone makes carol a project admin
-    const after = await op.waitFor<ProjectMemberCR>(
-      RESOURCE,
-      "team-carol",
-      (o) => JSON.stringify(o.status?.lastDriftCorrection?.fields) === '["role"]',
-      30_000,
-    );
-    expect(after.status?.harborId).toBe(id);
-    expect((await op.harbor.members.get("team", id)).role_name).toBe("maintainer");
-    expect((await eventsOf(op.kubectl, "team-carol", "HarborProjectMember")).map((e) => e.reason)).toContain(
-      "DriftCorrected",
-    );
   });
 
   test("an LDAP user Harbor lacks waits while Harbor cannot import it, and is imported in LDAP mode", async () => {
@@ -117,7 +84,7 @@ describe("HarborProjectMember", () => {
     expect(await op.harbor.users.search("lena")).toEqual([]);
 
     op.emulator.control.ldap.setAuthMode("ldap");
-    const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-lena", 45_000);
+    const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-lena");
     expect((await op.harbor.users.search("lena")).map((u) => u.username)).toEqual(["lena"]);
     expect(cr.status).toMatchObject({ memberType: "user", memberName: "lena", role: "developer" });
 
@@ -156,12 +123,12 @@ describe("HarborProjectMember", () => {
 
     // Someone creates the group in Harbor: the member is added to it.
     const id = await op.harbor.userGroups.create({ group_name: "QA", group_type: 1, ldap_group_dn: dn });
-    const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-qa", 45_000);
+    const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-qa");
     expect(cr.status).toMatchObject({ memberType: "group", memberName: "QA", entityId: id });
     expect(groupCount()).toBe(groups + 1);
   });
 
-  test("an inline group deleted and created again in Harbor: the member is added to the new group", async () => {
+  test("an inline group deleted and created again in Harbor: the member is added to the new group; deleting the member leaves the group", async () => {
     const before = await op.kubectl.get<ProjectMemberCR>(RESOURCE, "team-qa");
     const old = before.status?.entityId as number;
     const dn = "cn=qa,ou=groups,dc=example,dc=com";
@@ -171,140 +138,70 @@ describe("HarborProjectMember", () => {
       RESOURCE,
       "team-qa",
       (o) => o.status?.entityId === id && condition(o, "Ready")?.status === "True",
-      30_000,
     );
     expect(after.status?.harborId).not.toBe(before.status?.harborId);
     expect((await membersOf("team")).find((m) => m.entity_name === "QA")).toMatchObject({ entity_id: id });
-    expect((await eventsOf(op.kubectl, "team-qa", "HarborProjectMember")).map((e) => e.reason)).toContain(
-      "Recreated",
-    );
-  });
+    expect(await eventReasons(op.kubectl, "team-qa", "HarborProjectMember")).toContain("Recreated");
 
-  test("the project creator's membership: refused by Create, adopted by CreateOrAdopt", async () => {
-    await op.kubectl.apply(
-      projectMember("team-admin", {
-        projectRef: { name: "team" },
-        user: { name: "admin" },
-        role: "projectAdmin",
-      }),
-    );
-    const refused = await op.waitFor<ProjectMemberCR>(
-      RESOURCE,
-      "team-admin",
-      (o) => condition(o, "Ready")?.reason === "AlreadyExists",
-    );
-    expect(stalled(refused)).toBe(true);
-    await op.kubectl.apply(
-      projectMember("team-admin", {
-        projectRef: { name: "team" },
-        user: { name: "admin" },
-        role: "projectAdmin",
-        creationPolicy: "CreateOrAdopt",
-        deletionPolicy: "Orphan",
-      }),
-    );
-    const adopted = await op.waitFor<ProjectMemberCR>(RESOURCE, "team-admin", readyForSpec);
-    const admin = (await membersOf("team")).find((m) => m.entity_name === "admin");
-    expect(adopted.status?.harborId).toBe(admin?.id);
-    await op.kubectl.delete(RESOURCE, "team-admin", { wait: true });
-    expect((await membersOf("team")).some((m) => m.entity_name === "admin")).toBe(true);
-  });
-
-  test("the same group by reference and by identity is one member: the second resource is a Conflict", async () => {
-    await op.kubectl.apply(
-      projectMember("team-devs-again", {
-        projectRef: { name: "team" },
-        group: { type: "oidc", name: "devs" },
-        role: "guest",
-      }),
-    );
-    const cr = await op.waitFor<ProjectMemberCR>(
-      RESOURCE,
-      "team-devs-again",
-      (o) => condition(o, "Ready")?.reason === "Conflict",
-    );
-    expect(condition(cr, "Ready")?.message).toContain("team-devs");
-    await op.kubectl.delete(RESOURCE, "team-devs-again", { wait: true });
-    expect((await membersOf("team")).find((m) => m.entity_name === "devs")?.role_name).toBe("developer");
-  });
-
-  test("deleting a member removes it from the project and nothing else", async () => {
     const groups = groupCount();
     await op.kubectl.delete(RESOURCE, "team-qa", { wait: true });
     expect((await membersOf("team")).some((m) => m.entity_name === "QA")).toBe(false);
     expect(groupCount()).toBe(groups);
   });
 
-  test("a member and its project deleted together both go", async () => {
-    await op.kubectl.apply([
-      project("short-lived"),
-      projectMember("short-devs", {
-        projectRef: { name: "short-lived" },
-        group: { groupRef: { name: "devs" } },
+  test("a user by name: the role follows the spec and is put back when changed in Harbor; deletion removes the membership, and a project deleted with its members takes them all", async () => {
+    op.emulator.control.users.add({ username: "carol", password: "Carol12345" });
+    await op.kubectl.apply(
+      projectMember("team-carol", { projectRef: { name: "team" }, user: { name: "carol" }, role: "guest" }),
+    );
+    const cr = await op.waitReady<ProjectMemberCR>(RESOURCE, "team-carol");
+    expect(cr.status).toMatchObject({ memberType: "user", memberName: "carol", role: "guest" });
+    const id = harborIdOf(cr);
+
+    await op.kubectl.apply(
+      projectMember("team-carol", {
+        projectRef: { name: "team" },
+        user: { name: "carol" },
+        role: "maintainer",
       }),
-    ]);
-    await op.waitReady(RESOURCE, "short-devs");
+    );
+    await op.waitFor<ProjectMemberCR>(
+      RESOURCE,
+      "team-carol",
+      (o) => readyForSpec(o) && o.status?.role === "maintainer",
+    );
+    expect((await op.harbor.members.get("team", id)).role_name).toBe("maintainer");
+
+    await op.harbor.members.updateRole("team", id, 1); // someone makes carol a project admin
+    const after = await op.waitFor<ProjectMemberCR>(
+      RESOURCE,
+      "team-carol",
+      (o) => o.status?.lastDriftCorrection !== undefined,
+    );
+    expect(after.status?.lastDriftCorrection?.fields).toEqual(["role"]);
+    expect(harborIdOf(after)).toBe(id);
+    expect((await op.harbor.members.get("team", id)).role_name).toBe("maintainer");
+    expect(await eventReasons(op.kubectl, "team-carol", "HarborProjectMember")).toContain("DriftCorrected");
+
+    await op.kubectl.delete(RESOURCE, "team-carol", { wait: true });
+    expect((await membersOf("team")).some((m) => m.entity_name === "carol")).toBe(false);
+    expect((await op.harbor.users.search("carol")).map((u) => u.username)).toEqual(["carol"]);
+
+    // The project and the members left in it (a group's and an LDAP user's), deleted at once: each
+    // member's deletion uses the project id it recorded, whichever goes first.
     await op.kubectl.run([
       "delete",
-      "harborproject/short-lived",
-      "harborprojectmember/short-devs",
+      "harborproject/team",
+      `${RESOURCE}/team-devs`,
+      `${RESOURCE}/team-lena`,
       "--wait=false",
     ]);
-    await op.kubectl.wait("harborproject", "short-lived", "delete", 30_000);
-    await op.kubectl.wait(RESOURCE, "short-devs", "delete", 30_000);
-    await expect(op.harbor.projects.get("short-lived")).rejects.toMatchObject({ status: 404 });
-  });
-
-  test("steady state: no Harbor writes, the sweep lists members per project", async () => {
-    const before = op.emulator.counters.list();
-    const writes = op.emulator.counters.writes();
-    await new Promise((r) => setTimeout(r, 8_000));
-    const since = op.emulator.counters.since(before);
-    expect(op.emulator.counters.writes()).toBe(writes);
-    expect(since.listProjectMembers).toBeGreaterThan(0);
-    expect(since.getProjectMember).toBeUndefined();
-    expect(since.searchUsers).toBeUndefined();
-  });
-
-  test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
-    const team = { projectRef: { name: "team" } };
-    expect(
-      await refused(
-        projectMember("both", { ...team, user: { name: "a" }, group: { groupRef: { name: "devs" } } }),
-      ),
-    ).toMatch(/spec\.user: .*set exactly one of user and group/);
-    expect(await refused(projectMember("neither", team))).toMatch(/set exactly one of user and group/);
-    expect(
-      await refused(
-        projectMember("ref-and-name", { ...team, group: { groupRef: { name: "devs" }, name: "x" } }),
-      ),
-    ).toMatch(/spec\.group\.groupRef: .*set either groupRef|name and ldapGroupDn go with type/);
-    expect(
-      await refused(projectMember("ldap-by-name", { ...team, group: { type: "ldap", name: "x" } })),
-    ).toMatch(/an ldap group is named by ldapGroupDn/);
-    expect(
-      await refused(
-        projectMember("oidc-by-dn", { ...team, group: { type: "oidc", ldapGroupDn: "cn=x,dc=y" } }),
-      ),
-    ).toMatch(/an http or oidc group is named by name/);
-    expect(
-      await refused(projectMember("role", { ...team, user: { name: "a" }, role: invalid("owner") })),
-    ).toMatch(/spec\.role/);
-    expect(await refused(projectMember("comma", { ...team, user: { name: "a,b" } }))).toMatch(
-      /spec\.user\.name/,
-    );
-    expect(
-      await refused(
-        projectMember("team-carol", {
-          projectRef: { name: "other" },
-          user: { name: "carol" },
-          role: "maintainer",
-        }),
-      ),
-    ).toMatch(/projectRef is immutable/);
-    expect(
-      await refused(projectMember("team-carol", { ...team, user: { name: "dave" }, role: "maintainer" })),
-    ).toMatch(/user is immutable: it stays "carol"/);
+    for (const [kind, name] of [
+      ["harborproject", "team"],
+      [RESOURCE, "team-devs"],
+      [RESOURCE, "team-lena"],
+    ] as const)
+      await op.kubectl.wait(kind, name, "delete", budget.operatorMs);
+    await expect(op.harbor.projects.get("team")).rejects.toMatchObject({ status: 404 });
   });
 });

@@ -1,18 +1,21 @@
 // HarborRetentionPolicy end to end: kubectl → apiserver → the operator process → Harbor (the
-// emulator). One policy per project (the project's retention_id), rules as Harbor's UI writes them,
-// update, drift reverted and named per rule and field, a drift check of one read per policy,
-// adoption of a proxy project's policy, a second resource for the project in Conflict, deletion
-// that leaves an empty policy (and a new resource that fills it again), run now and dry runs by
-// annotation, and bad input refused by kubectl.
+// emulator). What needs them for the policy: one policy per project (the project's retention_id),
+// rules as Harbor's UI writes them, update, drift reverted and named per rule and field, a drift
+// check of one read per policy, deletion that leaves an empty policy (and a new resource that fills
+// it again), deletion with its project, run now and dry runs by annotation followed to their end,
+// adoption of a proxy project's policy, and a retention_id that names a deleted policy. The policy's
+// request, drift and claim are rows of test/unit/controllers/retention-mapping.test.ts, its refusals
+// rows of the admission table (test/integration/cluster/admission.test.ts), and the lifecycle every
+// kind shares is proven in test/unit/runtime/managed-lifecycle.test.ts.
 import { describe, expect, test } from "vitest";
 import type { RetentionPolicyRequest } from "../../src/harbor/retention.ts";
+import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
-import { refusedByKubectl } from "../env/refused.ts";
+import { harborCallsPerSweep } from "../env/operator-log.ts";
 import {
-  clusterConnection,
   condition,
-  credentials,
   eventReasons,
+  harborIdOf,
   project,
   type RetentionPolicyCR,
   readyForSpec,
@@ -43,14 +46,14 @@ async function policyOf(projectName: string) {
 }
 
 describe("HarborRetentionPolicy", () => {
-  test("apply → Harbor holds the policy as its UI writes it, the project names it; kubectl get shows it", async () => {
+  test("a policy's life: held as Harbor's UI writes it and named by the project, edited in place, put back per rule and field when changed in Harbor, emptied on deletion and filled by a new resource, gone with its project", async () => {
     await op.kubectl.apply([
       project("team"),
       retentionPolicy("team-retention", "team", { schedule: { type: "Daily" }, rules: [keepTen, releases] }),
     ]);
     const cr = await op.waitReady<RetentionPolicyCR>(KIND, "team-retention");
     const { id, policy, projectId } = await policyOf("team");
-    expect(cr.status?.harborId).toBe(id);
+    expect(harborIdOf(cr)).toBe(id);
     expect(cr.status?.projectId).toBe(projectId);
     expect(policy).toMatchObject({
       algorithm: "or",
@@ -75,29 +78,27 @@ describe("HarborRetentionPolicy", () => {
     const table = await op.kubectl.run(["get", "harborretentionpolicies"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+PROJECT\s+SCHEDULE\s+LAST RUN\s+AGE/);
     expect(table).toMatch(new RegExp(`team-retention\\s+True\\s+Synced\\s+${id}\\s+team\\s+Daily\\s`));
-  });
 
-  test("editing the YAML updates the policy in place", async () => {
+    // Edited: the same policy, updated.
     await op.kubectl.apply(
       retentionPolicy("team-retention", "team", {
         schedule: { type: "Custom", cron: "0 30 2 * * *" },
         rules: [{ ...keepTen, count: 3, untagged: true }],
       }),
     );
-    const cr = await op.waitFor<RetentionPolicyCR>(KIND, "team-retention", readyForSpec);
-    const { id, policy } = await policyOf("team");
-    expect(cr.status?.harborId).toBe(id);
-    expect(policy.trigger?.settings).toEqual({ cron: "0 30 2 * * *" });
-    expect(policy.rules).toHaveLength(1);
-    expect(policy.rules?.[0]).toMatchObject({
+    const edited = await op.waitFor<RetentionPolicyCR>(KIND, "team-retention", readyForSpec);
+    const updated = await policyOf("team");
+    expect(harborIdOf(edited)).toBe(id);
+    expect(updated.id).toBe(id);
+    expect(updated.policy.trigger?.settings).toEqual({ cron: "0 30 2 * * *" });
+    expect(updated.policy.rules).toHaveLength(1);
+    expect(updated.policy.rules?.[0]).toMatchObject({
       params: { latestPushedK: 3 },
       tag_selectors: [{ extras: '{"untagged":true}' }],
     });
-  });
 
-  test("a change made in Harbor is put back and named per rule and field", async () => {
-    const { id, policy, projectId } = await policyOf("team");
-    const changed = structuredClone(policy) as RetentionPolicyRequest;
+    // Changed in Harbor: put back, and named per rule and field.
+    const changed = structuredClone(updated.policy) as RetentionPolicyRequest;
     const rule = changed.rules?.[0] as NonNullable<RetentionPolicyRequest["rules"]>[number];
     rule.params = { latestPushedK: 99 };
     rule.tag_selectors = [
@@ -110,7 +111,6 @@ describe("HarborRetentionPolicy", () => {
       KIND,
       "team-retention",
       (o) => (o.status?.lastDriftCorrection?.fields?.length ?? 0) > 0,
-      30_000,
     );
     expect([...(after.status?.lastDriftCorrection?.fields ?? [])].sort()).toEqual([
       "rules[0].count",
@@ -123,74 +123,65 @@ describe("HarborRetentionPolicy", () => {
       tag_selectors: [{ decoration: "matches" }],
     });
     expect(back.trigger?.settings).toEqual({ cron: "0 30 2 * * *" });
+
+    // Deleted: the project keeps naming its policy, emptied (Harbor's DELETE would leave
+    // retention_id naming nothing); a new resource (creationPolicy Create) takes the empty policy.
+    await op.kubectl.delete(KIND, "team-retention", { wait: true });
+    const emptied = await op.harbor.retention.get(id);
+    expect(emptied.rules ?? []).toEqual([]);
+    expect(emptied.trigger?.settings).toEqual({ cron: "" });
+    await op.kubectl.apply(retentionPolicy("team-retention", "team", { rules: [releases] }));
+    const again = await op.waitReady<RetentionPolicyCR>(KIND, "team-retention");
+    expect(harborIdOf(again)).toBe(id);
+    expect((await op.harbor.retention.get(id)).rules?.map((r) => r.template)).toEqual(["nDaysSinceLastPush"]);
+
+    // The policy and its project deleted at once: the policy's deletion uses the project id it
+    // recorded, whichever goes first.
+    await op.kubectl.run(["delete", "harborproject/team", `${KIND}/team-retention`, "--wait=false"]);
+    await op.kubectl.wait(KIND, "team-retention", "delete", budget.operatorMs);
+    await op.kubectl.wait("harborproject", "team", "delete", budget.operatorMs);
+    expect(await op.harbor.projects.exists("team")).toBe(false);
   });
 
-  test("steady state: the drift check reads each policy by its id, neither its project nor its runs", async () => {
-    const before = op.emulator.counters.list();
+  test("the drift sweep reads each policy by its id, neither its project nor its runs, and writes nothing", async () => {
+    await op.kubectl.apply([
+      project("swept"),
+      retentionPolicy("swept-retention", "swept", { rules: [keepTen] }),
+    ]);
+    await op.waitReady<RetentionPolicyCR>(KIND, "swept-retention");
     const writes = op.emulator.counters.writes();
-    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
-    const since = op.emulator.counters.since(before);
+    for (const sweep of await harborCallsPerSweep(op, "HarborRetentionPolicy")) {
+      expect(sweep.getRetention).toBe(1);
+      expect(sweep.getProject).toBeUndefined();
+      expect(sweep.listRetentionExecutions).toBeUndefined();
+    }
     expect(op.emulator.counters.writes()).toBe(writes);
-    expect(since.getRetention).toBeGreaterThan(0);
-    expect(since.getProject).toBeUndefined();
-    expect(since.listRetentionExecutions).toBeUndefined();
   });
 
-  test("a second resource for the same project is a Conflict and touches nothing", async () => {
-    await op.kubectl.apply(
-      retentionPolicy("team-retention-2", "team", { creationPolicy: "Adopt", rules: [releases] }),
-    );
-    const cr = await op.waitFor<RetentionPolicyCR>(
-      KIND,
-      "team-retention-2",
-      (o) => condition(o, "Ready")?.reason === "Conflict",
-    );
-    expect(condition(cr, "Ready")?.message).toContain("team-retention");
-    expect((await policyOf("team")).policy.rules).toHaveLength(1);
-    await op.kubectl.delete(KIND, "team-retention-2", { wait: true });
-    expect((await policyOf("team")).policy.rules).toHaveLength(1);
-  });
-
-  test("run now by annotation: one run per new value, a dry run with dryRun, followed to its end", async () => {
-    op.emulator.control.projects.addRepository("team", "app", 4);
-    await op.kubectl.apply(
-      retentionPolicy("team-retention", "team", {
-        schedule: { type: "Custom", cron: "0 30 2 * * *" },
-        rules: [{ ...keepTen, count: 3, untagged: true }],
-        dryRun: true,
-      }),
-    );
-    await op.waitFor<RetentionPolicyCR>(KIND, "team-retention", readyForSpec);
-    await op.kubectl.run(["annotate", "--overwrite", KIND, "team-retention", `${ANNOTATION}=first`]);
+  test("run now by annotation: a dry run with dryRun, followed to its end; reconciled again with the value handled, it starts nothing", async () => {
+    op.emulator.control.projects.addRepository("swept", "app", 4);
+    const spec = { rules: [{ ...keepTen, count: 3, untagged: true }], dryRun: true };
+    await op.kubectl.apply(retentionPolicy("swept-retention", "swept", spec));
+    await op.waitFor<RetentionPolicyCR>(KIND, "swept-retention", readyForSpec);
+    await op.kubectl.run(["annotate", "--overwrite", KIND, "swept-retention", `${ANNOTATION}=first`]);
     const done = await op.waitFor<RetentionPolicyCR>(
       KIND,
-      "team-retention",
+      "swept-retention",
       (o) => o.status?.lastHandledRunAt === "first" && o.status.lastRun?.status === "Success",
-      30_000,
     );
-    const { id } = await policyOf("team");
+    const { id } = await policyOf("swept");
     const executions = await op.harbor.retention.listExecutions(id);
     expect(executions).toHaveLength(1);
     expect(executions[0]).toMatchObject({ trigger: "MANUAL", dry_run: true, status: "Success" });
     expect(done.status?.runRequest?.executionId).toBe(executions[0]?.id);
     expect(done.status?.lastRun).toMatchObject({ id: executions[0]?.id, dryRun: true, trigger: "MANUAL" });
-    expect(await eventReasons(op.kubectl, "team-retention", "HarborRetentionPolicy")).toContain("RunStarted");
-    // The same value again starts nothing.
-    await new Promise((r) => setTimeout(r, 4_000));
+    expect(await eventReasons(op.kubectl, "swept-retention", "HarborRetentionPolicy")).toContain(
+      "RunStarted",
+    );
+    // An edit is reconciled with the annotation as it was: no second run.
+    await op.kubectl.apply(retentionPolicy("swept-retention", "swept", { ...spec, dryRun: false }));
+    await op.waitFor<RetentionPolicyCR>(KIND, "swept-retention", readyForSpec);
     expect(await op.harbor.retention.listExecutions(id)).toHaveLength(1);
-  });
-
-  test("deletion leaves the project's policy empty; a new resource fills it again", async () => {
-    const { id } = await policyOf("team");
-    await op.kubectl.delete(KIND, "team-retention", { wait: true });
-    const emptied = await op.harbor.retention.get(id);
-    expect(emptied.rules ?? []).toEqual([]);
-    expect(emptied.trigger?.settings).toEqual({ cron: "" });
-    // The project still names it; a new resource (creationPolicy Create) takes the empty policy.
-    await op.kubectl.apply(retentionPolicy("team-retention", "team", { rules: [releases] }));
-    const cr = await op.waitReady<RetentionPolicyCR>(KIND, "team-retention");
-    expect(cr.status?.harborId).toBe(id);
-    expect((await op.harbor.retention.get(id)).rules?.map((r) => r.template)).toEqual(["nDaysSinceLastPush"]);
   });
 
   test("a proxy cache's policy is refused under Create and taken over under Adopt", async () => {
@@ -209,7 +200,6 @@ describe("HarborRetentionPolicy", () => {
       KIND,
       "cache-retention",
       (o) => condition(o, "Ready")?.reason === "AlreadyExists",
-      30_000,
     );
     expect(refused.status?.harborId).toBeUndefined();
     await op.kubectl.apply(
@@ -224,7 +214,7 @@ describe("HarborRetentionPolicy", () => {
 
   test("a project whose retention_id names a deleted policy waits, saying which key to remove", async () => {
     await op.kubectl.apply(project("lost"));
-    await op.waitReady(`harborproject`, "lost");
+    await op.waitReady("harborproject", "lost");
     const { project_id: projectId } = await op.harbor.projects.get("lost");
     const old = await op.harbor.retention.create({
       algorithm: "or",
@@ -238,7 +228,6 @@ describe("HarborRetentionPolicy", () => {
       KIND,
       "lost-retention",
       (o) => condition(o, "Ready")?.reason === "RetentionPolicyLost",
-      30_000,
     );
     expect(condition(waiting, "Ready")?.message).toContain(`/projects/${projectId}/metadatas/retention_id`);
     await op.harbor.transport.noContent({
@@ -246,94 +235,8 @@ describe("HarborRetentionPolicy", () => {
       method: "DELETE",
       path: `/projects/${projectId}/metadatas/retention_id`,
     });
-    const cr = await op.waitReady<RetentionPolicyCR>(KIND, "lost-retention", 60_000);
+    const cr = await op.waitReady<RetentionPolicyCR>(KIND, "lost-retention");
     expect(cr.status?.harborId).toBe((await policyOf("lost")).id);
     expect(cr.status?.harborId).not.toBe(old);
-  });
-
-  test("through a ClusterHarborConnection: the project of the tenant's tenancy.projects", async () => {
-    const shared = `${op.namespace}-shared`;
-    const ref = { kind: "ClusterHarborConnection" as const, name: shared };
-    await op.kubectl.apply(
-      credentials("shared-credentials", {
-        username: op.emulator.adminUsername,
-        password: op.emulator.adminPassword,
-      }),
-    );
-    await op.kubectl.apply(
-      clusterConnection(shared, {
-        url: op.emulator.url,
-        credentialsSecretRef: { name: "shared-credentials", namespace: op.namespace },
-        allowedNamespaces: [op.namespace],
-        tenancy: {
-          projects: ["{namespace}"],
-          allowAdoption: false,
-          allowSystemRobots: false,
-          allowSystemSettings: false,
-        },
-      }),
-    );
-    try {
-      await op.kubectl.apply([
-        project(op.namespace, { connectionRef: ref }),
-        retentionPolicy("tenant-retention", op.namespace, { connectionRef: ref, rules: [keepTen] }),
-      ]);
-      const cr = await op.waitReady<RetentionPolicyCR>(KIND, "tenant-retention", 60_000);
-      expect(cr.status?.harborId).toBe((await policyOf(op.namespace)).id);
-      await op.kubectl.delete(KIND, "tenant-retention", { wait: true });
-      await op.kubectl.delete("harborproject", op.namespace, { wait: true });
-    } finally {
-      await op.kubectl.tryRun(["delete", "clusterharborconnection", shared, "--wait=false"]);
-    }
-  });
-
-  test("a policy and its project deleted together both go", async () => {
-    await op.kubectl.apply([
-      project("short-lived"),
-      retentionPolicy("short-lived-retention", "short-lived", { rules: [keepTen] }),
-    ]);
-    await op.waitReady<RetentionPolicyCR>(KIND, "short-lived-retention");
-    await op.kubectl.run([
-      "delete",
-      "harborproject/short-lived",
-      `${KIND}/short-lived-retention`,
-      "--wait=false",
-    ]);
-    await op.kubectl.run([
-      "wait",
-      "--for=delete",
-      `${KIND}/short-lived-retention`,
-      "harborproject/short-lived",
-      "--timeout=60s",
-    ]);
-    expect(await op.harbor.projects.exists("short-lived")).toBe(false);
-  });
-
-  test("invalid YAML is refused by kubectl, naming the field", async () => {
-    const refused = (o: object) => refusedByKubectl(op.kubectl, o);
-    const bad = (rules: unknown[], extra: object = {}) =>
-      retentionPolicy("bad", "team", { rules: rules as never, ...extra });
-    expect(await refused(bad(Array.from({ length: 16 }, (_, i) => ({ ...keepTen, count: i }))))).toMatch(
-      /spec\.rules: Too many: 16: must have at most 15 items/,
-    );
-    expect(await refused(bad([keepTen, releases, keepTen]))).toMatch(
-      /spec\.rules: Invalid value.*two rules are alike/,
-    );
-    expect(await refused(bad([{ template: "latestPushedK" }]))).toMatch(
-      /spec\.rules\[0\]\.count: Required value/,
-    );
-    expect(await refused(bad([{ template: "always", days: 3 }]))).toMatch(
-      /spec\.rules\[0\]\.days: Forbidden/,
-    );
-    expect(await refused(bad([{ template: "latestPushedK", count: 40000 }]))).toMatch(
-      /spec\.rules\[0\]\.count/,
-    );
-    expect(await refused(bad([{ template: "keepAll" }]))).toMatch(
-      /spec\.rules\[0\]\.template: Unsupported value/,
-    );
-    expect(await refused(bad([], { schedule: { type: "Manual" } }))).toMatch(/spec\.schedule\.type/);
-    expect(
-      await refused(retentionPolicy("team-retention", "team", { projectRef: { name: "other" } } as never)),
-    ).toMatch(/projectRef is immutable: it stays "team"/);
   });
 });

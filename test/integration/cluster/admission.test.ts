@@ -8,10 +8,16 @@ import { type AppliedObject, admission } from "../../env/refused.ts";
 import {
   clusterConnection as clusterConnectionOf,
   connection as connectionOf,
+  immutableTagRule,
+  invalid,
+  label,
   project,
+  projectMember,
   registry as registryOf,
   replicationPolicy,
+  retentionPolicy,
   robot as robotOf,
+  userGroup,
   webhookPolicy,
 } from "../../env/resources.ts";
 
@@ -467,5 +473,224 @@ describe("what Harbor can never change on an existing object is refused, naming 
     expect(await refusal(webhook("hook-b", { projectRef: { name: "elsewhere" } }))).toContain(
       "projectRef is immutable",
     );
+  });
+});
+
+// Each kind's own refusals (moved here from its end-to-end file). Rules that compare with the
+// stored object are checked against objects created for real first.
+
+describe("HarborLabel", () => {
+  test("names Harbor refuses and colours that are not #RRGGBB; a name no Kubernetes object could have passes", async () => {
+    await expectRefusal(
+      label("too-long", { name: "x".repeat(129) }),
+      "spec.name: Too long: may not be more than 128 bytes",
+    );
+    await expectRefused(label("padded", { name: " padded" }), "spec.name", "should match '^\\S(.*\\S)?$'");
+    await expectRefused(label("zero-width", { name: "a\u200bb" }), "spec.name", `${HIDDEN} or invisible`);
+    await expectRefused(label("blue", { color: "blue" }), "spec.color", "should match '^#[0-9A-Fa-f]{6}$'");
+    await expectAdmitted(label("approved", { name: "Release: Approved ✓", color: "#0065ab" }));
+  });
+
+  test("the name and the scope stay as created", async () => {
+    await ns.kubectl.apply([
+      label("approved", { name: "Release: Approved ✓" }),
+      label("team-approved", { name: "Release: Approved ✓", projectRef: { name: "team" } }),
+    ]);
+    await expectRefused(
+      label("approved", { name: "renamed" }),
+      "spec.name",
+      'the label name is immutable (Harbor keeps objects by name): it stays "Release: Approved ✓"',
+    );
+    await expectRefused(
+      label("approved", { name: "Release: Approved ✓", projectRef: { name: "team" } }),
+      "spec.projectRef",
+      "projectRef is immutable: it was unset when the object was created, so it stays unset",
+    );
+    await expectRefused(
+      label("team-approved", { name: "Release: Approved ✓", projectRef: { name: "other" } }),
+      "spec.projectRef",
+      'projectRef is immutable: it stays "team"',
+    );
+    await expectAdmitted(label("approved", { name: "Release: Approved ✓", description: "ok for prod" }));
+  });
+});
+
+describe("HarborProjectMember", () => {
+  const team = { projectRef: { name: "team" } };
+
+  test("exactly one of user and group, a group named as its type names it, Harbor's roles and user names", async () => {
+    const one = "spec.user: Invalid value: set exactly one of user and group";
+    await expectRefusal(
+      projectMember("both", { ...team, user: { name: "a" }, group: { groupRef: { name: "devs" } } }),
+      one,
+    );
+    await expectRefusal(projectMember("neither", team), one);
+    await expectRefusal(
+      projectMember("ref-and-name", { ...team, group: { groupRef: { name: "devs" }, name: "x" } }),
+      "spec.group.groupRef: Forbidden: name and ldapGroupDn go with type, not with groupRef",
+    );
+    await expectRefused(
+      projectMember("ldap-by-name", { ...team, group: { type: "ldap", name: "x" } }),
+      "spec.group.ldapGroupDn",
+      "an ldap group is named by ldapGroupDn (and no name)",
+    );
+    await expectRefused(
+      projectMember("oidc-by-dn", { ...team, group: { type: "oidc", ldapGroupDn: "cn=x,dc=y" } }),
+      "spec.group.name",
+      "an http or oidc group is named by name (and no ldapGroupDn)",
+    );
+    await expectRefusal(
+      projectMember("role", { ...team, user: { name: "a" }, role: invalid("owner") }),
+      'spec.role: Unsupported value: "owner"',
+    );
+    await expectRefused(
+      projectMember("comma", { ...team, user: { name: "a,b" } }),
+      "spec.user.name",
+      "should match",
+    );
+    await expectAdmitted(
+      projectMember("ldap", {
+        ...team,
+        group: { type: "ldap", ldapGroupDn: "cn=qa,ou=groups,dc=example,dc=com" },
+      }),
+    );
+  });
+
+  test("the project and who the member is stay as created; the role may change", async () => {
+    await ns.kubectl.apply(projectMember("team-carol", { ...team, user: { name: "carol" } }));
+    await expectRefused(
+      projectMember("team-carol", { projectRef: { name: "other" }, user: { name: "carol" } }),
+      "spec.projectRef",
+      "projectRef is immutable: a member belongs to one project",
+    );
+    await expectRefused(
+      projectMember("team-carol", { ...team, user: { name: "dave" } }),
+      "spec.user",
+      'user is immutable: it stays "carol"',
+    );
+    await expectAdmitted(
+      projectMember("team-carol", { ...team, user: { name: "carol" }, role: "maintainer" }),
+    );
+  });
+});
+
+describe("HarborUserGroup", () => {
+  const DN = "cn=Platform Team,ou=groups,dc=example,dc=com";
+
+  test("an LDAP group is named by its DN, and only an LDAP group has one", async () => {
+    await expectRefused(
+      userGroup("no-dn", { type: "ldap" }),
+      "spec.ldapGroupDn",
+      "an ldap group needs ldapGroupDn: Harbor knows LDAP groups by their DN",
+    );
+    await expectRefused(
+      userGroup("dn-on-oidc", { ldapGroupDn: DN }),
+      "spec.ldapGroupDn",
+      "ldapGroupDn is only for type ldap, and this group has type oidc",
+    );
+    await expectRefused(
+      userGroup("bad-dn", { type: "ldap", ldapGroupDn: "not a dn" }),
+      "spec.ldapGroupDn",
+      'must be an LDAP DN, e.g. "cn=developers,ou=groups,dc=example,dc=com"',
+    );
+    await expectRefusal(userGroup("kind", { type: invalid("ad") }), 'spec.type: Unsupported value: "ad"');
+  });
+
+  test("the type, an HTTP or OIDC group's name and an LDAP group's DN stay as created; an LDAP group's name may change", async () => {
+    await ns.kubectl.apply([
+      userGroup("devs", { name: "Developers (EU)" }),
+      userGroup("platform", { type: "ldap", name: "Platform Team", ldapGroupDn: DN }),
+    ]);
+    await expectRefused(
+      userGroup("devs", { type: "http", name: "Developers (EU)" }),
+      "spec.type",
+      'type is immutable: a user group keeps its kind; it stays "oidc"',
+    );
+    await expectRefused(
+      userGroup("devs", { name: "Developers" }),
+      "spec.name",
+      "name is immutable for http and oidc groups: the proxy or the OIDC provider reports a group by its name",
+    );
+    await expectRefused(
+      userGroup("platform", { type: "ldap", name: "Platform Team", ldapGroupDn: "cn=other,dc=x" }),
+      "spec.ldapGroupDn",
+      `ldapGroupDn is immutable: it stays "${DN}"`,
+    );
+    await expectAdmitted(userGroup("platform", { type: "ldap", name: "Platform", ldapGroupDn: DN }));
+  });
+});
+
+describe("HarborImmutableTagRule", () => {
+  test("selectors Harbor refuses; the project stays as created", async () => {
+    await expectRefused(
+      immutableTagRule("bad", "team", { tags: { pattern: "" } }),
+      "spec.tags.pattern",
+      "should be at least 1 chars long",
+    );
+    await expectRefusal(
+      immutableTagRule("bad", "team", {
+        repositories: { decoration: invalid("repoMatches"), pattern: "**" },
+      }),
+      'spec.repositories.decoration: Unsupported value: "repoMatches": supported values: "matches", "excludes"',
+    );
+    await ns.kubectl.apply(immutableTagRule("releases", "team"));
+    await expectRefused(
+      immutableTagRule("releases", "other"),
+      "spec.projectRef",
+      'projectRef is immutable: it stays "team"',
+    );
+    await expectAdmitted(immutableTagRule("releases", "team", { tags: { pattern: "v*" }, disabled: true }));
+  });
+});
+
+describe("HarborRetentionPolicy", () => {
+  const keepTen = { template: "latestPushedK" as const, count: 10 };
+  const releases = { template: "nDaysSinceLastPush" as const, days: 365 };
+  const policy = (rules: unknown[], extra: object = {}) =>
+    retentionPolicy("bad", "team", { rules: invalid(rules), ...extra });
+
+  test("rules Harbor refuses: too many, alike, parameters missing, out of place or out of range", async () => {
+    await expectRefusal(
+      policy(Array.from({ length: 16 }, (_, i) => ({ ...keepTen, count: i }))),
+      "spec.rules: Too many: 16: must have at most 15 items",
+    );
+    await expectRefused(
+      policy([keepTen, releases, keepTen]),
+      "spec.rules",
+      "two rules are alike: Harbor refuses a policy with duplicate rules",
+    );
+    await expectRefusal(
+      policy([{ template: "latestPushedK" }]),
+      "spec.rules[0].count: Required value: latestPushedK and latestPulledN need a count",
+    );
+    await expectRefusal(
+      policy([{ template: "always", days: 3 }]),
+      "spec.rules[0].days: Forbidden: days is only for nDaysSinceLastPush and nDaysSinceLastPull",
+    );
+    await expectRefused(
+      policy([{ template: "latestPushedK", count: 40000 }]),
+      "spec.rules[0].count",
+      "should be less than or equal to 32766",
+    );
+    await expectRefusal(
+      policy([{ template: "keepAll" }]),
+      'spec.rules[0].template: Unsupported value: "keepAll"',
+    );
+    await expectAdmitted(policy([keepTen, releases, { ...keepTen, disabled: true }]));
+  });
+
+  test("Manual is no schedule; the project stays as created", async () => {
+    await expectRefused(
+      policy([], { schedule: { type: "Manual" } }),
+      "spec.schedule.type",
+      "type Manual is not a schedule: Harbor would start a run at every apply",
+    );
+    await ns.kubectl.apply(retentionPolicy("team-retention", "team"));
+    await expectRefused(
+      retentionPolicy("team-retention", "other"),
+      "spec.projectRef",
+      'projectRef is immutable: it stays "team"',
+    );
+    await expectAdmitted(retentionPolicy("team-retention", "team", { schedule: { type: "Daily" } }));
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { HarborLabelSpec } from "../../../src/api/label.ts";
+import { labelExternal } from "../../../src/controllers/label/external.ts";
 import {
   created,
   createRequest,
@@ -11,6 +12,7 @@ import {
   status,
   updateRequest,
 } from "../../../src/controllers/label/mapping.ts";
+import type { Informer } from "../../../src/runtime/informer.ts";
 import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
@@ -77,6 +79,25 @@ describe("drift", () => {
     expect(identifies("x", IN_7, p)).toBe(true);
     expect(identifies("x", placeOf(8), p)).toBe(false);
     expect(identifies("X", GLOBAL, g)).toBe(false);
+  });
+
+  test("the claim: a global name once per Harbor, a project label's name once per project", () => {
+    const { claim } = labelExternal({
+      projects: {} as Informer<ManagedObject>,
+      policies: {} as Informer<ManagedObject>,
+      connections: { harborKey: () => "h" },
+    });
+    const inTeam = spec({ projectRef: { name: "team" } });
+    // Two resources for one global label conflict, whichever namespace holds them.
+    expect(claim(spec(), "Release: Approved", "a")).toBe(claim(spec(), "Release: Approved", "b"));
+    expect(claim(spec(), "Release: Approved", "a")).not.toBe(claim(spec(), "Release: approved", "a"));
+    // A project label is another object than the global one of that name, and than its namesake
+    // in another project.
+    expect(claim(inTeam, "Release: Approved", "a")).toBe(claim(inTeam, "Release: Approved", "a"));
+    expect(claim(inTeam, "Release: Approved", "a")).not.toBe(claim(spec(), "Release: Approved", "a"));
+    expect(claim(inTeam, "Release: Approved", "a")).not.toBe(
+      claim(spec({ projectRef: { name: "other" } }), "Release: Approved", "a"),
+    );
   });
 
   test("status names the scope, and the project of a project label only", () => {

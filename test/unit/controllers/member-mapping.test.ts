@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { HarborProjectMemberSpec } from "../../../src/api/member.ts";
+import { memberExternal } from "../../../src/controllers/member/external.ts";
 import {
   created,
   describeMember,
@@ -12,6 +13,7 @@ import {
   status,
   withRole,
 } from "../../../src/controllers/member/mapping.ts";
+import type { Informer } from "../../../src/runtime/informer.ts";
 import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown>) =>
@@ -76,6 +78,22 @@ describe("who the member is", () => {
     );
     expect(entityClaim(spec({ group: { groupRef: { name: "ops" } } }))).toBe("groupref:ops");
     expect(entityClaim(spec({ user: { name: "alice" } }))).toBe("user:alice");
+  });
+
+  test("the claim: one member per entity and project, a group the same whether referenced or inline", () => {
+    const devs = group("devs", "ns", { type: "oidc", name: "devs" });
+    const groups = { get: (key: string) => (key === "ns/devs" ? devs : undefined) };
+    const { claim } = memberExternal({
+      projects: {} as Informer<ManagedObject>,
+      groups: groups as unknown as Informer<ManagedObject>,
+    });
+    const member = (s: Record<string, unknown>) => claim(spec(s), "", "ns");
+    const byRef = member({ group: { groupRef: { name: "devs" } } });
+    expect(byRef).toBe(member({ group: { type: "oidc", name: "devs" }, role: "guest" }));
+    expect(byRef).not.toBe(member({ group: { type: "http", name: "devs" } }));
+    expect(byRef).not.toBe(member({ user: { name: "devs" } }));
+    expect(byRef).not.toBe(member({ projectRef: { name: "other" }, group: { groupRef: { name: "devs" } } }));
+    expect(member({ user: { name: "carol" } })).toBe(member({ user: { name: "carol" }, role: "guest" }));
   });
 
   test("a member grants a HarborUserGroup by groupRef in its namespace, or by identity in any", () => {

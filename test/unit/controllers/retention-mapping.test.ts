@@ -1,13 +1,6 @@
 import { describe, expect, test } from "vitest";
-import { HarborImmutableTagRuleSpec } from "../../../src/api/immutable.ts";
 import { HarborRetentionPolicySpec } from "../../../src/api/retention.ts";
-import {
-  applied,
-  claimOf,
-  diff as immutableDiff,
-  ruleRequest,
-  specFromRule,
-} from "../../../src/controllers/immutable/mapping.ts";
+import { retentionExternal } from "../../../src/controllers/retention/external.ts";
 import {
   compared,
   diff,
@@ -19,6 +12,8 @@ import {
   stored,
 } from "../../../src/controllers/retention/mapping.ts";
 import type { RetentionPolicy } from "../../../src/harbor/retention.ts";
+import type { Informer } from "../../../src/runtime/informer.ts";
+import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborRetentionPolicySpec.parse({ connectionRef: { name: "h" }, projectRef: { name: "team" }, ...s });
@@ -88,6 +83,17 @@ describe("retention policy mapping", () => {
     expect(diff(s, observed({ ...back, rules: back.rules?.slice(0, 2) }))).toEqual(["rules"]);
   });
 
+  test("the claim is the project: one resource per project's policy, whatever its rules", () => {
+    const { claim } = retentionExternal({
+      projects: {} as Informer<ManagedObject>,
+      kube: { patchStatus: async () => ({}) as never },
+      events: { record: () => undefined },
+      type: { group: "harborconfig.io", version: "v1alpha1", plural: "x", kind: "X", namespaced: true },
+    });
+    expect(claim(s, "a", "ns")).toBe(claim(spec({ rules: [{ template: "always" }] }), "b", "ns"));
+    expect(claim(s, "a", "ns")).not.toBe(claim(spec({ projectRef: { name: "other" } }), "a", "ns"));
+  });
+
   test("a policy with no rules and no schedule counts as none", () => {
     expect(isEmpty({ rules: [], trigger: { kind: "Schedule", settings: { cron: "" } } })).toBe(true);
     expect(isEmpty({})).toBe(true);
@@ -149,40 +155,5 @@ describe("retention policy export (Harbor → spec)", () => {
       ];
     expect(specFromPolicy(two, "team")).toMatchObject({ skip: expect.stringContaining("one tag selector") });
     expect(specFromPolicy(two, undefined)).toMatchObject({ skip: expect.stringContaining("not exported") });
-  });
-});
-
-describe("immutable tag rule mapping", () => {
-  const s = HarborImmutableTagRuleSpec.parse({
-    connectionRef: { name: "h" },
-    projectRef: { name: "team" },
-    repositories: { decoration: "excludes", pattern: "tmp/**" },
-    tags: { pattern: "v*" },
-  });
-
-  test("request and drift; the claim is the project and the selectors", () => {
-    const req = ruleRequest(s, false);
-    expect(req).toEqual({
-      disabled: false,
-      action: "immutable",
-      template: "immutable_template",
-      tag_selectors: [{ kind: "doublestar", decoration: "matches", pattern: "v*" }],
-      scope_selectors: {
-        repository: [{ kind: "doublestar", decoration: "repoExcludes", pattern: "tmp/**" }],
-      },
-    });
-    expect(immutableDiff(s, applied(1, req))).toEqual([]);
-    expect(
-      immutableDiff(
-        { ...s, disabled: true },
-        applied(1, ruleRequest({ ...s, tags: { ...s.tags, pattern: "x" } }, false)),
-      ),
-    ).toEqual(["tags.pattern", "disabled"]);
-    expect(claimOf(s, "apps")).toBe("immutable:apps/team/excludes:tmp/**/matches:v*");
-    const out = specFromRule(applied(1, ruleRequest(s, true)), "team");
-    if ("skip" in out) throw new Error(out.skip);
-    const again = HarborImmutableTagRuleSpec.parse({ ...out.spec, connectionRef: { name: "h" } });
-    expect(immutableDiff(again, applied(1, ruleRequest(s, true)))).toEqual([]);
-    expect(again.disabled).toBe(true);
   });
 });

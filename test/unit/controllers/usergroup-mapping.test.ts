@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { HarborUserGroupSpec } from "../../../src/api/usergroup.ts";
+import { userGroupExternal } from "../../../src/controllers/usergroup/external.ts";
 import {
   created,
   createRequest,
@@ -10,6 +11,8 @@ import {
   matchesIdentity,
   status,
 } from "../../../src/controllers/usergroup/mapping.ts";
+import type { Informer } from "../../../src/runtime/informer.ts";
+import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown>) =>
   HarborUserGroupSpec.parse({ connectionRef: { name: "h" }, ...s });
@@ -37,6 +40,19 @@ describe("identity", () => {
     expect(matchesIdentity(oidc, { group_type: 3, group_name: "devs" })).toBe(true);
     expect(matchesIdentity(oidc, { group_type: 2, group_name: "devs" })).toBe(false);
     expect(matchesIdentity(oidc, { group_type: 3, group_name: "devs-eu" })).toBe(false);
+  });
+
+  test("the claim is the identity: one resource per group in a Harbor, whatever its namespace", () => {
+    const { claim } = userGroupExternal({
+      members: {} as Informer<ManagedObject>,
+      connections: { harborKey: () => "h" },
+    });
+    expect(claim(spec({ type: "oidc" }), "devs", "a")).toBe(claim(spec({ type: "oidc" }), "devs", "b"));
+    expect(claim(spec({ type: "oidc" }), "devs", "a")).not.toBe(claim(spec({ type: "http" }), "devs", "a"));
+    // An LDAP group by its DN as Harbor keys it: the name and the DN's letter case do not matter.
+    expect(claim(LDAP, "Developers", "a")).toBe(
+      claim(spec({ type: "ldap", ldapGroupDn: "cn=devs,ou=groups,dc=example,dc=com" }), "devs", "b"),
+    );
   });
 
   test("a resource's identity from its stored spec; a name defaults to metadata.name", () => {
