@@ -53,10 +53,12 @@ export class ClusterApi {
     const name = dot < 0 ? wanted : wanted.slice(0, dot);
     const group = dot < 0 ? undefined : wanted.slice(dot + 1);
     // As kubectl: the core group first, then the groups in discovery order.
-    const lookup = async () =>
-      (await (this.#types ??= this.#discover())).find(
+    const lookup = async () => {
+      this.#types ??= this.#discover();
+      return (await this.#types).find(
         (t) => (group === undefined || t.group === group) && t.names.includes(name),
       );
+    };
     let found = await lookup();
     if (!found) {
       // A CRD installed since the last look: discover again, once.
