@@ -138,8 +138,9 @@ export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = n
       this.#sweeping = this.sweepNow()
         .then((queued) => {
           if (queued) this.#o.logger.info({ queued }, "drift sweep queued resources");
-          // One line per sweep at debug level, kind named: what "nothing changed for two sweeps" waits on.
-          this.#o.logger.debug({ kind: this.type.kind, queued }, "drift sweep done");
+          // One line per sweep at debug level (the logger names the kind): what "nothing changed for
+          // two sweeps" waits on.
+          this.#o.logger.debug({ queued }, "drift sweep done");
         })
         .catch((e: unknown) =>
           this.#o.logger.warn({ err: e instanceof Error ? e.message : String(e) }, "drift sweep failed"),

@@ -141,7 +141,11 @@ describe("pause is honest", () => {
     const paused = await op.waitFor<CR>(
       "harborproject",
       "paused",
-      (o) => condition(o, "Ready")?.reason === "Paused",
+      // The annotation alone already shows Paused (still True): the edit is what turns it False.
+      (o) =>
+        condition(o, "Ready")?.reason === "Paused" &&
+        o.metadata.generation === generation + 1 &&
+        condition(o, "Ready")?.status !== "True",
     );
     expect(condition(paused, "Ready")?.status).toBe("False");
     expect(paused.status?.observedGeneration).toBe(generation);

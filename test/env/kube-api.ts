@@ -228,6 +228,16 @@ export class ClusterApi {
       : message;
   }
 
+  /**
+   * Asks once for the OpenAPI documents kubectl reads before its first apply over an existing
+   * object: the apiserver builds them on the first request (seconds of CPU with the CRDs), and a
+   * test whose kubectl happened to ask first would pay for it against its own timeout.
+   */
+  async warmOpenApi(): Promise<void> {
+    for (const path of ["/openapi/v2", "/openapi/v3", "/openapi/v3/apis/harborconfig.io/v1alpha1"])
+      await this.#raw("GET", path, "application/json").catch(() => undefined);
+  }
+
   async #discover(): Promise<Array<{ group: string; type: ResourceType; names: string[] }>> {
     const out: Array<{ group: string; type: ResourceType; names: string[] }> = [];
     for (const path of ["/api", "/apis"]) {
