@@ -39,7 +39,9 @@ export default defineConfig({
         extends: true,
         // The command-line companion against the emulator (each file starts its own); what needs
         // a cluster (--connection, the round trip with the operator) is in the cluster project.
-        test: { name: "cli", include: ["test/integration/cli/**/*.test.ts"] },
+        // Failures that wait out the client's retries run at once (describe.concurrent); they sleep
+        // more than they work, so a file may run that many together.
+        test: { name: "cli", include: ["test/integration/cli/**/*.test.ts"], maxConcurrency: 64 },
       },
       {
         extends: true,

@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { areas } from "./areas/index.ts";
-import { identify } from "./auth.ts";
+import { basicCredentials, identify } from "./auth.ts";
 import { buildControl, CONTROL_PREFIX, type Control, callControl } from "./control.ts";
 import { ApiError, BareError, envelope, errorBody } from "./errors.ts";
 import { Counters, Faults } from "./faults.ts";
@@ -91,7 +91,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     const routePath = inApi ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
     const match = (inApi ? api : root).match(method, routePath);
     const op = match.kind === "found" ? match.route.op : "unknown";
-    const fault = faults.decide(op, method);
+    const fault = faults.decide(op, method, basicCredentials(req.headers)?.name);
     if (fault.latencyMs > 0) await delay(fault.latencyMs);
 
     const send = (status: number, reply: { body?: string; headers?: Record<string, string> }) => {
