@@ -39,6 +39,8 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
       },
       setPassword: (username: string, password: string): void =>
         world.identities.setPassword(username, password),
+      /** Whether a failed login has locked the principal: Harbor refuses it until the freeze ends. */
+      locked: (username: string): boolean => world.identities.locked(username),
       /** Makes the user a member of the project with a built-in role. */
       setMember: (project: string, username: string, role: RoleName): void => {
         const p = world.projects.byName(project);

@@ -124,7 +124,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
       }
       // The security middleware runs before routing: a failed login is slow on every path.
       const { caller, delayMs } = identify(world, req.headers);
-      if (delayMs > 0) await delay(delayMs);
+      if (delayMs > 0) await delayAtLeast(delayMs);
       if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", `path ${url.pathname} was not found`);
       if (match.kind === "method") {
         throw new ApiError(
@@ -296,6 +296,16 @@ function headerText(h: string | string[] | undefined): string | undefined {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Sleeps until `ms` have passed by performance.now(), as Go's time.Sleep does: a timer may fire up
+ * to a millisecond early by that clock, and a failed login must not be answered before its lock
+ * (measured by performance.now()) has ended.
+ */
+async function delayAtLeast(ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  for (let left = ms; left > 0; left = end - performance.now()) await delay(Math.ceil(left));
 }
 
 function closeServer(server: Server, ticker: NodeJS.Timeout | undefined): Promise<void> {
