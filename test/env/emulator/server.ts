@@ -30,7 +30,8 @@ export interface EmulatorOptions {
   harborVersion?: string;
   /**
    * How long a failed password login locks the principal and delays its answer. Harbor's 1500 ms
-   * by default; only the emulator's own speed tests and benchmarks should lower it.
+   * by default. 0 (no lock, no delay) is for tests where a wrong password is only a way to a 401;
+   * the freeze itself is proven with Harbor's time (observed, versions, transport, connection-probe).
    */
   loginFreezeMs?: number;
   /** Deliver webhooks to any address; by default only to loopback ones. */
