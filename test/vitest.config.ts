@@ -23,9 +23,10 @@ export default defineConfig({
     root,
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    teardownTimeout: 30_000,
+    // From the one budget, so that HCO_TEST_TIME_SCALE stretches the fast projects' guards too.
+    testTimeout: budget.requestMs,
+    hookTimeout: budget.startMs,
+    teardownTimeout: budget.requestMs,
     projects: [
       {
         extends: true,
