@@ -30,6 +30,9 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     clock: {
       now: (): number => world.now(),
       advance: (ms: number): void => world.clock.advance(ms),
+      /** The world's time moves only by advance() until resume(). */
+      freeze: (): void => world.clock.freeze(),
+      resume: (): void => world.clock.resume(),
     },
     users: {
       ...areas.users.control(world),
