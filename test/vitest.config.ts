@@ -23,23 +23,34 @@ export default defineConfig({
     root,
     pool: "forks",
     maxWorkers: 2,
-    testTimeout: 30_000,
-    hookTimeout: 120_000,
-    teardownTimeout: 30_000,
+    // From the one budget, so that HCO_TEST_TIME_SCALE stretches the fast projects' guards too.
+    testTimeout: budget.requestMs,
+    hookTimeout: budget.startMs,
+    teardownTimeout: budget.requestMs,
     projects: [
+      // unit, harbor and cli share a worker's modules between files (isolate: false): importing the
+      // sources anew for each file cost more CPU than the tests themselves. Their files keep no
+      // state outside what they start and stop (an emulator each, fake timers restored).
       {
         extends: true,
-        test: { name: "unit", include: ["test/unit/**/*.test.ts"] },
+        test: { name: "unit", include: ["test/unit/**/*.test.ts"], isolate: false },
       },
       {
         extends: true,
-        test: { name: "harbor", include: ["test/integration/harbor/**/*.test.ts"] },
+        test: { name: "harbor", include: ["test/integration/harbor/**/*.test.ts"], isolate: false },
       },
       {
         extends: true,
         // The command-line companion against the emulator (each file starts its own); what needs
         // a cluster (--connection, the round trip with the operator) is in the cluster project.
-        test: { name: "cli", include: ["test/integration/cli/**/*.test.ts"] },
+        // Failures that wait out the client's retries run at once (describe.concurrent); they sleep
+        // more than they work, so a file may run that many together.
+        test: {
+          name: "cli",
+          include: ["test/integration/cli/**/*.test.ts"],
+          maxConcurrency: 64,
+          isolate: false,
+        },
       },
       {
         extends: true,

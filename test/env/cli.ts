@@ -9,6 +9,7 @@ import { delimiter, dirname, join } from "node:path";
 import { PassThrough, Readable } from "node:stream";
 import { afterAll, expect } from "vitest";
 import { run } from "../../src/cli/main.ts";
+import { budget } from "./budget.ts";
 import type { Emulator } from "./emulator/index.ts";
 import { withGuard } from "./net-guard-env.ts";
 
@@ -112,7 +113,7 @@ export function runProcess(
     const child = spawn(file, args, {
       env: { ...env, ...guard },
       stdio: ["pipe", "pipe", "pipe"],
-      timeout: 60_000,
+      timeout: budget.startMs,
     });
     let stdout = "";
     let stderr = "";

@@ -1,6 +1,6 @@
 // The image test's reading of the Dockerfile (test/env/image.ts): what it does not understand fails
 // the assembly instead of being skipped, so the Dockerfile and its test cannot drift apart.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
@@ -47,7 +47,10 @@ describe("reading the Dockerfile", () => {
     try {
       expect(image.env).toMatchObject({ NODE_ENV: "production", HOME: "/tmp" });
       expect(image.user).toEqual({ uid: 65532, gid: 65532 });
-      expect(image.entrypoint).toEqual([process.execPath, "src/main.ts"]);
+      // The project's Node, copied where the base image keeps its own.
+      const imageNode = join(image.rootfs, "nodejs", "bin", "node");
+      expect(image.entrypoint).toEqual([imageNode, "src/main.ts"]);
+      expect(statSync(imageNode).size).toBe(statSync(process.execPath).size);
     } finally {
       image.remove();
     }

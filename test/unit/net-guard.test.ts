@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { type GuardRecord, guardRecords, withGuard, withoutGuard } from "../env/net-guard-env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
@@ -26,7 +27,7 @@ async function guarded(script: string): Promise<{ out: unknown; records: GuardRe
       {
         cwd: root,
         env: { ...env, NODE_OPTIONS: withGuard(env.NODE_OPTIONS), HCO_NET_GUARD_LOG: log },
-        timeout: 20_000,
+        timeout: budget.startMs,
       },
       (error, stdout, stderr) =>
         error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve({ stdout, stderr }),
@@ -125,7 +126,7 @@ server.close(); v6.close();
       execFile(
         "npm",
         ["config", "get", "update-notifier", "--userconfig", "/dev/null"],
-        { cwd: root, env: withoutGuard(process.env as Record<string, string>), timeout: 20_000 },
+        { cwd: root, env: withoutGuard(process.env as Record<string, string>), timeout: budget.startMs },
         (error, stdout) => (error ? reject(error) : resolve(stdout.trim())),
       ),
     );

@@ -28,13 +28,9 @@ export type Caller =
  */
 export function identify(world: World, headers: IncomingHttpHeaders): { caller: Caller; delayMs: number } {
   const anonymous = { caller: { kind: "anonymous" } as Caller, delayMs: 0 };
-  const header = headers.authorization;
-  if (!header?.startsWith("Basic ")) return anonymous;
-  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon < 0) return anonymous;
-  const name = decoded.slice(0, colon);
-  const secret = decoded.slice(colon + 1);
+  const credentials = basicCredentials(headers);
+  if (!credentials) return anonymous;
+  const { name, secret } = credentials;
   if (name.startsWith(world.config.robotPrefix)) {
     const robot = world.robots.authenticate(name, secret);
     if (robot) return { caller: { kind: "robot", robot }, delayMs: 0 };
@@ -44,6 +40,16 @@ export function identify(world: World, headers: IncomingHttpHeaders): { caller: 
     caller: login.user ? { kind: "user", user: login.user } : { kind: "anonymous" },
     delayMs: login.delayMs,
   };
+}
+
+/** The name and secret of the request's basic auth, if it has one. */
+export function basicCredentials(headers: IncomingHttpHeaders): { name: string; secret: string } | undefined {
+  const header = headers.authorization;
+  if (!header?.startsWith("Basic ")) return undefined;
+  const decoded = Buffer.from(header.slice(6), "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon < 0) return undefined;
+  return { name: decoded.slice(0, colon), secret: decoded.slice(colon + 1) };
 }
 
 export function callerName(c: Caller): string {

@@ -30,6 +30,9 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
     clock: {
       now: (): number => world.now(),
       advance: (ms: number): void => world.clock.advance(ms),
+      /** The world's time moves only by advance() until resume(). */
+      freeze: (): void => world.clock.freeze(),
+      resume: (): void => world.clock.resume(),
     },
     users: {
       ...areas.users.control(world),
@@ -39,6 +42,8 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
       },
       setPassword: (username: string, password: string): void =>
         world.identities.setPassword(username, password),
+      /** Whether a failed login has locked the principal: Harbor refuses it until the freeze ends. */
+      locked: (username: string): boolean => world.identities.locked(username),
       /** Makes the user a member of the project with a built-in role. */
       setMember: (project: string, username: string, role: RoleName): void => {
         const p = world.projects.byName(project);

@@ -1,5 +1,5 @@
-// Fault injection and request counters. Rules match by operationId and/or method (no match fields
-// = every API request). Latency from all matching rules adds up; of the failing effects (status,
+// Fault injection and request counters. Rules match by operationId, method and/or the username of
+// the request's basic auth (no match fields = every API request). Latency from all matching rules adds up; of the failing effects (status,
 // drop) the first rule that fires wins. A rule with `afterHandler` lets the handler run first, so
 // the side effect happens and only the response is lost: the case that punishes unsafe retries.
 // A rule may also answer with an oversized body, what a misbehaving server or proxy sends.
@@ -7,6 +7,11 @@
 export interface FaultRule {
   op?: string;
   method?: string;
+  /**
+   * Only requests whose basic auth names this user (or robot): tests that run at once, each as a
+   * user of its own, inject faults without touching each other's requests.
+   */
+  username?: string;
   /** Added before the request is handled. */
   latencyMs?: number;
   /** Answer with this status instead (5xx are masked like Harbor's; 429 gets Retry-After). */
@@ -77,10 +82,12 @@ export class Faults {
     return this.#rules.map(({ fired: _fired, ...r }) => r);
   }
 
-  decide(op: string, method: string): FaultDecision {
+  /** What happens to a request: `username` is the one its basic auth names, if any. */
+  decide(op: string, method: string, username?: string): FaultDecision {
     const d: FaultDecision = { latencyMs: this.baseLatencyMs, slowBodyMs: 0 };
     for (const r of [...this.#rules]) {
       if ((r.op && r.op !== op) || (r.method && r.method !== method)) continue;
+      if (r.username !== undefined && r.username !== username) continue;
       d.latencyMs += r.latencyMs ?? 0;
       d.slowBodyMs += r.slowBodyMs ?? 0;
       const failing = r.status !== undefined || r.drop === true || r.bodyBytes !== undefined;

@@ -123,6 +123,11 @@ export class Identities {
     return a.length === b.length && timingSafeEqual(a, b) ? u : undefined;
   }
 
+  /** Whether a failed login has locked the principal (until the freeze time has passed). */
+  locked(username: string): boolean {
+    return (this.#lockedUntil.get(username) ?? 0) > performance.now();
+  }
+
   /**
    * Harbor's login: a locked principal is anonymous whatever its password (and is not locked
    * again); a failed login locks it and is answered after the freeze time.

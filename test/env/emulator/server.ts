@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { areas } from "./areas/index.ts";
-import { identify } from "./auth.ts";
+import { basicCredentials, identify } from "./auth.ts";
 import { buildControl, CONTROL_PREFIX, type Control, callControl } from "./control.ts";
 import { ApiError, BareError, envelope, errorBody } from "./errors.ts";
 import { Counters, Faults } from "./faults.ts";
@@ -30,7 +30,8 @@ export interface EmulatorOptions {
   harborVersion?: string;
   /**
    * How long a failed password login locks the principal and delays its answer. Harbor's 1500 ms
-   * by default; only the emulator's own speed tests and benchmarks should lower it.
+   * by default. 0 (no lock, no delay) is for tests where a wrong password is only a way to a 401;
+   * the freeze itself is proven with Harbor's time (observed, versions, transport, connection-probe).
    */
   loginFreezeMs?: number;
   /** Deliver webhooks to any address; by default only to loopback ones. */
@@ -91,7 +92,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     const routePath = inApi ? url.pathname.slice(API_PREFIX.length) || "/" : url.pathname;
     const match = (inApi ? api : root).match(method, routePath);
     const op = match.kind === "found" ? match.route.op : "unknown";
-    const fault = faults.decide(op, method);
+    const fault = faults.decide(op, method, basicCredentials(req.headers)?.name);
     if (fault.latencyMs > 0) await delay(fault.latencyMs);
 
     const send = (status: number, reply: { body?: string; headers?: Record<string, string> }) => {
@@ -124,7 +125,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
       }
       // The security middleware runs before routing: a failed login is slow on every path.
       const { caller, delayMs } = identify(world, req.headers);
-      if (delayMs > 0) await delay(delayMs);
+      if (delayMs > 0) await delayAtLeast(delayMs);
       if (match.kind === "none") throw new ApiError(404, "NOT_FOUND", `path ${url.pathname} was not found`);
       if (match.kind === "method") {
         throw new ApiError(
@@ -296,6 +297,16 @@ function headerText(h: string | string[] | undefined): string | undefined {
 
 function delay(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
+}
+
+/**
+ * Sleeps until `ms` have passed by performance.now(), as Go's time.Sleep does: a timer may fire up
+ * to a millisecond early by that clock, and a failed login must not be answered before its lock
+ * (measured by performance.now()) has ended.
+ */
+async function delayAtLeast(ms: number): Promise<void> {
+  const end = performance.now() + ms;
+  for (let left = ms; left > 0; left = end - performance.now()) await delay(Math.ceil(left));
 }
 
 function closeServer(server: Server, ticker: NodeJS.Timeout | undefined): Promise<void> {

@@ -35,15 +35,33 @@ export { harborTime, ZERO_TIME } from "./time.ts";
  */
 export class Clock {
   #offsetMs = 0;
+  /** Set while frozen: the world's time, which then moves only when advanced. */
+  #frozenAt: number | undefined;
   readonly #tickers: Array<() => void> = [];
 
   now(): number {
-    return Date.now() + this.#offsetMs;
+    return this.#frozenAt ?? Date.now() + this.#offsetMs;
   }
 
   advance(ms: number): void {
-    this.#offsetMs += ms;
+    if (this.#frozenAt === undefined) this.#offsetMs += ms;
+    else this.#frozenAt += ms;
     this.tick();
+  }
+
+  /**
+   * Stops real time for the world: from now on its time moves only by advance(), so that a test
+   * can look at a run just before its planned end however slowly the machine runs the test.
+   */
+  freeze(): void {
+    this.#frozenAt ??= this.now();
+  }
+
+  /** Lets real time pass for the world again, from where it stands. */
+  resume(): void {
+    if (this.#frozenAt === undefined) return;
+    this.#offsetMs = this.#frozenAt - Date.now();
+    this.#frozenAt = undefined;
   }
 
   onTick(fn: () => void): void {

@@ -6,11 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, expect, test } from "vitest";
 import { renderExportResult, runExportBenchmark } from "../../bench/export.ts";
+import { budget } from "../../env/budget.ts";
 
 const workDir = mkdtempSync(join(tmpdir(), "hco-bench-export-"));
 afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-test("the export benchmark runs end to end and reports what it measured", { timeout: 90_000 }, async () => {
+test("the export benchmark runs end to end and reports what it measured", {
+  timeout: budget.longTestMs,
+}, async () => {
   const r = await runExportBenchmark({
     projects: 6,
     robots: 6,

@@ -15,7 +15,8 @@ import { expectCleanFailure, runAgainst, runCli } from "../../env/cli.ts";
 import { useEmulator } from "../../env/harbor.ts";
 import { POPULATED, populateHarbor } from "../../env/populated-harbor.ts";
 
-const h = useEmulator();
+// A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
+const h = useEmulator({ loginFreezeMs: 0 });
 const work = mkdtempSync(join(tmpdir(), "hco-export-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 let n = 0;

@@ -295,32 +295,10 @@ describe.each(COMMANDS.map((c) => [c.args().slice(0, 2).join(" "), c] as const))
       expect(() => JSON.parse(json.stdout)).not.toThrow();
     });
 
-    test("no Harbor at the URL: exit 1, clear message", async () => {
-      const r = await runCli([...c.args(), "--harbor-url", "http://127.0.0.1:1", "-u", "admin"], {
-        env: { HARBOR_PASSWORD: "Harbor12345" },
-      });
-      expectCleanFailure(r, 1, /cannot reach Harbor at 127\.0\.0\.1:1: connection refused/, SECRETS);
-      expect(r.stdout).toBe("");
-    });
-
     test("an object that does not exist, or nothing that matches", async () => {
       const r = await run(c.missing.args());
       if ("message" in c.missing) expectCleanFailure(r, 1, c.missing.message, SECRETS);
       else expect(ok(r).stdout).toMatch(c.missing.empty);
-    });
-
-    test("Harbor answers with an error: exit 1 with Harbor's answer", async () => {
-      const fault = control().faults.add({ op: c.op, status: 500, message: "backend down" });
-      try {
-        expectCleanFailure(
-          await run(c.args()),
-          1,
-          c.failure ?? new RegExp(`answered ${c.op} with HTTP 500`),
-          SECRETS,
-        );
-      } finally {
-        control().faults.remove(fault);
-      }
     });
   },
 );
@@ -456,28 +434,75 @@ const ACTIONS: Array<{
 describe.each(ACTIONS.map((c) => [c.args().slice(0, 2).join(" "), c] as const))(
   "kubectl harbor %s: its failures",
   (_name, c) => {
-    test("no Harbor at the URL: exit 1, clear message, nothing asked", async () => {
-      const r = await runCli([...c.args(), "--harbor-url", "http://127.0.0.1:1", "-u", "admin"], {
-        env: { HARBOR_PASSWORD: "Harbor12345" },
-      });
-      expectCleanFailure(r, 1, /cannot reach Harbor at 127\.0\.0\.1:1: connection refused/, SECRETS);
-      expect(r.stdout).toBe("");
-    });
-
     test("an object that does not exist", async () => {
       expectCleanFailure(await run(c.missing.args()), 1, c.missing.message, SECRETS);
     });
-
-    test("Harbor answers the action with an error: exit 1 with Harbor's answer", async () => {
-      const fault = control().faults.add({ op: c.op, status: 500, message: "backend down" });
-      try {
-        expectCleanFailure(await run(c.args()), 1, new RegExp(`answered ${c.op} with HTTP 500`), SECRETS);
-      } finally {
-        control().faults.remove(fault);
-      }
-    });
   },
 );
+
+/**
+ * The failures that wait out the client's retries (a refused connection and a 500 are tried again
+ * with backoff, about a second in all) run at once: none changes anything, none reaches the
+ * emulator or each sees only the faults of its own user.
+ */
+describe.concurrent("failures after the client's retries", () => {
+  let users = 0;
+  /** A Harbor administrator of the test's own, and a fault of `op` for that user's requests only. */
+  function ownAdminWithFault(op: string) {
+    const login = { username: `admin-${++users}`, password: `Admin-${users}-pw1` };
+    control().users.add({ ...login, sysadmin: true });
+    control().faults.add({ op, username: login.username, status: 500, message: "backend down" });
+    return (args: string[]) =>
+      runCli([...args, "--harbor-url", h.emulator.url, "-u", login.username], {
+        env: { HARBOR_PASSWORD: login.password },
+      });
+  }
+  const unreachable = (args: string[]) =>
+    runCli([...args, "--harbor-url", "http://127.0.0.1:1", "-u", "admin"], {
+      env: { HARBOR_PASSWORD: "Harbor12345" },
+    });
+  const named = <C extends { args: () => string[] }>(cs: C[]) =>
+    cs.map((c) => [c.args().slice(0, 2).join(" "), c] as const);
+
+  test.each(named(COMMANDS))(
+    "kubectl harbor %s: no Harbor at the URL: exit 1, clear message",
+    async (_n, c) => {
+      const r = await unreachable(c.args());
+      expectCleanFailure(r, 1, /cannot reach Harbor at 127\.0\.0\.1:1: connection refused/, SECRETS);
+      expect(r.stdout).toBe("");
+    },
+  );
+
+  test.each(named(ACTIONS))(
+    "kubectl harbor %s: no Harbor at the URL: exit 1, clear message, nothing asked",
+    async (_n, c) => {
+      const r = await unreachable(c.args());
+      expectCleanFailure(r, 1, /cannot reach Harbor at 127\.0\.0\.1:1: connection refused/, SECRETS);
+      expect(r.stdout).toBe("");
+    },
+  );
+
+  test.each(named(COMMANDS))(
+    "kubectl harbor %s: Harbor answers with an error: exit 1 with Harbor's answer",
+    async (_n, c) => {
+      const runAs = ownAdminWithFault(c.op);
+      expectCleanFailure(
+        await runAs(c.args()),
+        1,
+        c.failure ?? new RegExp(`answered ${c.op} with HTTP 500`),
+        SECRETS,
+      );
+    },
+  );
+
+  test.each(named(ACTIONS))(
+    "kubectl harbor %s: Harbor answers the action with an error: exit 1 with Harbor's answer",
+    async (_n, c) => {
+      const runAs = ownAdminWithFault(c.op);
+      expectCleanFailure(await runAs(c.args()), 1, new RegExp(`answered ${c.op} with HTTP 500`), SECRETS);
+    },
+  );
+});
 
 describe("what the output leaves out", () => {
   test("a scanner's credential is never shown, in any format", async () => {

@@ -3,7 +3,9 @@
 // The check must not call good credentials bad for that, and must still call bad ones bad.
 import { describe, expect, test } from "vitest";
 import { probe } from "../../../src/controllers/connection/probe.ts";
+import { budget } from "../../env/budget.ts";
 import { useEmulator } from "../../env/harbor.ts";
+import { untilTrue } from "../../env/until.ts";
 
 const h = useEmulator();
 
@@ -21,8 +23,8 @@ function check(username: string, password: string) {
     credentials: { ...ref, username, password },
     checks: { ldap: false, jobService: false },
     signal: new AbortController().signal,
-    deadlineMs: 20_000,
-    callTimeoutMs: 10_000,
+    deadlineMs: 2 * budget.requestMs,
+    callTimeoutMs: budget.requestMs,
   });
 }
 
@@ -32,7 +34,7 @@ describe("connection check during Harbor's login freeze", () => {
     const stale = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
       headers: { authorization: `Basic ${Buffer.from("ops:Previous-pw1").toString("base64")}` },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await untilTrue("the stale password to lock the user", () => h.emulator.control.users.locked("ops"));
     const before = h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 });
     const result = await check("ops", "Current-pw1");
     expect(result.failure).toBeUndefined();

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, test } from "vitest";
 import { HarborClient } from "../../../src/harbor/client.ts";
+import { budget } from "../../env/budget.ts";
 import { remoteControl } from "../../env/emulator/index.ts";
 import { systemRobot } from "../../env/harbor.ts";
 
@@ -30,7 +31,10 @@ function startEmulatorProcess(args: string[]): Promise<string> {
   });
   child = proc;
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the emulator printed nothing within 30 s")), 30_000);
+    const timer = setTimeout(
+      () => reject(new Error(`the emulator printed nothing within ${budget.startMs} ms`)),
+      budget.startMs,
+    );
     createInterface({ input: proc.stdout as NodeJS.ReadableStream }).once("line", (line) => {
       clearTimeout(timer);
       resolve(line);

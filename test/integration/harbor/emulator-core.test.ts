@@ -5,7 +5,8 @@ import { describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import { onlyError, useEmulator } from "../../env/harbor.ts";
 
-const h = useEmulator();
+// A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
+const h = useEmulator({ loginFreezeMs: 0 });
 
 describe("error envelope", () => {
   test("every error is one {code, message} in an errors array", async () => {

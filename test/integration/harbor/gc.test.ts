@@ -1,13 +1,15 @@
 // Garbage collection: manual runs that progress on the world clock to their planned end (Running for
 // 25 s more after the job, as Harbor 2.12.4 shows them), stop, logs; the schedule (cron types replace it, None deletes it, an empty body when there is none) and
 // the runs it fires; Harbor's parameter and cron validation; history paging, q and order.
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import { firstError, harborError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
 const gc = () => h.emulator.control.gc;
 const advance = (ms: number) => h.emulator.control.clock.advance(ms);
+// Runs are looked at just before their planned end: the world's time moves only when advanced.
+beforeAll(() => h.emulator.control.clock.freeze());
 /** A run's job plus the 25 s Harbor 2.12.4 still shows it Running afterwards. */
 const LAG = 25_000;
 

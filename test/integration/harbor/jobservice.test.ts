@@ -1,11 +1,13 @@
 // The job service monitor: queues that fill, pause, resume and empty; worker pools and workers that
 // pick up jobs and are freed when a job ends or is stopped; the `all` keyword; Harbor's 422/400
 // split for the queue action; system-level permission.
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import { ALL } from "../../../src/harbor/jobservice.ts";
 import { harborFailure, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
+// Runs are looked at before their planned end: the world's time moves only when advanced.
+beforeAll(() => h.emulator.control.clock.freeze());
 const control = () => h.emulator.control.jobservice;
 
 async function queue(jobType: string) {

@@ -9,7 +9,8 @@ import { EndpointRegistry } from "../../../src/harbor/transport.ts";
 import { useEmulator } from "../../env/harbor.ts";
 
 const PASSWORD = "Adm1n-Very-Secret-Passw0rd";
-const h = useEmulator({ adminPassword: PASSWORD });
+// A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
+const h = useEmulator({ adminPassword: PASSWORD, loginFreezeMs: 0 });
 const logged: string[] = [];
 const logger = pino({ level: "debug" }, { write: (line: string) => logged.push(line) });
 const endpoints = new EndpointRegistry();

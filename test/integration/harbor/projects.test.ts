@@ -314,7 +314,7 @@ describe("projects", () => {
     });
     // Harbor wraps the failed registry lookup in a plain error: a masked 500.
     const missing = await harborFailure(
-      h.admin.projects.create({ project_name: "proxy-missing", registry_id: 9999 }, { timeoutMs: 5000 }),
+      h.admin.projects.create({ project_name: "proxy-missing", registry_id: 9999 }),
     );
     expect(missing).toMatchObject(harborError(500, "internal server error"));
     const speed = await harborFailure(

@@ -3,10 +3,12 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import type { RobotPermissionInput } from "../../../src/harbor/robots.ts";
+import { budget } from "../../env/budget.ts";
 import { basicAuth, projectRobot, rejectionOf, useEmulator } from "../../env/harbor.ts";
 import { pullAccess, RegistryAuthError, tokenAccess } from "../../env/registry-auth.ts";
 
-const h = useEmulator();
+// A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
+const h = useEmulator({ loginFreezeMs: 0 });
 
 const robot = (name: string, project: string, access: RobotPermissionInput["access"]) =>
   h.admin.robots.create(projectRobot(name, project, access));
@@ -39,7 +41,7 @@ function statusOf(line: string, harbor: string, user: string, pass: string): Pro
     execFile(
       "sh",
       ["-c", line],
-      { env: { ...process.env, harbor, user, pass }, timeout: 20_000 },
+      { env: { ...process.env, harbor, user, pass }, timeout: budget.requestMs },
       (_e, out) => resolve(String(out).trim()),
     );
   });

@@ -1,8 +1,10 @@
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { RetentionPolicyRequest, RetentionRule } from "../../../src/harbor/retention.ts";
 import { harborError, harborFailure, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
+// Runs are looked at before their planned end: the world's time moves only when advanced.
+beforeAll(() => h.emulator.control.clock.freeze());
 
 const rule = (template: string, params: Record<string, number>, tags = "**"): RetentionRule => ({
   disabled: false,

@@ -4,7 +4,8 @@ import { q } from "../../../src/harbor/query.ts";
 import type { RobotCreate, RobotPermissionInput } from "../../../src/harbor/robots.ts";
 import { harborError, harborFailure, projectRobot, systemRobot, useEmulator } from "../../env/harbor.ts";
 
-const h = useEmulator();
+// A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
+const h = useEmulator({ loginFreezeMs: 0 });
 
 const DAY = 86_400;
 

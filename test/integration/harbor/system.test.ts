@@ -4,7 +4,8 @@
 import { describe, expect, test } from "vitest";
 import { harborFailure, systemRobot, useEmulator } from "../../env/harbor.ts";
 
-const h = useEmulator();
+// A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
+const h = useEmulator({ loginFreezeMs: 0 });
 
 describe("getSystemInfo", () => {
   test("an anonymous caller gets the version and auth mode, not the protected fields", async () => {

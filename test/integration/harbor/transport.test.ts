@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "vitest";
 import { HarborClient } from "../../../src/harbor/client.ts";
 import { harborError, harborFailure, systemRobot, useEmulator } from "../../env/harbor.ts";
 import { listenOnLoopback } from "../../env/http.ts";
+import { untilTrue } from "../../env/until.ts";
 
 const h = useEmulator();
 
@@ -62,7 +63,7 @@ describe("every call", () => {
     const stale = fetch(`${h.emulator.url}/api/v2.0/users/current`, {
       headers: { authorization: `Basic ${Buffer.from("shared:Stale-pw1").toString("base64")}` },
     });
-    await new Promise((r) => setTimeout(r, 300));
+    await untilTrue("the stale password to lock the user", () => h.emulator.control.users.locked("shared"));
     const before = h.emulator.counters.total({ op: "getCurrentUserInfo", status: 401 });
     // The good call lands in the freeze (401), waits it out and goes again.
     await expect(good.system.getCurrentUser()).resolves.toMatchObject({ username: "shared" });

@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { Semaphore, TokenBucket } from "../../../src/harbor/limits.ts";
 import { EndpointRegistry } from "../../../src/harbor/transport.ts";
 
@@ -44,15 +44,27 @@ describe("Semaphore", () => {
 
 describe("TokenBucket", () => {
   test("allows the burst at once, then paces at the rate", async () => {
-    const bucket = new TokenBucket(20, 2);
-    const started = performance.now();
-    await bucket.take();
-    await bucket.take();
-    expect(performance.now() - started).toBeLessThan(40);
-    await bucket.take();
-    await bucket.take();
-    // Two tokens beyond the burst at 20/s need about 100 ms.
-    expect(performance.now() - started).toBeGreaterThanOrEqual(90);
+    // The bucket's clock and its waits, stepped by the test: no real time involved.
+    vi.useFakeTimers({ toFake: ["performance", "setTimeout", "clearTimeout"] });
+    try {
+      const bucket = new TokenBucket(20, 2);
+      const taken: number[] = [];
+      const takes = [1, 2, 3, 4].map((n) => bucket.take().then(() => taken.push(n)));
+      await vi.advanceTimersByTimeAsync(0);
+      expect(taken).toEqual([1, 2]);
+      // At 20/s a token comes every 50 ms.
+      await vi.advanceTimersByTimeAsync(49);
+      expect(taken).toEqual([1, 2]);
+      await vi.advanceTimersByTimeAsync(1);
+      expect(taken).toEqual([1, 2, 3]);
+      await vi.advanceTimersByTimeAsync(49);
+      expect(taken).toEqual([1, 2, 3]);
+      await vi.advanceTimersByTimeAsync(1);
+      await Promise.all(takes);
+      expect(taken).toEqual([1, 2, 3, 4]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   test("an aborted take rejects", async () => {

@@ -4,6 +4,7 @@ import http from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { type HealthServer, startHealthServer } from "../../../src/runtime/health.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
+import { budget } from "../../env/budget.ts";
 
 const loopback = { host: "127.0.0.1", port: 0 };
 const open: HealthServer[] = [];
@@ -17,7 +18,7 @@ async function start(o: Partial<Parameters<typeof startHealthServer>[0]> = {}) {
 }
 
 async function get(url: string, init?: RequestInit) {
-  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(10_000) });
+  const res = await fetch(url, { ...init, signal: AbortSignal.timeout(budget.requestMs) });
   return { status: res.status, type: res.headers.get("content-type"), body: await res.text() };
 }
 

@@ -11,8 +11,7 @@ import { FINALIZER, PAUSED_ANNOTATION } from "../../../src/api/common.ts";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { KubeError } from "../../../src/kube/errors.ts";
 import type { EventRecorder } from "../../../src/kube/events.ts";
-import type { Condition, KubeObject, ResourceType } from "../../../src/kube/types.ts";
-import { jsonEqual } from "../../../src/runtime/conditions.ts";
+import type { Condition, ResourceType } from "../../../src/kube/types.ts";
 import { type Result, RetryAfter, TerminalError } from "../../../src/runtime/controller.ts";
 import {
   type AfterSync,
@@ -26,7 +25,7 @@ import {
   type ManagedStatus,
   NotReady,
 } from "../../../src/runtime/managed.ts";
-import { ConnectionRef, FakeCache, merge, NS, ONE, START, TWO } from "./fakes.ts";
+import { ConnectionRef, FakeApiServer, FakeCache, finalizersWritten, NS, ONE, START, TWO } from "./fakes.ts";
 
 // -------------------------------------------------------------------------------------------------
 // The kind under test: a Harbor "thing" with a name and one managed field.
@@ -126,11 +125,6 @@ const errors: ErrorClassifier = {
 };
 
 // -------------------------------------------------------------------------------------------------
-// Kubernetes: the API server's copy of each resource, and the informer's, fed by hand.
-
-type KubeOp = "mergePatch" | "patchStatus";
-
-// -------------------------------------------------------------------------------------------------
 // The environment of one case.
 
 interface Options {
@@ -174,8 +168,6 @@ function setup(o: Options = {}) {
   const dependencies = new Set<string>();
   /** Harbor calls that fail next, once each. */
   const harborFails = new Map<string, Error>();
-  /** Kubernetes writes that fail until cleared. */
-  const kubeFails = new Map<KubeOp, KubeError>();
 
   // The connections: two objects that reach Harbor one, one that reaches Harbor two, and a cluster
   // connection to Harbor one whose tenancy refuses adoption.
@@ -287,47 +279,19 @@ function setup(o: Options = {}) {
   };
 
   // The API server.
-  const server = new Map<string, ManagedObject>();
-  let rv = 1;
-  const bump = (obj: ManagedObject) => {
-    obj.metadata.resourceVersion = String(++rv);
-  };
-  const write = (op: KubeOp, name: string, patch: Record<string, unknown>, expected?: string) => {
-    const key = `${NS}/${name}`;
-    const fail = kubeFails.get(op);
-    if (fail) throw fail;
-    const obj = server.get(key);
-    if (!obj) throw new KubeError("notFound", `${name} not found`, 404);
-    if (expected !== undefined && expected !== obj.metadata.resourceVersion)
-      throw new KubeError("conflict", `${name}: the object has been modified`, 409, "Conflict");
-    if (op === "patchStatus") {
-      calls.push("kube status");
-      statusWrites.push(patch);
-      obj.status = merge(obj.status, patch) as ManagedStatus;
-    } else {
-      const finalizers = (patch.metadata as { finalizers?: string[] } | undefined)?.finalizers;
-      calls.push(`kube finalizers ${JSON.stringify(finalizers)}`);
-      obj.metadata = merge(obj.metadata, patch.metadata) as ManagedObject["metadata"];
-    }
-    bump(obj);
-    if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) server.delete(key);
-    return structuredClone(obj);
-  };
-  const kube: Pick<KubeClient, "mergePatch" | "patchStatus"> = {
-    mergePatch: async <T extends KubeObject>(
-      _t: ResourceType,
-      _ns: string | undefined,
-      name: string,
-      patch: Record<string, unknown>,
-      resourceVersion?: string,
-    ) => write("mergePatch", name, patch, resourceVersion) as unknown as T,
-    patchStatus: async <T extends KubeObject>(
-      _t: ResourceType,
-      _ns: string | undefined,
-      name: string,
-      status: unknown,
-    ) => write("patchStatus", name, status as Record<string, unknown>) as unknown as T,
-  };
+  const server = new FakeApiServer({
+    kind: type.kind,
+    now: clock.now,
+    log: (r) => {
+      if (r.op === "delete") return;
+      if (r.op === "mergePatch") calls.push(finalizersWritten(r.patch));
+      else {
+        calls.push("kube status");
+        statusWrites.push(r.patch);
+      }
+    },
+  });
+  const kube: Pick<KubeClient, "mergePatch" | "patchStatus"> = server.client;
   const recorder: EventRecorder = {
     record: (obj, eventType, reason, message) =>
       events.push({ name: obj.metadata.name, type: eventType, reason, message }),
@@ -351,7 +315,7 @@ function setup(o: Options = {}) {
   };
   let cache = new FakeCache();
   let reconciler = make(cache);
-  const show = () => cache.show(server);
+  const show = () => cache.show(server.objects);
 
   const logger = pino({ level: "silent" });
   const signal = new AbortController().signal;
@@ -364,7 +328,8 @@ function setup(o: Options = {}) {
     connections,
     dependencies,
     harborFails,
-    kubeFails,
+    /** Kubernetes writes that fail until cleared. */
+    kubeFails: server.fails,
     enqueued,
     events,
     calls,
@@ -378,73 +343,36 @@ function setup(o: Options = {}) {
       spec: SpecInput = {},
       meta: { finalizers?: string[]; status?: ManagedStatus; annotations?: Record<string, string> } = {},
     ): void {
-      const key = `${NS}/${name}`;
-      const full = { connectionRef: { name: "harbor" }, ...spec };
-      const existing = server.get(key);
-      if (existing) {
-        if (!jsonEqual(existing.spec, full)) {
-          existing.spec = full;
-          existing.metadata.generation = (existing.metadata.generation ?? 1) + 1;
-        }
-        bump(existing);
-      } else {
-        server.set(key, {
-          apiVersion: "harborconfig.io/v1alpha1",
-          kind: "HarborThing",
-          metadata: {
-            namespace: NS,
-            name,
-            uid: `uid-${name}`,
-            generation: 1,
-            resourceVersion: String(++rv),
-            creationTimestamp: clock.iso(),
-            ...(meta.finalizers ? { finalizers: meta.finalizers } : {}),
-            ...(meta.annotations ? { annotations: meta.annotations } : {}),
-          },
-          spec: full,
-          ...(meta.status ? { status: meta.status } : {}),
-        });
-      }
+      server.apply(name, { connectionRef: { name: "harbor" }, ...spec }, meta);
       show();
     },
 
     annotate(name: string, key: string, value: string | undefined): void {
-      const obj = env.get(name);
-      const annotations = { ...obj.metadata.annotations };
-      if (value === undefined) delete annotations[key];
-      else annotations[key] = value;
-      obj.metadata.annotations = annotations;
-      bump(obj);
+      server.annotate(name, key, value);
       show();
     },
 
     /** kubectl patch --subresource=status, as after a restore from a backup. */
     setStatus(name: string, status: Record<string, unknown>): void {
-      const obj = env.get(name);
-      obj.status = merge(obj.status, status) as ManagedStatus;
-      bump(obj);
+      server.setStatus(name, status);
       show();
     },
 
     /** kubectl delete: a deletionTimestamp while finalizers remain, else gone. */
     delete(name: string): void {
-      const obj = env.get(name);
-      if (obj.metadata.finalizers?.length) {
-        obj.metadata.deletionTimestamp = clock.iso();
-        bump(obj);
-      } else server.delete(`${NS}/${name}`);
+      server.delete(name);
       show();
     },
 
     /** The API server's copy. */
     get(name: string): ManagedObject {
-      const obj = server.get(`${NS}/${name}`);
+      const obj = server.get(name);
       if (!obj) throw new Error(`${name} does not exist`);
       return obj;
     },
 
     exists(name: string): boolean {
-      return server.has(`${NS}/${name}`);
+      return server.get(name) !== undefined;
     },
 
     condition(name: string, t: string): Condition | undefined {

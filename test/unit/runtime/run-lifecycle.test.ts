@@ -12,7 +12,7 @@ import { FINALIZER, PAUSED_ANNOTATION } from "../../../src/api/common.ts";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { KubeError } from "../../../src/kube/errors.ts";
 import type { EventRecorder } from "../../../src/kube/events.ts";
-import type { Condition, KubeObject, ResourceType } from "../../../src/kube/types.ts";
+import type { Condition, ResourceType } from "../../../src/kube/types.ts";
 import { type Result, TerminalError } from "../../../src/runtime/controller.ts";
 import {
   type ConnectionResolver,
@@ -22,7 +22,7 @@ import {
   NotReady,
 } from "../../../src/runtime/managed.ts";
 import { type RunExternal, RunReconciler, type RunStatus } from "../../../src/runtime/run.ts";
-import { ConnectionRef, FakeCache, merge, NS, ONE, START, TWO } from "./fakes.ts";
+import { ConnectionRef, FakeApiServer, FakeCache, finalizersWritten, NS, ONE, START, TWO } from "./fakes.ts";
 
 const type: ResourceType = {
   group: "harborconfig.io",
@@ -147,51 +147,16 @@ function setup() {
     name: (_input, id) => (id === undefined ? "the job" : `job ${id}`),
   };
 
-  const server = new Map<string, ManagedObject>();
-  let rv = 1;
-  let uid = 0;
-  const write = (
-    op: "mergePatch" | "patchStatus",
-    name: string,
-    patch: Record<string, unknown>,
-    expected?: string,
-  ) => {
-    const obj = server.get(`${NS}/${name}`);
-    if (!obj) throw new KubeError("notFound", `${name} not found`, 404);
-    if (expected !== undefined && expected !== obj.metadata.resourceVersion)
-      throw new KubeError("conflict", `${name}: the object has been modified`, 409, "Conflict");
-    if (op === "patchStatus") {
-      calls.push(`kube status ${Object.keys(patch).sort().join(",")}${expected ? " (guarded)" : ""}`);
-      obj.status = merge(obj.status, patch) as RunStatus;
-    } else {
-      const finalizers = (patch.metadata as { finalizers?: string[] }).finalizers;
-      calls.push(`kube finalizers ${JSON.stringify(finalizers)}`);
-      obj.metadata = merge(obj.metadata, patch.metadata) as ManagedObject["metadata"];
-    }
-    obj.metadata.resourceVersion = String(++rv);
-    if (obj.metadata.deletionTimestamp && !obj.metadata.finalizers?.length) server.delete(`${NS}/${name}`);
-    return structuredClone(obj);
-  };
-  const kube: Pick<KubeClient, "mergePatch" | "patchStatus" | "delete"> = {
-    mergePatch: async <T extends KubeObject>(
-      _t: ResourceType,
-      _ns: string | undefined,
-      name: string,
-      patch: Record<string, unknown>,
-      resourceVersion?: string,
-    ) => write("mergePatch", name, patch, resourceVersion) as unknown as T,
-    patchStatus: async <T extends KubeObject>(
-      _t: ResourceType,
-      _ns: string | undefined,
-      name: string,
-      status: unknown,
-      resourceVersion?: string,
-    ) => write("patchStatus", name, status as Record<string, unknown>, resourceVersion) as unknown as T,
-    delete: async (_t: ResourceType, _ns: string | undefined, name: string, u?: string) => {
-      calls.push(`kube delete ${name}${u ? ` uid=${u}` : ""}`);
-      server.delete(`${NS}/${name}`);
+  const server = new FakeApiServer({
+    kind: type.kind,
+    now: clock.now,
+    log: (r) => {
+      if (r.op === "delete") calls.push(`kube delete ${r.name}${r.uid ? ` uid=${r.uid}` : ""}`);
+      else if (r.op === "mergePatch") calls.push(finalizersWritten(r.patch));
+      else calls.push(`kube status ${Object.keys(r.patch).sort().join(",")}${r.guarded ? " (guarded)" : ""}`);
     },
-  };
+  });
+  const kube: Pick<KubeClient, "mergePatch" | "patchStatus" | "delete"> = server.client;
   const recorder: EventRecorder = {
     record: (obj, t, reason, message) => events.push({ name: obj.metadata.name, type: t, reason, message }),
   };
@@ -239,51 +204,23 @@ function setup() {
       spec: Partial<JobSpec> = {},
       meta: { status?: RunStatus; annotations?: Record<string, string> } = {},
     ) {
-      const key = `${NS}/${name}`;
-      const full = { connectionRef: { name: "harbor" }, ...spec };
-      const existing = server.get(key);
-      if (existing) {
-        existing.spec = full;
-        existing.metadata.generation = (existing.metadata.generation ?? 1) + 1;
-        existing.metadata.resourceVersion = String(++rv);
-        return;
-      }
-      server.set(key, {
-        apiVersion: "harborconfig.io/v1alpha1",
-        kind: type.kind,
-        metadata: {
-          name,
-          namespace: NS,
-          uid: `uid-${++uid}`,
-          generation: 1,
-          resourceVersion: String(++rv),
-          creationTimestamp: new Date(clock.now()).toISOString(),
-          ...(meta.annotations ? { annotations: meta.annotations } : {}),
-        },
-        spec: full,
-        ...(meta.status ? { status: meta.status } : {}),
-      });
+      server.apply(name, { connectionRef: { name: "harbor" }, ...spec }, meta);
     },
     delete(name: string) {
-      const obj = server.get(`${NS}/${name}`) as ManagedObject;
-      if (!obj.metadata.finalizers?.length) server.delete(`${NS}/${name}`);
-      else {
-        obj.metadata.deletionTimestamp = new Date(clock.now()).toISOString();
-        obj.metadata.resourceVersion = String(++rv);
-      }
+      server.delete(name);
     },
     get(name: string): ManagedObject | undefined {
-      return server.get(`${NS}/${name}`);
+      return server.get(name);
     },
     status(name: string): RunStatus {
-      return (server.get(`${NS}/${name}`)?.status ?? {}) as RunStatus;
+      return (server.get(name)?.status ?? {}) as RunStatus;
     },
     condition(name: string, t: string): Condition | undefined {
       return env.status(name).conditions?.find((c) => c.type === t);
     },
     /** A reconcile of `name` as the controller runs one: the informer has caught up first. */
     async reconcile(name: string, o: { stale?: boolean } = {}): Promise<Outcome> {
-      if (!o.stale) cache.show(server);
+      if (!o.stale) cache.show(server.objects);
       const from = calls.length;
       const fromEvents = events.length;
       const out: Outcome = { calls: [], events: [] };

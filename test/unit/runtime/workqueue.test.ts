@@ -1,4 +1,4 @@
-import { describe, expect, test } from "vitest";
+import { afterEach, beforeEach, describe, expect, test, vi } from "vitest";
 import {
   BucketLimiter,
   ExponentialBackoff,
@@ -8,7 +8,14 @@ import {
 } from "../../../src/runtime/workqueue.ts";
 
 const noDelay: RateLimiter = { when: () => 0, forget: () => {}, retries: () => 0 };
-const tick = (ms = 0) => new Promise((r) => setTimeout(r, ms));
+// The queue's clocks and timers are the test's: delays pass when the test says, whatever the load.
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date", "performance", "setTimeout", "clearTimeout"] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+const tick = (ms = 0) => vi.advanceTimersByTimeAsync(ms);
 
 describe("WorkQueue", () => {
   test("a key waits in the queue once, however often it is added", async () => {
