@@ -249,7 +249,7 @@ describe("teardown completes", () => {
       (o) => condition(o, "DeletionPending")?.status === "True",
     );
     expect(condition(pending, "DeletionPending")?.message).toContain(`kept-${suffix}`);
-    expect((await op.kubectl.tryRun(["get", "secret", "kept-credentials"])).code).toBe(0);
+    expect((await op.kubectl.get("secret", "kept-credentials")).metadata.name).toBe("kept-credentials");
 
     // The project still works through it, and is deleted in Harbor; then both go.
     await op.kubectl.delete("harborproject", `kept-${suffix}`, { wait: true });

@@ -112,11 +112,15 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     expect(JSON.stringify(await eventsOf(op.kubectl, "team"))).not.toContain("team-Token-1");
     expect(op.output()).not.toContain("team-Token-1");
 
-    const table = await op.kubectl.run(["get", "harborscannerregistrations"]);
-    expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+DEFAULT\s+HEALTH\s+AGE/);
-    expect(table).toMatch(new RegExp(`team\\s+True\\s+Synced\\s+${uuid}\\s+true\\s+healthy\\s`));
-    expect(await op.kubectl.run(["get", "hscan", "-o", "wide"])).toMatch(
-      new RegExp(`${adapter("team")}\\s+Trivy`),
+    // By its short name, wide: the columns, those of priority 1 (URL, adapter, name in Harbor) too.
+    const table = await op.kubectl.run(["get", "hscan", "-o", "wide"]);
+    expect(table).toMatch(
+      /NAME\s+READY\s+REASON\s+HARBOR ID\s+DEFAULT\s+HEALTH\s+URL\s+ADAPTER\s+HARBOR NAME\s+AGE/,
+    );
+    expect(table).toMatch(
+      new RegExp(
+        `team\\s+True\\s+Synced\\s+${uuid}\\s+true\\s+healthy\\s+${adapter("team")}\\s+Trivy\\s+team\\s`,
+      ),
     );
 
     // A spec edit.

@@ -63,7 +63,7 @@ async function runHint(message: string): Promise<void> {
 
 /** Neither the resource, its Events nor the operator's output shows the value. */
 async function nowhereShown(resource: string, name: string, value: string): Promise<void> {
-  expect(await op.kubectl.run(["get", resource, name, "-o", "json"])).not.toContain(value);
+  expect(JSON.stringify(await op.kubectl.get(resource, name))).not.toContain(value);
   expect(JSON.stringify(await eventsOf(op.kubectl, name))).not.toContain(value);
   expect(op.output()).not.toContain(value);
 }
