@@ -1,9 +1,12 @@
 // HarborConfiguration end to end: only the settings a spec sets are written (others left alone),
 // changes applied, settings changed in Harbor put back and named, the LDAP bind password from an
-// opted-in Secret written again when the Secret changes (a hash in status, never the value), one per
-// Harbor, someone else's settings refused under Create and adopted under CreateOrAdopt, Harbor's
-// refusals (auth mode with users, settings fixed by the environment) Stalled, bad input refused by
-// kubectl, and deletion putting the system settings back to Harbor's defaults.
+// opted-in Secret written again when the Secret changes (a hash in status, never the value), the
+// drift sweep's cost, Harbor's refusals (auth mode with users, settings fixed by the environment)
+// Stalled, deletion putting the system settings back to Harbor's defaults, and the tenancy of a
+// ClusterHarborConnection. What every kind does alike (creationPolicy, one resource per Harbor) is
+// proven in test/unit/runtime/managed-lifecycle.test.ts, with the kind's own claim, what it takes
+// over and its tenancy check in test/unit/controllers/configuration-user-mapping.test.ts; admission
+// refusals in test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
@@ -27,12 +30,13 @@ const base = {
   banner: { message: "Maintenance on Saturday", type: "warning" as const, closable: true },
   cveAllowlist: { items: ["CVE-2024-0001", "CVE-2024-0002"] },
 };
+const edited = { ...base, robotTokenDurationDays: 60, tokenExpirationMinutes: 45 };
 
 describe("HarborConfiguration", () => {
-  test("apply → the settings it sets are written, the rest left alone", async () => {
+  test("apply → the settings it sets are written, the rest left alone; a spec change is applied; settings changed in Harbor are put back and named", async () => {
     await op.kubectl.apply(configuration("config", base));
     const cr = await op.waitReady<ConfigurationCR>(KIND, "config");
-    const c = await settings();
+    let c = await settings();
     expect(c.robot_token_duration?.value).toBe(90);
     expect(c.project_creation_restriction?.value).toBe("adminonly");
     expect(c.storage_per_project?.value).toBe(50 * 2 ** 30);
@@ -48,60 +52,48 @@ describe("HarborConfiguration", () => {
     const table = await op.kubectl.run(["get", "harborconfigurations"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+AUTH\s+ROBOT PREFIX\s+AGE/);
     expect(table).toMatch(/config\s+True\s+Synced\s+db_auth\s+robot\$\s/);
-  });
 
-  test("a spec change is applied", async () => {
-    await op.kubectl.apply(
-      configuration("config", { ...base, robotTokenDurationDays: 60, tokenExpirationMinutes: 45 }),
-    );
+    await op.kubectl.apply(configuration("config", edited));
     await op.waitFor<ConfigurationCR>(KIND, "config", readyForSpec);
-    const c = await settings();
+    c = await settings();
     expect(c.robot_token_duration?.value).toBe(60);
     expect(c.token_expiration?.value).toBe(45);
-  });
 
-  test("settings changed in Harbor are put back within a drift interval and named", async () => {
     await op.harbor.system.updateConfigurations({
       robot_token_duration: 5,
       project_creation_restriction: "everyone",
     });
     await op.harbor.system.putCveAllowlist({ items: ["CVE-1999-0001"] });
-    const cr = await op.waitFor<ConfigurationCR>(
+    const reverted = await op.waitFor<ConfigurationCR>(
       KIND,
       "config",
       (o) => (o.status?.lastDriftCorrection?.fields.length ?? 0) >= 3,
-      20_000,
     );
-    expect([...(cr.status?.lastDriftCorrection?.fields ?? [])].sort()).toEqual([
+    expect([...(reverted.status?.lastDriftCorrection?.fields ?? [])].sort()).toEqual([
       "cveAllowlist",
       "projectCreationRestriction",
       "robotTokenDurationDays",
     ]);
-    const c = await settings();
+    c = await settings();
     expect(c.robot_token_duration?.value).toBe(60);
     expect(c.project_creation_restriction?.value).toBe("adminonly");
+    expect((await op.harbor.system.getCveAllowlist()).items?.map((i) => i.cve_id).sort()).toEqual([
+      "CVE-2024-0001",
+      "CVE-2024-0002",
+    ]);
   });
 
   test("the LDAP bind password comes from an opted-in Secret and is written again when it changes", async () => {
-    await op.kubectl.apply(secret("ldap-bind", { password: "Bind-pw-1" }, { watched: true }));
+    const bind = (password: string) =>
+      secret("ldap-bind", { password }, { watched: true, usableAs: "ldap-bind-password" });
+    await op.kubectl.apply(bind("Bind-pw-1"));
     await op.kubectl.apply(
       configuration("config", {
-        ...base,
-        robotTokenDurationDays: 60,
-        tokenExpirationMinutes: 45,
+        ...edited,
         auth: {
           ldap: { searchDn: "cn=admin,dc=example,dc=com", bindPasswordSecretRef: { name: "ldap-bind" } },
         },
       }),
-    );
-    const refused = await op.waitFor<ConfigurationCR>(
-      KIND,
-      "config",
-      (o) => condition(o, "Ready")?.reason === "SecretNotAllowed",
-    );
-    expect(condition(refused, "Ready")?.message).toContain("harborconfig.io/usable-as=ldap-bind-password");
-    await op.kubectl.apply(
-      secret("ldap-bind", { password: "Bind-pw-1" }, { watched: true, usableAs: "ldap-bind-password" }),
     );
     const cr = await op.waitFor<ConfigurationCR>(KIND, "config", readyForSpec);
     expect(op.emulator.control.configurations.get("ldap_search_password")).toBe("Bind-pw-1");
@@ -109,43 +101,30 @@ describe("HarborConfiguration", () => {
     expect(hash).toMatch(/^[0-9a-f]{32}$/);
     expect(JSON.stringify(cr)).not.toContain("Bind-pw-1");
 
-    await op.kubectl.apply(
-      secret("ldap-bind", { password: "Bind-pw-2" }, { watched: true, usableAs: "ldap-bind-password" }),
-    );
-    await op.waitFor<ConfigurationCR>(
+    await op.kubectl.apply(bind("Bind-pw-2"));
+    const rewritten = await op.waitFor<ConfigurationCR>(
       KIND,
       "config",
       (o) => (o.status?.writtenSecrets?.ldapBindPassword ?? hash) !== hash,
-      20_000,
     );
     expect(op.emulator.control.configurations.get("ldap_search_password")).toBe("Bind-pw-2");
+    expect(JSON.stringify(rewritten)).not.toContain("Bind-pw-2");
+    expect(op.output()).not.toContain("Bind-pw-2");
   });
 
-  test("steady state: no writes, and two reads per drift interval (configurations, allowlist)", async () => {
+  test("steady state: a drift sweep reads the configurations and the allowlist once each, and writes nothing", async () => {
+    // One sweep first, so that no reconcile of the changes above is still reading.
+    await op.sweeps("HarborConfiguration", 1);
     const before = op.emulator.counters.list();
     const writes = op.emulator.counters.writes();
-    await new Promise((r) => setTimeout(r, 9_000));
+    await op.sweeps("HarborConfiguration", 2);
     expect(op.emulator.counters.writes()).toBe(writes);
     const spent = op.emulator.counters.since(before);
+    // The connection's own health checks aside.
     const own = Object.keys(spent).filter((o) => !["getSystemInfo", "getCurrentUserInfo"].includes(o));
     expect(own.sort()).toEqual(["getConfigurations", "getSystemCVEAllowlist"]);
-    expect(spent.getConfigurations).toBe(spent.getSystemCVEAllowlist);
-    expect(spent.getConfigurations).toBeGreaterThanOrEqual(2);
-    expect(spent.getConfigurations).toBeLessThanOrEqual(4);
-  });
-
-  test("one per Harbor: a second resource gets Conflict and writes nothing", async () => {
-    await op.kubectl.apply(configuration("config-2", { robotTokenDurationDays: 7 }));
-    const second = await op.waitFor<ConfigurationCR>(
-      KIND,
-      "config-2",
-      (o) => condition(o, "Ready")?.reason === "Conflict",
-    );
-    expect(condition(second, "Ready")?.message).toContain(
-      `HarborConfiguration ${op.namespace}/config already manages`,
-    );
-    expect((await settings()).robot_token_duration?.value).toBe(60);
-    await op.kubectl.delete(KIND, "config-2", { wait: true });
+    expect(spent.getConfigurations).toBe(2);
+    expect(spent.getSystemCVEAllowlist).toBe(2);
   });
 
   test("Harbor's refusals end Stalled with Harbor's reason: the auth mode with users, settings fixed by the environment", async () => {
@@ -178,25 +157,6 @@ describe("HarborConfiguration", () => {
     await op.waitFor<ConfigurationCR>(KIND, "config", readyForSpec);
   });
 
-  test("bad input is refused by kubectl", async () => {
-    const rejected = async (spec: Record<string, unknown>) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], {
-        input: JSON.stringify(configuration("bad", spec as never)),
-      });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
-    expect(await rejected({ projectCreationRestriction: "nobody" })).toMatch(
-      /spec\.projectCreationRestriction/,
-    );
-    expect(await rejected({ auditLog: { skipDatabase: true } })).toContain("auditLog.skipDatabase needs");
-    expect(await rejected({ storagePerProject: "0" })).toMatch(/spec\.storagePerProject/);
-    expect(await rejected({ robotTokenDurationDays: 0 })).toMatch(/spec\.robotTokenDurationDays/);
-    expect(await rejected({ auth: { mode: "kerberos" } })).toMatch(/spec\.auth\.mode/);
-    expect(await rejected({ auth: { ldap: { scope: "Everything" } } })).toMatch(/spec\.auth\.ldap\.scope/);
-    expect(await rejected({ robotNamePrefix: "bot@" })).toMatch(/spec\.robotNamePrefix/);
-  });
-
   test("deletion puts the system settings it set back to Harbor's defaults and empties the allowlist", async () => {
     await op.kubectl.delete(KIND, "config", { wait: true });
     const c = await settings();
@@ -207,31 +167,14 @@ describe("HarborConfiguration", () => {
     expect((await op.harbor.system.getCveAllowlist()).items ?? []).toEqual([]);
   });
 
-  test("someone else's setting: Create refuses it by name, CreateOrAdopt takes it over; the robot prefix follows", async () => {
-    await op.harbor.system.updateConfigurations({ robot_name_prefix: "bot@" });
-    await op.kubectl.apply(configuration("prefix", { robotNamePrefix: "svc$" }));
-    const refused = await op.waitFor<ConfigurationCR>(KIND, "prefix", stalled);
-    expect(condition(refused, "Ready")?.reason).toBe("AlreadyExists");
-    expect((await settings()).robot_name_prefix?.value).toBe("bot@");
-    await op.kubectl.apply(
-      configuration("prefix", { robotNamePrefix: "svc$", creationPolicy: "CreateOrAdopt" }),
-    );
-    const adopted = await op.waitFor<ConfigurationCR>(KIND, "prefix", readyForSpec);
-    expect(adopted.status?.robotNamePrefix).toBe("svc$");
-    expect((await settings()).robot_name_prefix?.value).toBe("svc$");
-    await op.kubectl.delete(KIND, "prefix", { wait: true });
-    expect((await settings()).robot_name_prefix?.value).toBe("robot$");
-  });
-
   test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage the configuration", async () => {
     // Left at 45 by the resource deleted above (it no longer set it): Harbor's default again, so
     // that the tenant's resource creates its setting rather than finding someone else's.
     await op.harbor.system.updateConfigurations({ token_expiration: 30 });
-    const before = 30;
     await onlyWithSystemSettings(op, {
       kind: KIND,
       resource: (connectionRef) => configuration("tenant", { connectionRef, tokenExpirationMinutes: 20 }),
-      whileRefused: async () => expect((await settings()).token_expiration?.value).toBe(before),
+      whileRefused: async () => expect((await settings()).token_expiration?.value).toBe(30),
       whenReady: async () => expect((await settings()).token_expiration?.value).toBe(20),
       afterDelete: async () => expect((await settings()).token_expiration?.value).toBe(30), // Harbor's default
     });

@@ -8,6 +8,7 @@ import { pullAccess } from "../env/registry-auth.ts";
 import {
   type ConnectionCR,
   deliveredCredentials,
+  harborIdOf,
   PULL,
   project,
   type Resource,
@@ -49,19 +50,19 @@ describe.each(["2.10.3", "2.12.4"])("Harbor %s", (harborVersion) => {
       severity: "high",
       prevent_vul: "true",
     });
-    const inHarbor = await op.harbor.robots.get(ci.status?.harborId as number);
+    const inHarbor = await op.harbor.robots.get(harborIdOf(ci));
     expect(inHarbor).toMatchObject({ name: "robot$team+ci", level: "project" });
     // Who created a robot is recorded from 2.12 on.
     expect(inHarbor.creator_type).toBe(harborVersion === "2.12.4" ? "local" : undefined);
     const c = await deliveredCredentials(op.kubectl, "ci");
     expect(await pullAccess(op.emulator.url, c.username, c.password, "team/app")).toEqual(["pull"]);
-    expect(
-      (await op.harbor.webhooks.getPolicy("team", hook.status?.harborId as number)).targets?.[0]?.address,
-    ).toBe("http://127.0.0.1:9/hooks/?from=harbor");
+    expect((await op.harbor.webhooks.getPolicy("team", harborIdOf(hook))).targets?.[0]?.address).toBe(
+      "http://127.0.0.1:9/hooks/?from=harbor",
+    );
 
-    // A few drift sweeps later: no write, no drift correction.
+    // Two drift sweeps of each kind later: no write, no drift correction.
     const before = op.emulator.counters.writes();
-    await new Promise((r) => setTimeout(r, 8_000));
+    await Promise.all(["HarborProject", "HarborRobot", "HarborWebhookPolicy"].map((kind) => op.sweeps(kind)));
     expect(op.emulator.counters.writes()).toBe(before);
     for (const [kind, name] of [
       ["harborproject", "team"],

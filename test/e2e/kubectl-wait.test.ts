@@ -4,6 +4,7 @@
 // (the conditions carry observedGeneration). Argo CD's health check reads the same statuses.
 import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 import { useOperator } from "../env/operator.ts";
 import { connection, type ProjectCR, project, ready as readyOf } from "../env/resources.ts";
@@ -13,15 +14,21 @@ const healthScript = join(import.meta.dirname, "..", "..", "deploy", "argocd", "
 describe("kubectl wait --for=condition=Ready", () => {
   const op = useOperator({ namespacePrefix: "wait", driftInterval: "5m" });
 
+  // A first run may install Lua 5.1 with apt-get.
   beforeAll(() => {
     findLua();
-  }, 240_000);
+  }, budget.longTestMs);
 
-  /** `kubectl wait` with a short timeout: its exit code and what it printed. */
-  const wait = async (name: string, condition = "condition=Ready", seconds = 3) => {
+  /**
+   * `kubectl wait`: its exit code and what it printed. A wait that must time out gets kubectl's
+   * shortest timeout (the state it sees cannot change meanwhile); one that must succeed gets the
+   * budget's operator wait.
+   */
+  const wait = async (name: string, condition = "condition=Ready", o: { mustMeet?: boolean } = {}) => {
+    const seconds = o.mustMeet ? Math.ceil(budget.operatorMs / 1000) : 1;
     const r = await op.kubectl.tryRun(
       ["wait", `harborproject/${name}`, `--for=${condition}`, `--timeout=${seconds}s`],
-      { timeoutMs: (seconds + 15) * 1000 },
+      { timeoutMs: seconds * 1000 + budget.requestMs },
     );
     return { code: r.code, output: `${r.stdout}${r.stderr}`.trim() };
   };
@@ -37,14 +44,14 @@ describe("kubectl wait --for=condition=Ready", () => {
       output: "error: timed out waiting for the condition on harborprojects/later",
     });
     // The negative condition can be waited for too.
-    expect(await wait("later", "condition=Ready=false")).toMatchObject({ code: 0 });
+    expect(await wait("later", "condition=Ready=false", { mustMeet: true })).toMatchObject({ code: 0 });
     expect(await health("later")).toMatchObject({
       status: "Progressing",
       message: expect.stringMatching(/^ConnectionNotReady: /),
     });
 
     await op.kubectl.apply(connection("harbor-later", op.emulator.url, "harbor-credentials"));
-    expect(await wait("later", "condition=Ready", 60)).toEqual({
+    expect(await wait("later", "condition=Ready", { mustMeet: true })).toEqual({
       code: 0,
       output: "harborproject.harborconfig.io/later condition met",
     });
@@ -53,7 +60,7 @@ describe("kubectl wait --for=condition=Ready", () => {
 
   test("times out on a resource without status, and on a Ready status of an older spec", async () => {
     await op.kubectl.apply(project("steady"));
-    expect((await wait("steady", "condition=Ready", 60)).code).toBe(0);
+    expect((await wait("steady", "condition=Ready", { mustMeet: true })).code).toBe(0);
 
     // With the operator stopped nothing answers: a new resource has no status, and an edited one
     // still says Ready, but for the previous generation.
@@ -74,7 +81,7 @@ describe("kubectl wait --for=condition=Ready", () => {
 
     await op.start();
     for (const name of ["fresh", "steady"]) {
-      expect((await wait(name, "condition=Ready", 60)).code, name).toBe(0);
+      expect((await wait(name, "condition=Ready", { mustMeet: true })).code, name).toBe(0);
       expect(await health(name)).toMatchObject({ status: "Healthy" });
     }
     expect((await op.harbor.projects.get("steady")).metadata).toMatchObject({ public: "true" });

@@ -3,8 +3,10 @@
 // another team and for a bundle deleted as a whole.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { adminKubectl } from "../env/cluster.ts";
 import { harborErrorOf, useEmulator } from "../env/harbor.ts";
+import { clusterApi, readyAsKubectlWaits } from "../env/kube-api.ts";
 import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
 import {
@@ -14,11 +16,13 @@ import {
   connection,
   credentials as credentialsOf,
   eventReasons,
+  harborIdOf,
   label,
   PULL,
   project,
   type Resource,
   ready,
+  readyForSpec,
   robot,
   userGroup,
 } from "../env/resources.ts";
@@ -38,6 +42,24 @@ const op = useOperator({
 });
 const other = useEmulator();
 const admin = adminKubectl();
+
+/** Follows an object of any namespace (or a cluster-scoped one) until the predicate holds. */
+const waitIn = <T extends Resource = Resource>(
+  namespace: string | undefined,
+  resource: string,
+  name: string,
+  predicate: (o: T) => boolean,
+) => clusterApi(admin.kubeconfigPath).waitFor<T>(resource, namespace, name, predicate);
+/** Resolves once the object is gone, its finalizers done. */
+const gone = (namespace: string | undefined, resource: string, name: string) =>
+  clusterApi(admin.kubeconfigPath).waitGone(resource, namespace, name);
+/** Ready=False with this reason. */
+const because = (reason: string) => (o: Resource) => ready(o)?.reason === reason;
+/** `kubectl delete` that waits for the finalizers within the budget. */
+const deleteWaiting = (args: string[]) =>
+  admin.tryRun(["delete", ...args, `--timeout=${Math.ceil(budget.operatorMs / 1000)}s`], {
+    timeoutMs: budget.operatorMs + budget.requestMs,
+  });
 
 /** A credentials Secret for the admin of the fixture's emulator. */
 const credentials = (name: string) =>
@@ -60,15 +82,18 @@ beforeAll(async () => {
     connection("other", other.emulator.url, "other-credentials"),
   ]);
   await op.waitReady("harborconnection", "other");
-}, 60_000);
+});
 
 // While the operator still runs (hooks run in reverse order): the tenant's resources, then the
 // cluster-scoped connection they used, so that no other test's operator finds it left behind.
-afterAll(async () => {
-  await admin.tryRun(["delete", "namespace", tenant, "--timeout=60s"], { timeoutMs: 70_000 });
-  await admin.tryRun(["delete", "clusterharborconnection", shared, "--timeout=60s"], { timeoutMs: 70_000 });
-  for (const name of [bundle, apps]) await admin.tryRun(["delete", "namespace", name, "--wait=false"]);
-}, 150_000);
+afterAll(
+  async () => {
+    await deleteWaiting(["namespace", tenant]);
+    await deleteWaiting(["clusterharborconnection", shared]);
+    for (const name of [bundle, apps]) await admin.tryRun(["delete", "namespace", name, "--wait=false"]);
+  },
+  2 * (budget.operatorMs + budget.requestMs),
+);
 
 describe("Harbor ids are bound to their Harbor", () => {
   test("moving a resource to another connection never touches the object with its old id there", async () => {
@@ -76,7 +101,7 @@ describe("Harbor ids are bound to their Harbor", () => {
     // id of an unrelated project in the second.
     await op.kubectl.apply(project("moving", { connectionRef: { name: op.connection }, public: true }));
     const before = await op.waitReady<Resource>("harborproject", "moving");
-    const oldId = before.status?.harborId as number;
+    const oldId = harborIdOf(before);
     expect(before.status?.harborUrl).toBe(op.emulator.url);
     let unrelated = "";
     for (let id = 0; id < oldId; ) {
@@ -93,10 +118,12 @@ describe("Harbor ids are bound to their Harbor", () => {
       "-p",
       '{"spec":{"connectionRef":{"name":"other"}}}',
     ]);
+    // Ready for the edited spec: the move is recorded (harborUrl) before the create in the other
+    // Harbor, while Ready still describes the previous generation.
     const moved = await op.waitFor<Resource>(
       "harborproject",
       "moving",
-      (o) => o.status?.harborUrl === other.emulator.url && ready(o)?.status === "True",
+      (o) => o.status?.harborUrl === other.emulator.url && readyForSpec(o),
     );
     const created = await other.admin.projects.get("moving");
     expect(moved.status?.harborId).toBe(created.project_id);
@@ -185,15 +212,14 @@ describe("teardown completes", () => {
         },
       }),
     ]);
-    await ns.wait("harborrobot", "pull", "condition=Ready", 60_000);
+    const robotId = harborIdOf(await waitIn(bundle, "harborrobot", "pull", readyAsKubectlWaits));
     const copies = () => admin.inNamespace(apps).get<{ items: KubeObject[] }>("secrets");
     expect((await copies()).items.some((s) => s.metadata.name === "pull")).toBe(true);
-    const robotId = (await ns.get<Resource>("harborrobot", "pull")).status?.harborId as number;
     expect((await op.harbor.robots.get(robotId)).name).toMatch(/\+pull$/);
 
     const started = Date.now();
     await admin.run(["delete", "namespace", bundle, "--wait=false"]);
-    await admin.wait("namespace", bundle, "delete", 60_000);
+    await gone(undefined, "namespace", bundle);
     process.stderr.write(`[safety] namespace ${bundle} gone in ${Date.now() - started} ms\n`);
 
     expect(await harborErrorOf(op.harbor.projects.get(`bundle-${suffix}`))).toMatchObject({ status: 404 });
@@ -223,13 +249,13 @@ describe("teardown completes", () => {
       (o) => condition(o, "DeletionPending")?.status === "True",
     );
     expect(condition(pending, "DeletionPending")?.message).toContain(`kept-${suffix}`);
-    expect((await op.kubectl.tryRun(["get", "secret", "kept-credentials"])).code).toBe(0);
+    expect((await op.kubectl.get("secret", "kept-credentials")).metadata.name).toBe("kept-credentials");
 
     // The project still works through it, and is deleted in Harbor; then both go.
     await op.kubectl.delete("harborproject", `kept-${suffix}`, { wait: true });
     expect(await harborErrorOf(op.harbor.projects.get(`kept-${suffix}`))).toMatchObject({ status: 404 });
-    await op.kubectl.wait("harborconnection", "kept", "delete", 30_000);
-    await op.kubectl.wait("secret", "kept-credentials", "delete", 30_000);
+    await gone(op.namespace, "harborconnection", "kept");
+    await gone(op.namespace, "secret", "kept-credentials");
   });
 });
 
@@ -259,7 +285,7 @@ describe("a deletion that waits says so", () => {
       "-p",
       '{"spec":{"deletionPolicy":"Orphan"}}',
     ]);
-    await op.kubectl.wait("harborproject", `flaky-${suffix}`, "delete", 30_000);
+    await gone(op.namespace, "harborproject", `flaky-${suffix}`);
     expect((await op.harbor.projects.get(`flaky-${suffix}`)).name).toBe(`flaky-${suffix}`);
   });
 });
@@ -277,8 +303,8 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
         allowedNamespaces: [tenant],
       }),
     );
-    await admin.wait("clusterharborconnection", shared, "condition=Ready", 60_000);
-  }, 90_000);
+    await waitIn(undefined, "clusterharborconnection", shared, readyAsKubectlWaits);
+  });
 
   test("a tenant manages projects named after its namespace, and no others", async () => {
     const t = tenantKubectl();
@@ -286,14 +312,8 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
       project(`${tenant}-app`, { connectionRef: sharedRef }),
       project("platform", { connectionRef: sharedRef }),
     ]);
-    await t.wait("harborproject", `${tenant}-app`, "condition=Ready", 60_000);
-    await t.wait(
-      "harborproject",
-      "platform",
-      'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed',
-      30_000,
-    );
-    const platform = await t.get<Resource>("harborproject", "platform");
+    await waitIn(tenant, "harborproject", `${tenant}-app`, readyAsKubectlWaits);
+    const platform = await waitIn(tenant, "harborproject", "platform", because("NotAllowed"));
     expect(ready(platform)?.message).toContain(`${tenant}-*`);
     expect(await harborErrorOf(op.harbor.projects.get("platform"))).toMatchObject({ status: 404 });
   });
@@ -313,12 +333,7 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
     ]);
     const t = tenantKubectl();
     await t.apply(project(name, { connectionRef: sharedRef, creationPolicy: "Adopt", public: true }));
-    await t.wait(
-      "harborproject",
-      name,
-      'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=Conflict',
-      30_000,
-    );
+    await waitIn(tenant, "harborproject", name, because("Conflict"));
     expect((await op.harbor.projects.get(name)).metadata?.public).toBe("false");
     await t.delete("harborproject", name, { wait: true });
     expect((await op.harbor.projects.get(name)).metadata?.public).toBe("false");
@@ -346,11 +361,12 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
         ],
       }),
     ]);
-    const reason = 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed';
-    await t.wait("harborproject", existing, reason, 30_000);
-    await t.wait("harborrobot", "everywhere", reason, 30_000);
-    expect(ready(await t.get<Resource>("harborproject", existing))?.message).toContain("allowAdoption");
-    expect(ready(await t.get<Resource>("harborrobot", "everywhere"))?.message).toContain("allowSystemRobots");
+    const [adopting, everywhere] = await Promise.all([
+      waitIn(tenant, "harborproject", existing, because("NotAllowed")),
+      waitIn(tenant, "harborrobot", "everywhere", because("NotAllowed")),
+    ]);
+    expect(ready(adopting)?.message).toContain("allowAdoption");
+    expect(ready(everywhere)?.message).toContain("allowSystemRobots");
     expect((await op.harbor.projects.get(existing)).metadata?.public).toBe("false");
     expect((await op.harbor.robots.list({})).some((r) => r.name?.endsWith("everywhere"))).toBe(false);
   });
@@ -362,16 +378,12 @@ describe("tenancy of a shared ClusterHarborConnection", () => {
       userGroup("everyone", { connectionRef: sharedRef, name: `everyone-${suffix}` }),
       label("app-only", { connectionRef: sharedRef, projectRef: { name: `${tenant}-app` } }),
     ]);
-    const reason = 'jsonpath={.status.conditions[?(@.type=="Ready")].reason}=NotAllowed';
-    await t.wait("harborlabel", "everywhere", reason, 30_000);
-    await t.wait("harborusergroup", "everyone", reason, 30_000);
-    await t.wait("harborlabel", "app-only", "condition=Ready", 60_000);
-    for (const [kind, name] of [
-      ["harborlabel", "everywhere"],
-      ["harborusergroup", "everyone"],
-    ] as const) {
-      expect(ready(await t.get<Resource>(kind, name))?.message).toContain("this reaches every project");
-    }
+    const refused = await Promise.all([
+      waitIn(tenant, "harborlabel", "everywhere", because("NotAllowed")),
+      waitIn(tenant, "harborusergroup", "everyone", because("NotAllowed")),
+    ]);
+    await waitIn(tenant, "harborlabel", "app-only", readyAsKubectlWaits);
+    for (const cr of refused) expect(ready(cr)?.message).toContain("this reaches every project");
     expect((await op.harbor.labels.list({ scope: "g" })).some((l) => l.name === `Everywhere ${suffix}`)).toBe(
       false,
     );

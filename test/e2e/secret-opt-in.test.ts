@@ -4,12 +4,15 @@
 // resource is Ready=False with reason SecretNotAllowed, and Harbor (the emulator) never receives the
 // value; the message's own kubectl command is what makes the resource Ready.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { adminKubectl } from "../env/cluster.ts";
+import { clusterApi } from "../env/kube-api.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   clusterConnection,
   condition,
   eventsOf,
+  harborIdOf,
   project,
   type Resource,
   registry as registryOf,
@@ -60,7 +63,7 @@ async function runHint(message: string): Promise<void> {
 
 /** Neither the resource, its Events nor the operator's output shows the value. */
 async function nowhereShown(resource: string, name: string, value: string): Promise<void> {
-  expect(await op.kubectl.run(["get", resource, name, "-o", "json"])).not.toContain(value);
+  expect(JSON.stringify(await op.kubectl.get(resource, name))).not.toContain(value);
   expect(JSON.stringify(await eventsOf(op.kubectl, name))).not.toContain(value);
   expect(op.output()).not.toContain(value);
 }
@@ -86,11 +89,16 @@ beforeAll(async () => {
 
 // While the operator still runs (hooks run in reverse order): the resources that use the shared
 // connection, then the connection, so that its finalizer is released and nothing is left behind.
-afterAll(async () => {
-  if (!shared) return;
-  await op.kubectl.tryRun(["delete", "harbor", "--all", "--timeout=60s"], { timeoutMs: 70_000 });
-  await admin.tryRun(["delete", "clusterharborconnection", shared, "--timeout=60s"], { timeoutMs: 70_000 });
-}, 150_000);
+const waiting = [`--timeout=${Math.ceil(budget.operatorMs / 1000)}s`];
+const waitingMs = budget.operatorMs + budget.requestMs;
+afterAll(
+  async () => {
+    if (!shared) return;
+    await op.kubectl.tryRun(["delete", "harbor", "--all", ...waiting], { timeoutMs: waitingMs });
+    await admin.tryRun(["delete", "clusterharborconnection", shared, ...waiting], { timeoutMs: waitingMs });
+  },
+  2 * waitingMs, // two waiting deletions
+);
 
 describe("a webhook auth header Secret", () => {
   test("without the annotation: SecretNotAllowed saying how to opt in, and Harbor never sees the value", async () => {
@@ -129,9 +137,9 @@ describe("a webhook auth header Secret", () => {
   test("running the message's command makes it Ready, and the value reaches Harbor", async () => {
     const cr = await op.kubectl.get<CR>("harborwebhookpolicy", "hook");
     await runHint(condition(cr, "Ready")?.message ?? "");
-    // The Secret carries the watch label: the annotation re-queues the policy at once, well before
-    // the 15 s retry of a resource that waits.
-    const ready = await op.waitReady<CR>("harborwebhookpolicy", "hook", 12_000);
+    // The Secret carries the watch label: the annotation queues the policy (that the watch alone
+    // does is proven by scanner.test.ts, with drift sweeps out of the way).
+    const ready = await op.waitReady<CR>("harborwebhookpolicy", "hook");
     const policy = (await op.harbor.webhooks.listPolicies("team")).find((p) => p.name === "hook");
     expect(policy?.id).toBe(ready.status?.harborId);
     expect(policy?.targets?.[0]?.auth_header).toBe(HOOK_TOKEN);
@@ -141,9 +149,10 @@ describe("a webhook auth header Secret", () => {
 
 describe("a registry credential Secret", () => {
   test("without the annotation: SecretNotAllowed, no registry in Harbor; annotated: Ready with the credential", async () => {
-    // Not watched: the annotation is found by the retry of the waiting resource.
+    // Watched, so that the annotation queues the registry at once (without the label the retry of a
+    // waiting resource finds it, 15 s later: test/unit/runtime/managed-lifecycle.test.ts, "waits").
     await op.kubectl.apply([
-      secret("mirror-creds", { accessKey: "mirror-bot", accessSecret: MIRROR_SECRET }),
+      secret("mirror-creds", { accessKey: "mirror-bot", accessSecret: MIRROR_SECRET }, { watched: true }),
       registry("mirror", { name: "mirror-creds" }),
     ]);
     const cr = await op.waitFor<CR>("harborregistry", "mirror", refused);
@@ -157,78 +166,72 @@ describe("a registry credential Secret", () => {
     await nowhereShown("harborregistry", "mirror", MIRROR_SECRET);
 
     await runHint(condition(cr, "Ready")?.message ?? "");
-    const ready = await op.waitReady<CR>("harborregistry", "mirror", 45_000);
-    const stored = op.emulator.world.registries.get(ready.status?.harborId as number);
+    const ready = await op.waitReady<CR>("harborregistry", "mirror");
+    const stored = op.emulator.world.registries.get(harborIdOf(ready));
     expect(stored?.credential).toMatchObject({ access_key: "mirror-bot", access_secret: MIRROR_SECRET });
     await nowhereShown("harborregistry", "mirror", MIRROR_SECRET);
-  }, 90_000);
+  });
 });
 
 describe("a connection's credentials Secret", () => {
-  test("is never used, even annotated: SecretNotAllowed, and Harbor never sees the admin password", async () => {
-    const password = op.emulator.adminPassword;
-    await op.kubectl.run([
-      "annotate",
-      "secret",
-      "harbor-credentials",
-      `${USABLE_AS}=webhook-auth-header,registry-credential`,
-    ]);
-    const before = writes();
-    await op.kubectl.apply([
-      webhook("leak-hook", { name: "harbor-credentials", key: "password" }),
-      registry("leak-registry", {
-        name: "harbor-credentials",
-        accessKeyKey: "username",
-        accessSecretKey: "password",
-      }),
-    ]);
-    const hook = await op.waitFor<CR>("harborwebhookpolicy", "leak-hook", refused);
-    const reg = await op.waitFor<CR>("harborregistry", "leak-registry", refused);
-    for (const cr of [hook, reg]) {
-      expect(condition(cr, "Ready")?.message).toContain("harbor-credentials");
-      expect(condition(cr, "Ready")?.message).toContain("a connection's credentials can never be");
-      expect(condition(cr, "Stalled")).toBeUndefined();
+  test("of a HarborConnection or a ClusterHarborConnection, is never used, even annotated: SecretNotAllowed, and Harbor never sees the password", async () => {
+    const adminPassword = op.emulator.adminPassword;
+    for (const name of ["harbor-credentials", "shared-credentials"]) {
+      await op.kubectl.run([
+        "annotate",
+        "secret",
+        name,
+        `${USABLE_AS}=webhook-auth-header,registry-credential`,
+      ]);
     }
+    const before = writes();
+    // A webhook and a registry pointed at each connection's Secret, all at once.
+    const cases = [
+      {
+        secretName: "harbor-credentials",
+        password: adminPassword,
+        hook: "leak-hook",
+        registry: "leak-registry",
+      },
+      {
+        secretName: "shared-credentials",
+        password: SHARED_PASSWORD,
+        hook: "shared-hook",
+        registry: "shared-registry",
+      },
+    ];
+    await op.kubectl.apply(
+      cases.flatMap((c) => [
+        webhook(c.hook, { name: c.secretName, key: "password" }),
+        registry(c.registry, { name: c.secretName, accessKeyKey: "username", accessSecretKey: "password" }),
+      ]),
+    );
+    await Promise.all(
+      cases.flatMap((c) =>
+        [
+          ["harborwebhookpolicy", c.hook],
+          ["harborregistry", c.registry],
+        ].map(async ([resource, name]) => {
+          const cr = await op.waitFor<CR>(resource as string, name as string, refused);
+          expect(condition(cr, "Ready")?.message).toContain(c.secretName);
+          expect(condition(cr, "Ready")?.message).toContain("a connection's credentials can never be");
+          expect(condition(cr, "Stalled")).toBeUndefined();
+        }),
+      ),
+    );
     expect(writes()).toBe(before);
-    expect(await harborHolds(password)).toBe(false);
-    await nowhereShown("harborwebhookpolicy", "leak-hook", password);
-    await nowhereShown("harborregistry", "leak-registry", password);
+    for (const c of cases) {
+      expect(await harborHolds(c.password)).toBe(false);
+      await nowhereShown("harborwebhookpolicy", c.hook, c.password);
+      await nowhereShown("harborregistry", c.registry, c.password);
+    }
     // Refused resources never reached Harbor, so they go at once.
     await op.kubectl.delete("harborwebhookpolicy", "leak-hook", { wait: true });
     await op.kubectl.delete("harborregistry", "leak-registry", { wait: true });
   });
 
-  test("of a ClusterHarborConnection is never used either", async () => {
-    await op.kubectl.run([
-      "annotate",
-      "secret",
-      "shared-credentials",
-      `${USABLE_AS}=webhook-auth-header,registry-credential`,
-    ]);
-    const before = writes();
-    await op.kubectl.apply([
-      webhook("shared-hook", { name: "shared-credentials", key: "password" }),
-      registry("shared-registry", {
-        name: "shared-credentials",
-        accessKeyKey: "username",
-        accessSecretKey: "password",
-      }),
-    ]);
-    for (const [resource, name] of [
-      ["harborwebhookpolicy", "shared-hook"],
-      ["harborregistry", "shared-registry"],
-    ] as const) {
-      const cr = await op.waitFor<CR>(resource, name, refused);
-      expect(condition(cr, "Ready")?.message).toContain("shared-credentials");
-      expect(condition(cr, "Ready")?.message).toContain("a connection's credentials can never be");
-      await nowhereShown(resource, name, SHARED_PASSWORD);
-    }
-    expect(writes()).toBe(before);
-    expect(await harborHolds(SHARED_PASSWORD)).toBe(false);
-  });
-
   test("a Ready policy pointed at it stops syncing without sending it, and can still be deleted", async () => {
-    const id = (await op.kubectl.get<CR>("harborwebhookpolicy", "hook")).status?.harborId as number;
+    const id = harborIdOf(await op.kubectl.get<CR>("harborwebhookpolicy", "hook"));
     await op.kubectl.apply(webhook("hook", { name: "harbor-credentials", key: "password" }));
     await op.waitFor<CR>("harborwebhookpolicy", "hook", refused);
     // Harbor keeps what it had; the admin password never reaches it.
@@ -237,7 +240,7 @@ describe("a connection's credentials Secret", () => {
     expect(await harborHolds(op.emulator.adminPassword)).toBe(false);
 
     await op.kubectl.delete("harborwebhookpolicy", "hook");
-    await op.kubectl.wait("harborwebhookpolicy", "hook", "delete", 30_000);
+    await clusterApi(op.kubectl.kubeconfigPath).waitGone("harborwebhookpolicy", op.namespace, "hook");
     expect((await op.harbor.webhooks.listPolicies("team")).map((p) => p.id)).not.toContain(id);
   });
 });

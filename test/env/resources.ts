@@ -102,6 +102,7 @@ import {
   type HarborWebhookPolicyStatus,
   harborWebhookPolicy,
 } from "../../src/api/webhook.ts";
+import { clusterApi } from "./kube-api.ts";
 import type { Kubectl, KubeObject } from "./kubectl.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -421,11 +422,16 @@ export interface KubeEvent {
   source?: { component?: string };
 }
 
-/** The Events about the object of this name (and kind, if given) in kubectl's namespace. */
+/**
+ * The Events about the object of this name (and kind, if given) in kubectl's namespace: what
+ * `kubectl get events --field-selector involvedObject.name=<name> -o json` lists, read over the REST
+ * API (no kubectl process per look).
+ */
 export async function eventsOf(kubectl: Kubectl, name: string, kind?: string): Promise<KubeEvent[]> {
-  const selector = `involvedObject.name=${name}${kind ? `,involvedObject.kind=${kind}` : ""}`;
-  const list = await kubectl.run(["get", "events", "--field-selector", selector, "-o", "json"]);
-  return (JSON.parse(list) as { items: KubeEvent[] }).items;
+  const fieldSelector = `involvedObject.name=${name}${kind ? `,involvedObject.kind=${kind}` : ""}`;
+  const api = clusterApi(kubectl.kubeconfigPath);
+  const namespace = kubectl.namespace ?? api.client.contextNamespace ?? "default";
+  return (await api.list<KubeEvent>("events", namespace, { fieldSelector })).items;
 }
 
 /** The reasons of those Events, oldest first. */

@@ -7,16 +7,21 @@ import { useNamespace } from "../../env/cluster.ts";
 import { type AppliedObject, admission } from "../../env/refused.ts";
 import {
   clusterConnection as clusterConnectionOf,
+  configuration,
   connection as connectionOf,
   immutableTagRule,
   invalid,
   label,
+  preheatInstance,
+  preheatPolicy,
   project,
   projectMember,
   registry as registryOf,
   replicationPolicy,
   retentionPolicy,
   robot as robotOf,
+  scannerRegistration,
+  user,
   userGroup,
   webhookPolicy,
 } from "../../env/resources.ts";
@@ -692,5 +697,214 @@ describe("HarborRetentionPolicy", () => {
       'projectRef is immutable: it stays "team"',
     );
     await expectAdmitted(retentionPolicy("team-retention", "team", { schedule: { type: "Daily" } }));
+  });
+});
+
+describe("HarborScannerRegistration", () => {
+  const scanner = scannerRegistration;
+
+  test("auth: a secretRef for every type but None, and only the types Harbor knows", async () => {
+    await expectRefused(
+      scanner("no-secret", { auth: { type: "Bearer" } }),
+      "spec.auth.secretRef",
+      "auth type Bearer needs secretRef: the Secret holding its credential",
+    );
+    await expectRefused(
+      scanner("none-secret", { auth: { type: "None", secretRef: { name: "x" } } }),
+      "spec.auth.secretRef",
+      "auth type None takes no secretRef",
+    );
+    await expectRefusal(
+      scanner("typo", { auth: { type: invalid("Token") } }),
+      'spec.auth.type: Unsupported value: "Token": supported values: "None", "Basic", "Bearer", "APIKey"',
+    );
+    await expectAdmitted(scanner("bearer", { auth: { type: "Bearer", secretRef: { name: "x" } } }));
+  });
+
+  test("the URL: required unless adopted, http(s), without user info", async () => {
+    await expectRefusal(
+      scanner("no-url", { url: undefined }),
+      "spec.url: Required value: url is required unless creationPolicy is Adopt: Harbor registers a scanner at the adapter's URL",
+    );
+    await expectRefused(scanner("ftp", { url: "ftp://adapter" }), "spec.url", "should match '^https?:");
+    await expectRefused(scanner("userinfo", { url: "http://u:p@adapter" }), "spec.url", USER_INFO);
+    await expectAdmitted(scanner("adopted", { url: undefined, creationPolicy: "Adopt" }));
+  });
+
+  test("a default scanner cannot be disabled; Harbor's built-in Trivy can only be adopted", async () => {
+    await expectRefusal(
+      scanner("both", { default: true, disabled: true }),
+      "spec.disabled: Forbidden: a default scanner cannot be disabled: Harbor keeps its default scanner enabled",
+    );
+    await expectRefused(
+      scanner("trivy-create", { name: "Trivy", creationPolicy: "CreateOrAdopt" }),
+      "spec.creationPolicy",
+      "Harbor reserves the name Trivy for its built-in scanner, which can only be adopted, read-only: set creationPolicy: Adopt (it is CreateOrAdopt)",
+    );
+    await expectAdmitted(scanner("trivy", { name: "Trivy", creationPolicy: "Adopt", url: undefined }));
+  });
+
+  test("the name, unset when created, stays unset", async () => {
+    await ns.kubectl.apply(scanner("plain"));
+    await expectRefused(
+      scanner("plain", { name: "renamed" }),
+      "spec.name",
+      "name is immutable: it was unset when the object was created, so it stays unset",
+    );
+    await ns.kubectl.delete("harborscannerregistration", "plain");
+  });
+
+  test("a project's scanner is a registration or Harbor's default, exactly one", async () => {
+    const one = "scanner takes exactly one of registrationRef or systemDefault: true";
+    await expectRefused(project("bad-scan", { scanner: {} }), "spec.scanner", one);
+    await expectRefused(
+      project("bad-scan", { scanner: { registrationRef: { name: "x" }, systemDefault: true } }),
+      "spec.scanner",
+      one,
+    );
+    await expectAdmitted(
+      project("scanned", { scanner: { registrationRef: { name: "x" } } }),
+      project("follows", { scanner: { systemDefault: true } }),
+    );
+  });
+});
+
+describe("HarborPreheatInstance", () => {
+  const instance = (name: string, spec: Parameters<typeof preheatInstance>[1] = {}) =>
+    preheatInstance(name, { endpoint: "http://127.0.0.1:7199", ...spec });
+
+  test("the vendor, the name, the endpoint and the credential Harbor needs", async () => {
+    await expectRefusal(
+      instance("vendor", { vendor: invalid("p2p") }),
+      'spec.vendor: Unsupported value: "p2p": supported values: "dragonfly", "kraken"',
+    );
+    await expectRefused(
+      instance("auth", { auth: { mode: "BASIC" } }),
+      "spec.auth.secretRef",
+      "auth mode BASIC needs secretRef: the Secret holding its credential",
+    );
+    await expectRefused(
+      instance("none", { auth: { mode: "NONE", secretRef: { name: "x" } } }),
+      "spec.auth.secretRef",
+      "auth mode NONE takes no secretRef",
+    );
+    await expectRefused(
+      instance("name", { name: "-df" }),
+      "spec.name",
+      '"-df": spec.name in body should match',
+    );
+    await expectRefused(
+      instance("userinfo", { endpoint: "http://u:p@127.0.0.1:7199" }),
+      "spec.endpoint",
+      USER_INFO,
+    );
+    await expectAdmitted(instance("df", { auth: { mode: "BASIC", secretRef: { name: "x" } } }));
+  });
+
+  test("the vendor of an existing instance stays", async () => {
+    await ns.kubectl.apply(instance("df"));
+    await expectRefused(
+      instance("df", { vendor: "kraken" }),
+      "spec.vendor",
+      "vendor is immutable: Harbor never changes an instance's provider (it stays dragonfly)",
+    );
+    await expectAdmitted(instance("df", { insecure: true }));
+    await ns.kubectl.delete("harborpreheatinstance", "df");
+  });
+});
+
+describe("HarborPreheatPolicy", () => {
+  const policy = (name: string, spec: Parameters<typeof preheatPolicy>[1] = {}) =>
+    preheatPolicy(name, { projectRef: { name: "team" }, instanceRef: { name: "df" }, ...spec });
+
+  test("a cron exactly when the trigger is scheduled, and one Harbor runs", async () => {
+    await expectRefused(
+      policy("nocron", { trigger: { type: "scheduled" } }),
+      "spec.trigger.cron",
+      "a scheduled trigger needs a cron",
+    );
+    await expectRefused(
+      policy("cron", { trigger: { type: "manual", cron: "0 0 2 * * *" } }),
+      "spec.trigger.cron",
+      "cron is only used with trigger type scheduled",
+    );
+    await expectRefused(
+      policy("badcron", { trigger: { type: "scheduled", cron: "0 0 2 * *" } }),
+      "spec.trigger.cron",
+      "must be a cron schedule Harbor runs",
+    );
+    await expectAdmitted(policy("nightly", { trigger: { type: "scheduled", cron: "0 0 2 * * *" } }));
+  });
+
+  test("a policy stays in its project", async () => {
+    await ns.kubectl.apply(policy("releases"));
+    await expectRefused(
+      policy("releases", { projectRef: { name: "other" } }),
+      "spec.projectRef",
+      "projectRef is immutable: Harbor keeps a policy in its project",
+    );
+    await ns.kubectl.delete("harborpreheatpolicy", "releases");
+  });
+});
+
+describe("HarborConfiguration", () => {
+  test("values Harbor cannot take, naming the field", async () => {
+    await expectRefusal(
+      configuration("bad", { projectCreationRestriction: invalid("nobody") }),
+      'spec.projectCreationRestriction: Unsupported value: "nobody": supported values: "everyone", "adminonly"',
+    );
+    await expectRefused(
+      configuration("bad", { auditLog: { skipDatabase: true } }),
+      "spec.auditLog.skipDatabase",
+      "auditLog.skipDatabase needs auditLog.forwardEndpoint: Harbor keeps audit logs somewhere",
+    );
+    await expectRefused(
+      configuration("bad", { storagePerProject: "0" }),
+      "spec.storagePerProject",
+      'must be "unlimited", "-1", or a whole number of bytes',
+    );
+    await expectRefused(
+      configuration("bad", { robotTokenDurationDays: 0 }),
+      "spec.robotTokenDurationDays",
+      "should be greater than or equal to 1",
+    );
+    await expectRefusal(
+      configuration("bad", { auth: { mode: invalid("kerberos") } }),
+      'spec.auth.mode: Unsupported value: "kerberos"',
+    );
+    await expectRefusal(
+      configuration("bad", { auth: { ldap: { scope: invalid("Everything") } } }),
+      'spec.auth.ldap.scope: Unsupported value: "Everything": supported values: "Base", "OneLevel", "Subtree"',
+    );
+    await expectRefused(configuration("bad", { robotNamePrefix: "bot@" }), "spec.robotNamePrefix", '"bot@"');
+    await expectAdmitted(
+      configuration("good", {
+        projectCreationRestriction: "adminonly",
+        storagePerProject: "50Gi",
+        robotTokenDurationDays: 90,
+        auth: { mode: "ldap_auth", ldap: { scope: "Subtree" } },
+        robotNamePrefix: "svc$",
+      }),
+    );
+  });
+});
+
+describe("HarborUser", () => {
+  test("Harbor's administrator, and profile fields Harbor refuses, naming the field", async () => {
+    await expectRefused(
+      user("x", { name: "admin", email: "a@example.com" }),
+      "spec.name",
+      "admin is Harbor's built-in administrator: it is not managed as a HarborUser",
+    );
+    await expectRefused(user("x", { email: "not-an-email" }), "spec.email", '"not-an-email"');
+    await expectRefusal(
+      user("x", { email: "x@example.com", comment: "c".repeat(31) }),
+      "spec.comment: Too long: may not be more than 30 bytes",
+    );
+    await expectRefused(user("x", { email: "x@example.com", realname: "a,b" }), "spec.realname", '"a,b"');
+    await expectRefused(user("x", { name: "has space", email: "x@example.com" }), "spec.name", '"has space"');
+    await expectAdmitted(
+      user("x", { name: "alice", email: "alice@example.com", realname: "Alice A.", comment: "c".repeat(30) }),
+    );
   });
 });

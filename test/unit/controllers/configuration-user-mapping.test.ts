@@ -4,6 +4,7 @@
 import { describe, expect, test } from "vitest";
 import { HarborConfigurationSpec } from "../../../src/api/configuration.ts";
 import { HarborUserSpec } from "../../../src/api/user.ts";
+import { configurationExternal } from "../../../src/controllers/configuration/external.ts";
 import {
   changedSecrets,
   diff,
@@ -15,6 +16,9 @@ import {
   specFromConfiguration,
   status,
 } from "../../../src/controllers/configuration/mapping.ts";
+import type { HarborConnectionHandle } from "../../../src/controllers/connection/handle.ts";
+import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
+import { userExternal } from "../../../src/controllers/user/external.ts";
 import {
   generatePassword,
   passwordHash,
@@ -22,6 +26,7 @@ import {
   diff as userDiff,
 } from "../../../src/controllers/user/mapping.ts";
 import { passwordProblem } from "../../../src/harbor/users.ts";
+import { inputOf, ownConnection, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
 const spec = (s: object) => HarborConfigurationSpec.parse({ ...conn, ...s });
@@ -101,10 +106,76 @@ describe("HarborConfiguration mapping", () => {
     expect(status(observed({}), "uid", {}, written, new Set()).writtenSecrets).toBeUndefined();
   });
 
+  test("status: the auth mode and the robot prefix Harbor uses now, whoever set them", () => {
+    expect(status(observed({}), "uid", {}, undefined, new Set())).toMatchObject({
+      authMode: "db_auth",
+      robotNamePrefix: "robot$",
+    });
+    expect(
+      status(
+        observed({ robot_name_prefix: item("svc$"), auth_mode: item("ldap_auth", false) }),
+        "uid",
+        {},
+        undefined,
+        new Set(),
+      ),
+    ).toMatchObject({ authMode: "ldap_auth", authModeEditable: false, robotNamePrefix: "svc$" });
+  });
+
   test("admission refuses a robot prefix HarborRobot could not read, and skipDatabase rules stay in CEL", () => {
     expect(HarborConfigurationSpec.safeParse({ ...conn, robotNamePrefix: "bot@" }).success).toBe(false);
     expect(HarborConfigurationSpec.safeParse({ ...conn, robotNamePrefix: "a+b$" }).success).toBe(false);
     expect(HarborConfigurationSpec.safeParse({ ...conn, robotNamePrefix: "svc$" }).success).toBe(true);
+  });
+
+  describe("what the shared lifecycle asks of the kind", () => {
+    /** Reading a Secret would mean the tenancy check came too late. */
+    const secrets: SecretUses = { read: () => Promise.reject(new Error("no Secret should be read")) };
+    const ext = configurationExternal({ secrets });
+    /** A connection to a Harbor whose configuration and allowlist are these. */
+    const harborWith = (o: ObservedConfiguration): HarborConnectionHandle => ({
+      ...ownConnection,
+      client: {
+        system: {
+          getConfigurations: async () => o.config,
+          getCveAllowlist: async () => o.allowlist,
+        },
+      } as unknown as HarborConnectionHandle["client"],
+    });
+
+    test("one resource per Harbor, whatever it sets; the object it finds is always the configuration", () => {
+      const a = spec({ robotTokenDurationDays: 90 });
+      const b = spec({ banner: { message: "hi" } });
+      expect(ext.claim(a, "config", "x")).toBe(ext.claim(b, "other", "y"));
+      expect(ext.identifies(inputOf(a), observed({}))).toBe(true);
+    });
+
+    test("the first reconcile finds the configuration only where Harbor holds one of its settings at other than Harbor's default", async () => {
+      const s = spec({ robotNamePrefix: "svc$", cveAllowlist: { items: ["CVE-1"] } });
+      const observe = (o: ObservedConfiguration) =>
+        ext.observe({ ...inputOf(s, { conn: harborWith(o) }), extra: {} });
+      // Harbor's defaults: nothing to adopt, Create applies the spec.
+      expect(await observe(observed({}))).toBeUndefined();
+      // Someone else's prefix or allowlist: found, so Create refuses and CreateOrAdopt takes it over.
+      expect(await observe(observed({ robot_name_prefix: item("bot@") }))).toBeDefined();
+      expect(await observe(observed({}, ["CVE-9"]))).toBeDefined();
+      // A setting the spec leaves alone is nobody's business.
+      expect(await observe(observed({ robot_token_duration: item(5) }))).toBeUndefined();
+    });
+
+    test("the configuration is Harbor-wide: a tenant of a shared connection needs allowSystemSettings", async () => {
+      const s = spec({ auth: { ldap: { bindPasswordSecretRef: { name: "ldap-bind" } } } });
+      await expect(ext.prepare(inputOf(s, { conn: tenantConnection() }))).rejects.toMatchObject({
+        name: "Stalled",
+        reason: "NotAllowed",
+        message: expect.stringContaining(
+          "does not let namespace team manage the system configuration, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)",
+        ),
+      });
+      expect(
+        await ext.prepare(inputOf(spec({}), { conn: tenantConnection({ allowSystemSettings: true }) })),
+      ).toEqual({});
+    });
   });
 });
 
@@ -136,6 +207,36 @@ describe("HarborUser mapping", () => {
 
   test("admin is refused by the spec's own rules", () => {
     expect(HarborUserSpec.safeParse({ ...conn, name: "admin", email: "a@example.com" }).success).toBe(false);
+  });
+
+  describe("what the shared lifecycle asks of the kind", () => {
+    const secrets: SecretUses = { read: () => Promise.reject(new Error("no Secret should be read")) };
+    const ext = userExternal({ secrets, writer: {} as never });
+
+    test("one resource per username in a Harbor, from any namespace; adopted only by its exact username", () => {
+      expect(ext.claim(u, "alice", "a")).toBe(ext.claim(u, "alice", "b"));
+      expect(ext.claim(u, "alice", "a")).not.toBe(ext.claim(u, "bob", "a"));
+      const input = inputOf(u, { harborName: "alice", extra: {} });
+      expect(ext.identifies(input, harbor)).toBe(true);
+      expect(ext.identifies(input, { ...harbor, username: "Alice" })).toBe(false);
+    });
+
+    test("users are Harbor-wide: a tenant of a shared connection needs allowSystemSettings", async () => {
+      const withSecret = HarborUserSpec.parse({
+        ...conn,
+        email: "a@example.com",
+        passwordSecretRef: { name: "alice-pw" },
+      });
+      await expect(
+        ext.prepare(inputOf(withSecret, { harborName: "alice", conn: tenantConnection() })),
+      ).rejects.toMatchObject({
+        name: "Stalled",
+        reason: "NotAllowed",
+        message: expect.stringContaining(
+          "does not let namespace team manage Harbor's users, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)",
+        ),
+      });
+    });
   });
 });
 

@@ -6,9 +6,16 @@ import { describe, expect, test } from "vitest";
 import { HarborPreheatInstanceSpec } from "../../../src/api/preheat-instance.ts";
 import { HarborPreheatPolicySpec } from "../../../src/api/preheat-policy.ts";
 import { HarborScanAllSpec } from "../../../src/api/scan-all.ts";
+import {
+  DEFAULT_INSTANCE_CLAIM,
+  preheatInstanceExternal,
+} from "../../../src/controllers/preheat-instance/external.ts";
 import * as instance from "../../../src/controllers/preheat-instance/mapping.ts";
+import { preheatPolicyExternal } from "../../../src/controllers/preheat-policy/external.ts";
 import * as policy from "../../../src/controllers/preheat-policy/mapping.ts";
 import * as scanAll from "../../../src/controllers/scan-all/mapping.ts";
+import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
+import { inputOf, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
 
@@ -103,6 +110,50 @@ describe("HarborPreheatInstance", () => {
     ).toEqual(["auth.secretRef"]);
     expect(instance.diff(basic, "df", credential, "7", harbor())).toEqual(["auth.mode"]);
   });
+
+  describe("what the shared lifecycle asks of the kind", () => {
+    /** Reading a Secret would mean the tenancy check came too late. */
+    const secrets: SecretUses = {
+      read: () => Promise.reject(new Error("no Secret should be read")),
+    };
+    const ext = preheatInstanceExternal({ secrets, statusRefreshMs: 3_600_000 });
+
+    test("one resource per instance name in a Harbor; adopted only by its exact name", () => {
+      expect(ext.claim(spec(), "df", "a")).toBe(ext.claim(spec({ vendor: "kraken" }), "df", "b"));
+      expect(ext.claim(spec(), "df", "a")).not.toBe(ext.claim(spec(), "kr", "a"));
+      const input = inputOf(spec(), { harborName: "df", extra: {} });
+      expect(ext.identifies(input, harbor())).toBe(true);
+      expect(ext.identifies(input, harbor({ name: "df-2" }))).toBe(false);
+    });
+
+    test("default: true also takes Harbor's default instance, a setting of its own, held while status shows it", () => {
+      expect(ext.setting?.(spec())).toBeUndefined();
+      expect(ext.setting?.(spec({ default: true }))).toEqual({
+        claim: DEFAULT_INSTANCE_CLAIM,
+        what: "Harbor's default preheat instance (spec.default: true)",
+      });
+      expect(ext.holdsSetting?.({ isDefault: true } as never)).toBe(true);
+      expect(ext.holdsSetting?.({} as never)).toBe(false);
+    });
+
+    test("an instance is Harbor-wide: a tenant of a shared connection needs allowSystemSettings", async () => {
+      const basic = spec({ auth: { mode: "BASIC", secretRef: { name: "s" } } });
+      await expect(
+        ext.prepare(inputOf(basic, { harborName: "df", conn: tenantConnection() })),
+      ).rejects.toMatchObject({
+        name: "Stalled",
+        reason: "NotAllowed",
+        message: expect.stringContaining(
+          "does not let namespace team manage P2P preheat provider instances, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)",
+        ),
+      });
+      expect(
+        await ext.prepare(
+          inputOf(spec(), { harborName: "df", conn: tenantConnection({ allowSystemSettings: true }) }),
+        ),
+      ).toEqual({});
+    });
+  });
 });
 
 describe("HarborPreheatPolicy", () => {
@@ -154,6 +205,25 @@ describe("HarborPreheatPolicy", () => {
     ).toContain("trigger.type");
     // A scope Harbor shows is compared (one it does not show, as above, is not).
     expect(policy.diff(s, "rel", 4, { ...harbor, scope: "all_peers" })).toEqual(["scope"]);
+  });
+
+  describe("what the shared lifecycle asks of the kind", () => {
+    const ext = preheatPolicyExternal({} as never);
+
+    test("one resource per policy name in a project: the same name in another project is another policy", () => {
+      expect(ext.claim(spec(), "rel", "a")).toBe(
+        ext.claim(spec({ instanceRef: { name: "kr" } }), "rel", "a"),
+      );
+      expect(ext.claim(spec(), "rel", "a")).not.toBe(
+        ext.claim(spec({ projectRef: { name: "q" } }), "rel", "a"),
+      );
+      expect(ext.claim(spec(), "rel", "a")).not.toBe(ext.claim(spec(), "rel2", "a"));
+      const input = inputOf(spec(), { harborName: "rel", extra: { project: { name: "p", id: 7 } } });
+      const found = { id: 1, name: "rel", project_id: 7 };
+      expect(ext.identifies(input, found)).toBe(true);
+      expect(ext.identifies(input, { ...found, name: "rel2" })).toBe(false);
+      expect(ext.identifies(input, { ...found, project_id: 8 })).toBe(false);
+    });
   });
 });
 

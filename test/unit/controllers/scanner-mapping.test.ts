@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { HarborScannerRegistrationSpec } from "../../../src/api/scanner.ts";
+import { DEFAULT_SCANNER_CLAIM, scannerExternal } from "../../../src/controllers/scanner/external.ts";
 import {
   adapterStatus,
   builtInProblem,
@@ -9,6 +10,8 @@ import {
   type ScannerCredential,
   status,
 } from "../../../src/controllers/scanner/mapping.ts";
+import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
+import { inputOf } from "./fakes.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborScannerRegistrationSpec.parse({ connectionRef: { name: "h" }, url: "http://adapter:8080", ...s });
@@ -196,5 +199,33 @@ describe("status", () => {
     });
     // Harbor could not reach it: only the health changes.
     expect(adapterStatus(undefined)).toEqual({ health: "unhealthy" });
+  });
+});
+
+describe("what the shared lifecycle asks of the kind", () => {
+  const ext = scannerExternal({ secrets: {} as SecretUses, statusRefreshMs: 3_600_000 });
+
+  test("one resource per registration name in a Harbor, from any namespace; adopted only by its exact name", () => {
+    expect(ext.claim(spec(), "team", "a")).toBe(ext.claim(bearer(), "team", "b"));
+    expect(ext.claim(spec(), "team", "a")).not.toBe(ext.claim(spec(), "other", "a"));
+    const input = inputOf(spec(), { harborName: "team" });
+    expect(ext.identifies(input as never, harbor({ name: "team" }))).toBe(true);
+    for (const name of ["Team", "team ", "team-2"])
+      expect(ext.identifies(input as never, harbor({ name })), name).toBe(false);
+  });
+
+  test("default: true also takes Harbor's default scanner, a setting of its own, held while status shows it", () => {
+    expect(ext.setting?.(spec())).toBeUndefined();
+    expect(ext.setting?.(spec({ default: false }))).toBeUndefined();
+    const taken = ext.setting?.(spec({ default: true }));
+    expect(taken).toEqual({
+      claim: DEFAULT_SCANNER_CLAIM,
+      what: "Harbor's default scanner (spec.default: true)",
+    });
+    // Another kind's or another registration's claim never meets it.
+    expect(taken?.claim).not.toBe(ext.claim(spec(), "team", "a"));
+    expect(ext.holdsSetting?.({ isDefault: true } as never)).toBe(true);
+    expect(ext.holdsSetting?.({ isDefault: false } as never)).toBe(false);
+    expect(ext.holdsSetting?.({} as never)).toBe(false);
   });
 });
