@@ -4,7 +4,6 @@
 // status naming the namespace, in Argo CD's health too, clears once the Secret goes, and is
 // reported Stalled (Argo CD: Degraded) when it lasts past --dependency-timeout.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { clusterApi } from "../env/kube-api.ts";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 import { type OperatorFixture, useOperator } from "../env/operator.ts";
 import {
@@ -15,6 +14,7 @@ import {
   type RobotCR,
   robot as robotOf,
   secret,
+  waitForPullSecrets,
 } from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "robot-copy" });
@@ -49,13 +49,12 @@ async function foreignSecret(namespace: string, name: string): Promise<void> {
 const entries = (namespace: string, account: string) =>
   pullSecretsOf(op.kubectl.inNamespace(namespace), account);
 
-/** Follows the ServiceAccount until its imagePullSecrets list exactly `names`. */
+/** Follows the ServiceAccount until its imagePullSecrets list exactly `names`, each once. */
 const listing = (namespace: string, account: string, names: string[]) =>
-  clusterApi(op.kubectl.kubeconfigPath).waitFor<{ imagePullSecrets?: Array<{ name: string }> }>(
-    "serviceaccount",
-    namespace,
+  waitForPullSecrets(
+    op.kubectl.inNamespace(namespace),
     account,
-    (sa) => JSON.stringify((sa.imagePullSecrets ?? []).map((e) => e.name)) === JSON.stringify(names),
+    (listed) => JSON.stringify(listed) === JSON.stringify(names),
   );
 
 beforeAll(() => {

@@ -18,6 +18,7 @@ import {
   type RobotCR,
   eventReasons as reasonsIn,
   type SecretObject,
+  waitForPullSecrets,
 } from "../env/resources.ts";
 import { until } from "../env/until.ts";
 
@@ -49,9 +50,7 @@ async function newCredentials(name: string, not: string) {
 
 /** Follows the ServiceAccount until `holds` is true of the pull secrets it lists. */
 const pullSecrets = (namespace: string, account: string, holds: (names: string[]) => boolean) =>
-  api().waitFor<{ imagePullSecrets?: Array<{ name: string }> }>("serviceaccount", namespace, account, (sa) =>
-    holds((sa.imagePullSecrets ?? []).map((e) => e.name)),
-  );
+  waitForPullSecrets(op.kubectl.inNamespace(namespace), account, holds);
 
 const access = (c: { username: string; password: string }, repo = "team/app") =>
   pullAccess(op.emulator.url, c.username, c.password, repo);
