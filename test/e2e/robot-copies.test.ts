@@ -5,7 +5,7 @@
 // reported Stalled (Argo CD: Degraded) when it lasts past --dependency-timeout.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findLua, runArgoHealth } from "../env/lua.ts";
-import { type OperatorFixture, useOperator } from "../env/operator.ts";
+import { useOperator } from "../env/operator.ts";
 import {
   condition,
   eventReasons,
@@ -17,7 +17,9 @@ import {
   waitForPullSecrets,
 } from "../env/resources.ts";
 
-const op = useOperator({ namespacePrefix: "robot-copy" });
+// A copy that keeps failing is reported Stalled past --dependency-timeout (2 min by default): 20 s
+// here, still long enough for the second test's robot to be fixed before that.
+const op = useOperator({ namespacePrefix: "robot-copy", extraArgs: ["--dependency-timeout=20s"] });
 const healthScript = new URL("../../deploy/argocd/health.lua", import.meta.url).pathname;
 
 /** A robot of project "team" whose pull secret is copied where namespaces carry the selector. */
@@ -30,12 +32,8 @@ const robot = (name: string, selector: string, serviceAccounts: string[] = []) =
   });
 
 const namespaces: string[] = [];
-async function labelledNamespace(
-  fixture: OperatorFixture,
-  suffix: string,
-  selector: string,
-): Promise<string> {
-  const name = `${fixture.namespace}-${suffix}`;
+async function labelledNamespace(suffix: string, selector: string): Promise<string> {
+  const name = `${op.namespace}-${suffix}`;
   await op.kubectl.run(["create", "namespace", name]);
   namespaces.push(name);
   await op.kubectl.run(["label", "namespace", name, `robot-copies=${selector}`]);
@@ -65,12 +63,22 @@ afterAll(async () => {
   for (const ns of namespaces) await op.kubectl.tryRun(["delete", "namespace", ns, "--wait=false"]);
 });
 
+/** The last test's robot, whose copy can never be made: applied first, so that its wait runs out meanwhile. */
+async function applyStuck(): Promise<string> {
+  const nsTaken = await labelledNamespace("stuck", `${op.namespace}-stuck`);
+  await foreignSecret(nsTaken, "stuck");
+  await op.kubectl.apply([project("team"), robot("stuck", `${op.namespace}-stuck`)]);
+  return nsTaken;
+}
+let stuckIn = "";
+
 describe("HarborRobot copies", () => {
   test("a ServiceAccount created after the robot is Ready lists the pull secret, and gets it back when removed", async () => {
+    stuckIn = await applyStuck();
     const selector = `${op.namespace}-sa`;
-    const nsA = await labelledNamespace(op, "a", selector);
-    const nsB = await labelledNamespace(op, "b", selector);
-    await op.kubectl.apply([project("team"), robot("late", selector, ["app", "worker"])]);
+    const nsA = await labelledNamespace("a", selector);
+    const nsB = await labelledNamespace("b", selector);
+    await op.kubectl.apply(robot("late", selector, ["app", "worker"]));
     await op.waitReady<RobotCR>("harborrobot", "late");
     await op.waitFor<RobotCR>("harborrobot", "late", (o) => o.status?.copiedTo?.length === 2);
 
@@ -100,8 +108,8 @@ describe("HarborRobot copies", () => {
 
   test("a Secret of the copy's name that belongs to someone else shows on the robot's status, and clears when it goes", async () => {
     const selector = `${op.namespace}-conflict`;
-    const nsOk = await labelledNamespace(op, "ok", selector);
-    const nsTaken = await labelledNamespace(op, "taken", selector);
+    const nsOk = await labelledNamespace("ok", selector);
+    const nsTaken = await labelledNamespace("taken", selector);
     await foreignSecret(nsTaken, "contested");
     await op.kubectl.apply(robot("contested", selector, ["default"]));
 
@@ -124,9 +132,6 @@ describe("HarborRobot copies", () => {
     expect(ready?.message).not.toContain(nsOk);
     // Harbor itself is in sync: only the delivery is not.
     expect(condition(failing, "Synced")?.status).toBe("True");
-    // Argo CD shows it, with the namespace.
-    const health = await runArgoHealth(healthScript, failing);
-    expect(health).toMatchObject({ status: "Progressing", message: expect.stringContaining(nsTaken) });
     // The foreign Secret is left as it was, and no ServiceAccount there points at it.
     const foreign = await op.kubectl
       .inNamespace(nsTaken)
@@ -134,14 +139,19 @@ describe("HarborRobot copies", () => {
     expect(Object.keys(foreign.data)).toEqual(["note"]);
     expect(await entries(nsTaken, "default")).toEqual([]);
     expect(await entries(nsOk, "default")).toEqual(["contested"]);
-    // The Warning Events stay as well: the namespace's, and Ready's turn.
+
+    // Its owner removes the Secret (before the wait's timeout, which would make the robot Stalled):
+    // the copy is made and the failure clears. Nothing announces the removal of a Secret the
+    // operator does not watch: the robot looks again at its next retry.
+    await op.kubectl.inNamespace(nsTaken).delete("secret", "contested");
+    // Meanwhile: Argo CD showed the failure, with the namespace; the Warning Events stay, the
+    // namespace's and Ready's turn.
+    const health = await runArgoHealth(healthScript, failing);
+    expect(health).toMatchObject({ status: "Progressing", message: expect.stringContaining(nsTaken) });
     const reasons = await eventReasons(op.kubectl, "contested");
     expect(reasons).toContain("SecretCopyConflict");
     expect(reasons).toContain("SecretCopyFailed");
 
-    // Its owner removes the Secret: the copy is made and the failure clears (nothing announces the
-    // removal of a Secret the operator does not watch: the robot looks again at its next retry).
-    await op.kubectl.inNamespace(nsTaken).delete("secret", "contested");
     const healed = await op.waitFor<RobotCR>(
       "harborrobot",
       "contested",
@@ -156,27 +166,18 @@ describe("HarborRobot copies", () => {
     expect(Object.keys(copy.data).sort()).toEqual([".dockerconfigjson", "password", "username"]);
     await listing(nsTaken, "default", ["contested"]);
   });
-});
-
-describe("HarborRobot copies that keep failing", () => {
-  // An operator of its own with a short --dependency-timeout, so that a copy that keeps failing
-  // is reported Stalled at once; the one above keeps the default, so that its robot still retries.
-  const stuck = useOperator({ namespacePrefix: "robot-stuck", extraArgs: ["--dependency-timeout=1s"] });
 
   test("a copy that keeps failing is Stalled past --dependency-timeout: Argo CD shows it Degraded", async () => {
-    const selector = `${stuck.namespace}-stuck`;
-    const nsTaken = await labelledNamespace(stuck, "taken", selector);
-    await foreignSecret(nsTaken, "stuck");
-    await stuck.kubectl.apply([project("team"), robot("stuck", selector)]);
-    const stalled = await stuck.waitFor<RobotCR>(
+    // Applied in the first test.
+    const stalled = await op.waitFor<RobotCR>(
       "harborrobot",
       "stuck",
       (o) => condition(o, "Stalled")?.status === "True",
     );
     expect(condition(stalled, "Ready")).toMatchObject({ status: "False", reason: "SecretCopyFailed" });
-    expect(condition(stalled, "Stalled")?.message).toContain(`namespace ${nsTaken}`);
-    expect(stalled.status?.copyFailures?.map((f) => f.namespace)).toEqual([nsTaken]);
+    expect(condition(stalled, "Stalled")?.message).toContain(`namespace ${stuckIn}`);
+    expect(stalled.status?.copyFailures?.map((f) => f.namespace)).toEqual([stuckIn]);
     const health = await runArgoHealth(healthScript, stalled);
-    expect(health).toMatchObject({ status: "Degraded", message: expect.stringContaining(nsTaken) });
+    expect(health).toMatchObject({ status: "Degraded", message: expect.stringContaining(stuckIn) });
   });
 });
