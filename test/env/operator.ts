@@ -3,8 +3,10 @@
 // and a Ready HarborConnection named "harbor" pointing at it. Tests drive everything with kubectl
 // and look at Harbor through an admin client, the way a user would check.
 import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { HarborClient } from "../../src/harbor/client.ts";
 import { budget } from "./budget.ts";
 import { sharedControlPlane, useNamespace } from "./cluster.ts";
@@ -306,6 +308,14 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
       },
     );
   }, budget.startMs + budget.requestMs);
+
+  // A failed test keeps what the operator printed until then, to see what it was doing.
+  afterEach(({ task }) => {
+    if (task.result?.state !== "fail") return;
+    const file = join(tmpdir(), `hco-operator-${ns.name}.log`);
+    writeFileSync(file, out);
+    console.error(`the operator's output so far: ${file}`);
+  });
 
   afterAll(async () => {
     await stop();
