@@ -1,7 +1,9 @@
 // HarborProject end to end: kubectl → apiserver → the operator process → Harbor (the emulator).
-// The cases every kind goes through the same way (adoption, a second claim, deletion and Orphan,
-// drift) are proven end to end here, on projects, once; the other kinds' files test what is their
-// own. test/unit/runtime/managed-lifecycle.test.ts holds the decisions for every case.
+// The lifecycle every kind shares is decided in test/unit/runtime/managed-lifecycle.test.ts; it is
+// walked end to end here, on projects, once (Ready, a spec edit, drift reverted, adoption, a second
+// claim, Delete and Orphan), together with what is the project's own: its quota, a project that
+// holds repositories, a proxy cache, and what a reconcile costs. Admission refusals are rows of
+// test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
 import {
@@ -10,21 +12,33 @@ import {
   credentials,
   eventReasons,
   eventsOf,
+  harborIdOf,
   type ProjectCR,
   project,
   ready,
+  readyForSpec,
   registry,
 } from "../env/resources.ts";
+import { untilTrue } from "../env/until.ts";
 
-const op = useOperator({ namespacePrefix: "proj" });
+// A short drift interval: a change made in Harbor is put back, and two sweeps pass, in seconds.
+const op = useOperator({ namespacePrefix: "proj", driftInterval: "1s" });
 
-describe("HarborProject", () => {
+const GiB = 2 ** 30;
+/** The storage limit Harbor's quota of the project holds, in bytes (-1: unlimited). */
+const hardInHarbor = async (name: string) => {
+  const id = (await op.harbor.projects.get(name)).project_id as number;
+  return (await op.harbor.quotas.ofProject(id))?.hard?.storage;
+};
+
+describe("HarborProject: the lifecycle every kind shares, end to end", () => {
   test("apply → Ready, with the Harbor id in kubectl get", async () => {
     await op.kubectl.apply(project("alpha", { public: true, autoScan: true, storageLimit: "10Gi" }));
     const cr = await op.waitReady<ProjectCR>("harborproject", "alpha");
     const inHarbor = await op.harbor.projects.get("alpha");
-    expect(cr.status?.harborId).toBe(inHarbor.project_id);
+    expect(harborIdOf(cr)).toBe(inHarbor.project_id);
     expect(inHarbor.metadata).toMatchObject({ public: "true", auto_scan: "true" });
+    expect(await hardInHarbor("alpha")).toBe(10 * GiB);
     expect(cr.status).toMatchObject({
       owner: "admin",
       repositoryCount: 0,
@@ -39,83 +53,75 @@ describe("HarborProject", () => {
     expect(await op.kubectl.run(["get", "harbor"])).toContain("harborproject.harborconfig.io/alpha");
   });
 
-  test("editing the YAML changes Harbor", async () => {
+  test("editing the YAML changes Harbor: the project's metadata and its quota", async () => {
     await op.kubectl.apply(
-      project("alpha", { public: false, autoScan: true, severity: "high", preventVulnerable: true }),
-    );
-    await op.waitFor<ProjectCR>("harborproject", "alpha", (o) => ready(o)?.status === "True");
-    await expect
-      .poll(async () => (await op.harbor.projects.get("alpha")).metadata, { timeout: 30_000 })
-      .toMatchObject({
-        public: "false",
+      project("alpha", {
+        public: false,
+        autoScan: true,
         severity: "high",
-        prevent_vul: "true",
-      });
+        preventVulnerable: true,
+        storageLimit: "20Gi",
+      }),
+    );
+    const cr = await op.waitFor<ProjectCR>("harborproject", "alpha", readyForSpec);
+    expect(ready(cr)?.reason).toBe("Synced");
+    expect(cr.status?.quota?.hard).toBe("20Gi");
+    expect(cr.status?.lastDriftCorrection).toBeUndefined();
+    expect((await op.harbor.projects.get("alpha")).metadata).toMatchObject({
+      public: "false",
+      severity: "high",
+      prevent_vul: "true",
+    });
+    expect(await hardInHarbor("alpha")).toBe(20 * GiB);
+    expect((await eventsOf(op.kubectl, "alpha")).map((e) => e.message)).toContain(
+      "Updated public, preventVulnerable, severity, storageLimit",
+    );
   });
 
-  test("a change made in Harbor behind the operator's back is reverted and named", async () => {
-    const before = await op.kubectl.get<ProjectCR>("harborproject", "alpha");
+  test("changes made in Harbor behind the operator's back, to the quota too, are reverted and named", async () => {
+    const id = harborIdOf(await op.kubectl.get<ProjectCR>("harborproject", "alpha"));
     await op.harbor.projects.update("alpha", { metadata: { public: "true", auto_scan: "false" } });
-    const after = await op.waitFor<ProjectCR>(
-      "harborproject",
-      "alpha",
-      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("public"),
-      30_000,
+    const after = await op.waitFor<ProjectCR>("harborproject", "alpha", (o) =>
+      (o.status?.lastDriftCorrection?.fields ?? []).includes("public"),
     );
     expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual(["autoScan", "public"]);
     expect((await op.harbor.projects.get("alpha")).metadata).toMatchObject({
       public: "false",
       auto_scan: "true",
     });
-    expect(after.status?.harborId).toBe(before.status?.harborId);
+    expect(harborIdOf(after)).toBe(id);
     expect(await eventReasons(op.kubectl, "alpha")).toContain("DriftCorrected");
+
+    // Someone raises the limit in Harbor's UI.
+    const quotaId = (await op.harbor.quotas.ofProject(id))?.id as number;
+    await op.harbor.quotas.update(quotaId, { storage: 50 * GiB });
+    const quota = await op.waitFor<ProjectCR>("harborproject", "alpha", (o) =>
+      (o.status?.lastDriftCorrection?.fields ?? []).includes("storageLimit"),
+    );
+    expect(quota.status?.lastDriftCorrection?.fields).toEqual(["storageLimit"]);
+    expect(await hardInHarbor("alpha")).toBe(20 * GiB);
+    expect(quota.status?.quota?.hard).toBe("20Gi");
   });
 
   test("steady state makes no Harbor writes", async () => {
     const before = op.emulator.counters.writes();
-    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
+    await op.sweeps("HarborProject");
     expect(op.emulator.counters.writes()).toBe(before);
   });
 
-  test("invalid YAML is rejected by kubectl with a clear message", async () => {
-    const bad = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(project("bad-name", { name: "Not_Valid" })),
+  test("an existing Harbor project is adopted under CreateOrAdopt, and the spec rules it from then on", async () => {
+    const existing = await op.harbor.projects.create({
+      project_name: "existing",
+      metadata: { public: "true" },
     });
-    expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toMatch(/spec\.name/);
-    const needsSeverity = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(project("no-severity", { preventVulnerable: true })),
-    });
-    expect(needsSeverity.stderr).toContain("preventVulnerable needs a severity");
-    const immutable = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(project("alpha", { name: "renamed" })),
-    });
-    expect(immutable.code).not.toBe(0);
-    expect(immutable.stderr).toContain("name is immutable");
-  });
-
-  test("an existing Harbor project is refused under Create and adopted under CreateOrAdopt or Adopt", async () => {
-    await op.harbor.projects.create({ project_name: "existing", metadata: { public: "true" } });
-    await op.kubectl.apply(project("existing"));
-    const refused = await op.waitFor<ProjectCR>(
-      "harborproject",
-      "existing",
-      (o) => ready(o)?.reason === "AlreadyExists",
+    // Orphan: the last test deletes the resource and the project stays in Harbor.
+    await op.kubectl.apply(
+      project("existing", { creationPolicy: "CreateOrAdopt", deletionPolicy: "Orphan" }),
     );
-    expect(condition(refused, "Stalled")?.status).toBe("True");
-    expect(ready(refused)?.message).toContain("creationPolicy");
-    expect((await op.harbor.projects.get("existing")).metadata?.public).toBe("true"); // left alone
-
-    const adoptOnly = await op.harbor.projects.create({ project_name: "adopt-only" });
-    await op.kubectl.apply([
-      project("existing", { creationPolicy: "CreateOrAdopt" }),
-      project("adopt-only", { creationPolicy: "Adopt", public: true }),
-    ]);
     const adopted = await op.waitReady<ProjectCR>("harborproject", "existing");
-    expect(adopted.status?.harborId).toBe((await op.harbor.projects.get("existing")).project_id);
-    expect((await op.harbor.projects.get("existing")).metadata?.public).toBe("false"); // the spec now rules
-    expect((await op.waitReady<ProjectCR>("harborproject", "adopt-only")).status?.harborId).toBe(adoptOnly);
-    expect((await op.harbor.projects.get("adopt-only")).metadata?.public).toBe("true");
+    expect(harborIdOf(adopted)).toBe(existing);
+    expect((await op.harbor.projects.get("existing")).metadata?.public).toBe("false");
+    expect(await eventReasons(op.kubectl, "existing")).toContain("Adopted");
   });
 
   test("a second resource claiming the same Harbor project gets Conflict and never touches it", async () => {
@@ -131,10 +137,24 @@ describe("HarborProject", () => {
     expect(await op.harbor.projects.exists("alpha")).toBe(true);
   });
 
-  test("a project holding repositories is kept, with Harbor's reason, until it is emptied", async () => {
-    await op.kubectl.apply(project("busy"));
+  test("delete removes the project from Harbor; Orphan keeps it", async () => {
+    await op.kubectl.delete("harborproject", "alpha", { wait: true });
+    await op.kubectl.delete("harborproject", "existing", { wait: true });
+    expect(await op.harbor.projects.exists("alpha")).toBe(false);
+    expect(await op.harbor.projects.exists("existing")).toBe(true);
+  });
+});
+
+describe("HarborProject: what Harbor does with projects", () => {
+  test("a project's usage shows in status as Harbor counts it, without a write; holding repositories, it is kept with Harbor's reason until emptied", async () => {
+    await op.kubectl.apply(project("busy", { storageLimit: "1Gi" }));
     await op.waitReady("harborproject", "busy");
-    op.emulator.control.projects.addRepository("busy", "app");
+    const updates = op.emulator.counters.total({ op: "updateQuota" });
+    op.emulator.control.projects.addRepository("busy", "app", 1, 3 * 2 ** 20);
+    const used = await op.waitFor<ProjectCR>("harborproject", "busy", (o) => o.status?.quota?.used === "3Mi");
+    expect(used.status?.repositoryCount).toBe(1);
+    expect(op.emulator.counters.total({ op: "updateQuota" })).toBe(updates);
+
     await op.kubectl.delete("harborproject", "busy");
     const blocked = await op.waitFor<ProjectCR>(
       "harborproject",
@@ -144,83 +164,8 @@ describe("HarborProject", () => {
     expect(ready(blocked)?.message).toContain("the project contains repositories");
     expect(await op.harbor.projects.exists("busy")).toBe(true);
     op.emulator.control.projects.removeRepository("busy", "app");
-    await op.kubectl.wait("harborproject", "busy", "delete", 90_000);
+    await op.waitGone("harborproject", "busy");
     expect(await op.harbor.projects.exists("busy")).toBe(false);
-  });
-
-  test("delete removes the project from Harbor; Orphan keeps it", async () => {
-    await op.kubectl.apply([project("gone"), project("kept", { deletionPolicy: "Orphan" })]);
-    await op.waitReady("harborproject", "gone");
-    await op.waitReady("harborproject", "kept");
-    await op.kubectl.delete("harborproject", "gone", { wait: true });
-    await op.kubectl.delete("harborproject", "kept", { wait: true });
-    expect(await op.harbor.projects.exists("gone")).toBe(false);
-    expect(await op.harbor.projects.exists("kept")).toBe(true);
-  });
-});
-
-describe("HarborProject storage limit: kept in Harbor's quota", () => {
-  const GiB = 2 ** 30;
-  const hardInHarbor = async (name: string) => {
-    const id = (await op.harbor.projects.get(name)).project_id as number;
-    return (await op.harbor.quotas.ofProject(id))?.hard?.storage;
-  };
-
-  test("a storageLimit change reaches Harbor's quota", async () => {
-    await op.kubectl.apply(project("quota-a", { storageLimit: "10Gi" }));
-    await op.waitReady("harborproject", "quota-a");
-    expect(await hardInHarbor("quota-a")).toBe(10 * GiB);
-
-    await op.kubectl.apply(project("quota-a", { storageLimit: "20Gi" }));
-    const raised = await op.waitFor<ProjectCR>(
-      "harborproject",
-      "quota-a",
-      (o) => ready(o)?.status === "True" && o.status?.quota?.hard === "20Gi",
-      30_000,
-    );
-    expect(await hardInHarbor("quota-a")).toBe(20 * GiB);
-    expect(ready(raised)?.reason).toBe("Synced");
-
-    await op.kubectl.apply(project("quota-a", { storageLimit: "unlimited" }));
-    await op.waitFor<ProjectCR>(
-      "harborproject",
-      "quota-a",
-      (o) => o.status?.quota?.hard === "unlimited",
-      30_000,
-    );
-    expect(await hardInHarbor("quota-a")).toBe(-1);
-    expect((await eventsOf(op.kubectl, "quota-a")).map((e) => e.message)).toContainEqual(
-      expect.stringContaining("Updated storageLimit"),
-    );
-  });
-
-  test("a quota changed in Harbor is put back and named", async () => {
-    await op.kubectl.apply(project("quota-b", { storageLimit: "5Gi" }));
-    await op.waitReady("harborproject", "quota-b");
-    const id = (await op.harbor.projects.get("quota-b")).project_id as number;
-    const quotaId = (await op.harbor.quotas.ofProject(id))?.id as number;
-
-    // Someone raises the limit in Harbor's UI.
-    await op.harbor.quotas.update(quotaId, { storage: 50 * GiB });
-    const after = await op.waitFor<ProjectCR>(
-      "harborproject",
-      "quota-b",
-      (o) => (o.status?.lastDriftCorrection?.fields ?? []).includes("storageLimit"),
-      30_000,
-    );
-    expect(after.status?.lastDriftCorrection?.fields).toEqual(["storageLimit"]);
-    expect(await hardInHarbor("quota-b")).toBe(5 * GiB);
-    expect(after.status?.quota?.hard).toBe("5Gi");
-  });
-
-  test("the quota's usage shows in status as Harbor counts it, without a write", async () => {
-    await op.kubectl.apply(project("quota-c", { storageLimit: "1Gi" }));
-    await op.waitReady("harborproject", "quota-c");
-    const updates = op.emulator.counters.total({ op: "updateQuota" });
-    op.emulator.control.projects.addRepository("quota-c", "app", 1, 3 * 2 ** 20);
-    await op.waitFor<ProjectCR>("harborproject", "quota-c", (o) => o.status?.quota?.used === "3Mi", 30_000);
-    expect(op.emulator.counters.total({ op: "updateQuota" })).toBe(updates);
-    op.emulator.control.projects.removeRepository("quota-c", "app");
   });
 
   test("a limit Harbor refuses to change shows Harbor's answer, not Synced", async () => {
@@ -245,7 +190,6 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
       "harborproject",
       "quota-refused",
       (o) => ready(o)?.reason === "HarborForbidden",
-      30_000,
     );
     expect(ready(refused)?.status).toBe("False");
     expect(ready(refused)?.message).toContain("storageLimit is not applied");
@@ -262,7 +206,6 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
       "harborproject",
       "quota-refused",
       (o) => ready(o)?.status === "True" && o.status?.quota?.hard === "5Gi",
-      60_000,
     );
     expect(await hardInHarbor("quota-refused")).toBe(5 * GiB);
   });
@@ -285,69 +228,85 @@ describe("HarborProject storage limit: kept in Harbor's quota", () => {
 
     // An admin changes it in Harbor: the drift sweep reads the summary, and the operator says
     // that it cannot put the limit back.
-    const id = (await op.harbor.projects.get("quota-held")).project_id as number;
+    const id = harborIdOf(held);
     await op.harbor.quotas.update((await op.harbor.quotas.ofProject(id))?.id as number, { storage: 8 * GiB });
     const refused = await op.waitFor<ProjectCR>(
       "harborproject",
       "quota-held",
       (o) => ready(o)?.reason === "HarborForbidden",
-      30_000,
     );
     expect(ready(refused)?.message).toContain("storageLimit is not applied");
     expect(await hardInHarbor("quota-held")).toBe(8 * GiB);
   });
-});
 
-describe("HarborProject fields Harbor fixes at creation", () => {
-  const cache = (spec: Record<string, unknown>) => project("cache", spec);
-  const refusal = async (manifest: object) =>
-    (await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(manifest) })).stderr;
-
-  test("a proxy cache's speedKbps changes in Harbor; being one, and of which registry, cannot change", async () => {
-    await op.kubectl.apply([registry("hub"), registry("other")]);
+  test("a proxy cache's speedKbps changes in Harbor", async () => {
+    // Being one, and of which registry, are fixed at creation: admission.test.ts refuses changes.
+    await op.kubectl.apply(registry("hub"));
     await op.waitReady("harborregistry", "hub");
-    await op.kubectl.apply(cache({ proxyCache: { registryRef: { name: "hub" }, speedKbps: 100 } }));
-    await op.waitReady("harborproject", "cache", 60_000);
+    const cache = (speedKbps: number) =>
+      project("cache", { proxyCache: { registryRef: { name: "hub" }, speedKbps } });
+    await op.kubectl.apply(cache(100));
+    await op.waitReady("harborproject", "cache");
     expect((await op.harbor.projects.get("cache")).metadata?.proxy_speed_kb).toBe("100");
 
-    await op.kubectl.apply(cache({ proxyCache: { registryRef: { name: "hub" }, speedKbps: 200 } }));
-    await expect
-      .poll(async () => (await op.harbor.projects.get("cache")).metadata?.proxy_speed_kb, { timeout: 30_000 })
-      .toBe("200");
-
-    const immutable = "proxyCache and proxyCache.registryRef are immutable";
-    expect(await refusal(cache({ proxyCache: { registryRef: { name: "other" } } }))).toContain(immutable);
-    expect(await refusal(cache({}))).toContain(immutable);
-    expect(await refusal(project("alpha", { proxyCache: { registryRef: { name: "hub" } } }))).toContain(
-      immutable,
-    );
-    expect(
-      await refusal(
-        project("cache-trust", { contentTrust: true, proxyCache: { registryRef: { name: "hub" } } }),
-      ),
-    ).toContain("contentTrust cannot be true on a proxy-cache project");
+    await op.kubectl.apply(cache(200));
+    await op.waitFor<ProjectCR>("harborproject", "cache", readyForSpec);
+    expect((await op.harbor.projects.get("cache")).metadata?.proxy_speed_kb).toBe("200");
   });
 });
 
 describe("HarborProject request costs", () => {
-  // A drift interval too long to matter: what is counted comes from the reconcile alone.
-  const quiet = useOperator({ namespacePrefix: "proj-n", driftInterval: "1h" });
+  // A drift interval too long to matter: what is counted comes from the reconcile alone. One
+  // worker takes keys in the order they were queued, which is what `settled` relies on.
+  const quiet = useOperator({ namespacePrefix: "proj-n", driftInterval: "1h", extraArgs: ["--workers=1"] });
+
+  /**
+   * Resolves once the operator has reconciled project `barrier`, touched now: every reconcile that
+   * the steps before queued (an echo of the operator's own writes, say) has run by then.
+   */
+  async function settled(barrier: string): Promise<void> {
+    const from = quiet.output().length;
+    await quiet.kubectl.run([
+      "annotate",
+      "--overwrite",
+      "harborproject",
+      barrier,
+      `example.com/barrier=${from}`,
+    ]);
+    await untilTrue(
+      `a reconcile of ${barrier}`,
+      () => quiet.reconciles("harborproject", barrier, from).length > 0,
+    );
+  }
 
   test("converging a new project costs at most 3 Harbor requests: look up, create, its quota", async () => {
+    await quiet.kubectl.apply(project("barrier"));
+    await quiet.waitReady("harborproject", "barrier");
+    const from = quiet.output().length;
     const before = quiet.emulator.counters.list();
     await quiet.kubectl.apply(project("counted", { storageLimit: "3Gi" }));
     const cr = await quiet.waitReady<ProjectCR>("harborproject", "counted");
-    await new Promise((r) => setTimeout(r, 1_500)); // let any follow-up reconcile happen
     // The lookup by name (404), the create, and the quota's read-back, which names the project.
     expect(quiet.emulator.counters.since(before)).toEqual({ getProject: 1, createProject: 1, listQuotas: 1 });
     // Status shows the limit Harbor holds, read back, not the one asked for.
     expect(cr.status?.quota).toEqual({ hard: "3Gi", used: "0" });
+    // And no reconcile follows: neither one the operator's own writes cause, nor one it schedules.
+    await settled("barrier");
+    const reconciles = quiet.reconciles("harborproject", "counted", from);
+    expect(reconciles).toHaveLength(1);
+    expect(reconciles[0]?.requeueAfterMs).toBeUndefined();
   });
 
   test("a reconcile of a project in sync reads the project and its quota and writes nothing", async () => {
+    const from = quiet.output().length;
     const before = quiet.emulator.counters.list();
     await quiet.kubectl.run(["annotate", "harborproject", "counted", "example.com/touch=1"]);
-    await new Promise((r) => setTimeout(r, 1_500));
+    await untilTrue(
+      "a reconcile of counted",
+      () => quiet.reconciles("harborproject", "counted", from).length > 0,
+    );
     expect(quiet.emulator.counters.since(before)).toEqual({ getProject: 1, listQuotas: 1 });
+    await settled("barrier");
+    expect(quiet.reconciles("harborproject", "counted", from)).toHaveLength(1);
   });
 });

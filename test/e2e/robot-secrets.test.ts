@@ -4,19 +4,23 @@
 // and writing its Secret loses nothing, and rotation leaves a working secret and a later expiry.
 // Every credential is tried against the emulator's registry token service, as a kubelet would.
 import { afterAll, describe, expect, test } from "vitest";
+import { clusterApi } from "../env/kube-api.ts";
 import { useOperator } from "../env/operator.ts";
 import { pullAccess } from "../env/registry-auth.ts";
 import {
   robot as anyRobot,
   condition,
   deliveredCredentials,
+  harborIdOf,
   project,
   PULL as pull,
   pullSecretsOf,
   type RobotCR,
   eventReasons as reasonsIn,
-  secretValues,
+  type SecretObject,
+  waitForPullSecrets,
 } from "../env/resources.ts";
+import { until } from "../env/until.ts";
 
 /** A robot of project "team", allowed to pull, unless the spec says otherwise. */
 const robot = (name: string, spec: Parameters<typeof anyRobot>[1] = {}) =>
@@ -31,19 +35,22 @@ async function credentials(name: string, namespace?: string) {
   return creds;
 }
 
-/** Polls until the Secret exists and holds a password other than `not`. */
-async function newCredentials(name: string, not: string, namespace?: string) {
-  const k = namespace ? op.kubectl.inNamespace(namespace) : op.kubectl;
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const r = await k.tryRun(["get", "secret", name, "-o", "jsonpath={.data.password}"]);
-    if (r.code === 0 && r.stdout && Buffer.from(r.stdout, "base64").toString("utf8") !== not) {
-      return credentials(name, namespace);
-    }
-    if (Date.now() > deadline) throw new Error(`Secret ${name} was not given new credentials`);
-    await new Promise((res) => setTimeout(res, 250));
-  }
+const api = () => clusterApi(op.kubectl.kubeconfigPath);
+const decoded = (s: SecretObject, key: string) => Buffer.from(s.data?.[key] ?? "", "base64").toString("utf8");
+
+/** Follows the Secret until it holds a password other than `not`; its credentials then. */
+async function newCredentials(name: string, not: string) {
+  await op.waitFor<SecretObject>(
+    "secret",
+    name,
+    (s) => s.data?.password !== undefined && decoded(s, "password") !== not,
+  );
+  return credentials(name);
 }
+
+/** Follows the ServiceAccount until `holds` is true of the pull secrets it lists. */
+const pullSecrets = (namespace: string, account: string, holds: (names: string[]) => boolean) =>
+  waitForPullSecrets(op.kubectl.inNamespace(namespace), account, holds);
 
 const access = (c: { username: string; password: string }, repo = "team/app") =>
   pullAccess(op.emulator.url, c.username, c.password, repo);
@@ -54,14 +61,6 @@ async function robotsNamed(fullName: string) {
 }
 
 const eventReasons = (name: string) => reasonsIn(op.kubectl, name);
-
-async function waitUntil(what: string, check: () => Promise<boolean>, timeoutMs = 60_000) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((res) => setTimeout(res, 250));
-  }
-}
 
 afterAll(() => {
   const out = op.output();
@@ -82,7 +81,7 @@ describe("HarborRobot credentials", () => {
     expect(await access(fresh)).toEqual(["pull"]);
     await expect(access(old)).rejects.toThrow(/rejected/);
     const after = await op.kubectl.get<RobotCR>("harborrobot", "puller");
-    expect(after.status?.harborId).toBe(cr.status?.harborId);
+    expect(harborIdOf(after)).toBe(harborIdOf(cr));
     expect(await robotsNamed("robot$team+puller")).toHaveLength(1);
     expect(await eventReasons("puller")).toContain("SecretRestored");
   });
@@ -100,8 +99,8 @@ describe("HarborRobot credentials", () => {
       "-p",
       JSON.stringify({ stringData: { ".dockerconfigjson": "{}" } }),
     ]);
-    await waitUntil("the docker config is rewritten", async () =>
-      (await secretValues(op.kubectl, "puller")).text(".dockerconfigjson").includes(before.password),
+    await op.waitFor<SecretObject>("secret", "puller", (s) =>
+      decoded(s, ".dockerconfigjson").includes(before.password),
     );
     expect(refreshes()).toBe(r0);
     expect(await access(before)).toEqual(["pull"]);
@@ -128,10 +127,7 @@ describe("HarborRobot credentials", () => {
     const moved = await credentials("puller-pull");
     expect(moved.password).toBe(before.password);
     expect(await access(moved)).toEqual(["pull"]);
-    await waitUntil(
-      "the old Secret is gone",
-      async () => (await op.kubectl.tryRun(["get", "secret", "puller"])).code !== 0,
-    );
+    await op.waitGone("secret", "puller");
     expect(op.emulator.counters.total({ op: "RefreshSec" })).toBe(refreshes);
   });
 
@@ -140,11 +136,8 @@ describe("HarborRobot credentials", () => {
     const nsA = `${op.namespace}-a`;
     const nsB = `${op.namespace}-b`;
     const admin = op.kubectl;
-    const entries = (ns: string, name: string) => pullSecretsOf(admin.inNamespace(ns), name);
-    const listed = async (ns: string, name: string) =>
-      (await entries(ns, name).catch((): string[] => [])).includes("shared");
-    const hasSecret = async (ns: string) =>
-      (await admin.inNamespace(ns).tryRun(["get", "secret", "shared"])).code === 0;
+    const hasSecret = async (ns: string) => (await api().find("secret", ns, "shared")) !== undefined;
+    const lists = (names: string[]) => names.includes("shared");
     try {
       await admin.run(["create", "namespace", nsA]);
       await admin.run(["create", "namespace", nsB]);
@@ -170,31 +163,29 @@ describe("HarborRobot credentials", () => {
       expect(copy.secret.type).toBe("kubernetes.io/dockerconfigjson");
       expect(copy.secret.data).toEqual(primary.secret.data);
       expect(await access(copy)).toEqual(["pull"]);
-      await waitUntil("both ServiceAccounts in the first namespace list the copy", async () => {
-        return (await listed(nsA, "builder")) && (await listed(nsA, "default"));
-      });
+      // Both ServiceAccounts in the first namespace list the copy, once.
+      for (const account of ["builder", "default"])
+        await pullSecrets(nsA, account, (names) => names.filter((n) => n === "shared").length === 1);
       expect(await hasSecret(nsB)).toBe(false);
 
-      // A namespace that starts matching gets a copy; a ServiceAccount created later gets its entry.
+      // A namespace that starts matching gets a copy, and its ServiceAccount (one made before) its
+      // entry. (One created later gets it too: robot-copies.test.ts.)
       await admin.run(["label", "namespace", nsB, `robot-copies=${selector}`]);
       await op.waitFor<RobotCR>("harborrobot", "shared", (o) => (o.status?.copiedTo ?? []).includes(nsB));
-      await admin.inNamespace(nsB).run(["create", "serviceaccount", "builder"]);
-      await waitUntil("the late ServiceAccount lists the copy", () => listed(nsB, "builder"), 90_000);
-      expect((await entries(nsB, "builder")).filter((e) => e === "shared")).toHaveLength(1);
+      await pullSecrets(nsB, "default", lists);
 
       // A namespace that stops matching loses the copy and the entries.
       await admin.run(["label", "namespace", nsA, "robot-copies-"]);
       await op.waitFor<RobotCR>("harborrobot", "shared", (o) => !(o.status?.copiedTo ?? []).includes(nsA));
-      await waitUntil("the first namespace is cleaned up", async () => !(await hasSecret(nsA)));
-      expect(await listed(nsA, "builder")).toBe(false);
-      expect(await listed(nsA, "default")).toBe(false);
+      await api().waitGone("secret", nsA, "shared");
+      await pullSecrets(nsA, "builder", (names) => !lists(names));
+      await pullSecrets(nsA, "default", (names) => !lists(names));
 
       // The robot goes: every copy and entry goes with it.
       await op.kubectl.delete("harborrobot", "shared", { wait: true });
       expect(await hasSecret(nsB)).toBe(false);
-      expect(await listed(nsB, "builder")).toBe(false);
-      expect(await listed(nsB, "default")).toBe(false);
-      expect((await op.kubectl.tryRun(["get", "secret", "shared"])).code).not.toBe(0);
+      expect(lists(await pullSecretsOf(admin.inNamespace(nsB), "default"))).toBe(false);
+      expect(await hasSecret(op.namespace)).toBe(false);
     } finally {
       await admin.tryRun(["delete", "namespace", nsA, "--wait=false"]);
       await admin.tryRun(["delete", "namespace", nsB, "--wait=false"]);
@@ -204,21 +195,20 @@ describe("HarborRobot credentials", () => {
   test("the operator killed between creating the robot and writing its Secret ends with one robot and a working Secret", async () => {
     await op.stop();
     await op.start({ HCO_TEST_CRASH_POINT: "after-robot-create" });
+    let exit: { code: number | null } | undefined;
+    void op.exited().then((code) => {
+      exit = { code };
+    });
     await op.kubectl.apply(robot("crashy"));
-    const code = await Promise.race([
-      op.exited(),
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error("the operator did not reach the crash point")), 60_000),
-      ),
-    ]);
+    const { code } = await until("the operator to reach the crash point and exit", () => exit);
     expect(code).toBeNull(); // killed by SIGKILL
     const created = await robotsNamed("robot$team+crashy");
     expect(created).toHaveLength(1);
-    expect((await op.kubectl.tryRun(["get", "secret", "crashy"])).code).not.toBe(0);
+    expect(await api().find("secret", op.namespace, "crashy")).toBeUndefined();
 
     await op.start();
-    const cr = await op.waitReady<RobotCR>("harborrobot", "crashy", 90_000);
-    expect(cr.status?.harborId).toBe(created[0]?.id);
+    const cr = await op.waitReady<RobotCR>("harborrobot", "crashy");
+    expect(harborIdOf(cr)).toBe(created[0]?.id);
     expect(await robotsNamed("robot$team+crashy")).toHaveLength(1);
     expect(await access(await credentials("crashy"))).toEqual(["pull"]);
   });
@@ -230,7 +220,7 @@ describe("HarborRobot credentials", () => {
     // Harbor refreshes the secret, but its answer (the only copy of the new secret) never arrives.
     op.emulator.control.faults.add({ op: "RefreshSec", status: 500, afterHandler: true, times: 1 });
     const refreshes = op.emulator.counters.total({ op: "RefreshSec" });
-    await op.harbor.robots.update(before.status?.harborId as number, {
+    await op.harbor.robots.update(harborIdOf(before), {
       name: "robot$team+flaky",
       level: "project",
       duration: 1,
@@ -246,14 +236,14 @@ describe("HarborRobot credentials", () => {
       "flaky",
       (o) => condition(o, "Ready")?.status === "True",
     );
-    expect(after.status?.harborId).toBe(before.status?.harborId);
+    expect(harborIdOf(after)).toBe(harborIdOf(before));
   });
 
   // Last: it moves the emulator's clock.
   test("rotation before expiry leaves a working secret and a later expiry, on the same robot", async () => {
     await op.kubectl.apply(robot("rotor"));
     const before = await op.waitReady<RobotCR>("harborrobot", "rotor");
-    const id = before.status?.harborId as number;
+    const id = harborIdOf(before);
     const old = await credentials("rotor");
     const refreshes = op.emulator.counters.total({ op: "RefreshSec" });
 
@@ -264,20 +254,19 @@ describe("HarborRobot credentials", () => {
       duration: 1,
       permissions: [{ kind: "project", namespace: "team", access: pull }],
     });
-    const rotated = await op.waitFor<RobotCR>(
-      "harborrobot",
-      "rotor",
-      (o) => o.status?.lastRotation !== before.status?.lastRotation && o.status?.expiresAt !== undefined,
-      30_000,
-    );
+    // Renewed: an expiry later than the first one. (Not "lastRotation changed": status keeps whole
+    // seconds, and a rotation within the second of the creation shows the same time.)
+    const expiry = (o: RobotCR) => Date.parse(o.status?.expiresAt ?? "");
+    const rotated = await op.waitFor<RobotCR>("harborrobot", "rotor", (o) => expiry(o) > expiry(before));
     const fresh = await credentials("rotor");
     expect(fresh.password).not.toBe(old.password);
     expect(await access(fresh)).toEqual(["pull"]);
     await expect(access(old)).rejects.toThrow(/rejected/);
     expect(op.emulator.counters.total({ op: "RefreshSec" })).toBe(refreshes + 1);
-    expect(rotated.status?.harborId).toBe(id);
-    expect(Date.parse(rotated.status?.expiresAt as string)).toBeGreaterThan(
-      Date.parse(before.status?.expiresAt as string),
+    expect(harborIdOf(rotated)).toBe(id);
+    expect(expiry(rotated)).toBeGreaterThan(expiry(before));
+    expect(Date.parse(rotated.status?.lastRotation ?? "")).toBeGreaterThanOrEqual(
+      Date.parse(before.status?.lastRotation ?? ""),
     );
     const inHarbor = await op.harbor.robots.get(id);
     expect(rotated.status?.expiresAt).toBe(
@@ -288,8 +277,8 @@ describe("HarborRobot credentials", () => {
     // A day and a half later the shortened expiry has passed; the renewed robot still pulls.
     op.emulator.control.clock.advance(36 * 3_600_000);
     expect(await access(fresh)).toEqual(["pull"]);
-    // And the operator does not rotate again.
-    await new Promise((res) => setTimeout(res, 4_000));
+    // And the operator does not rotate again: two drift sweeps read the robot and find it in order.
+    await op.sweeps("HarborRobot");
     expect(op.emulator.counters.total({ op: "RefreshSec" })).toBe(refreshes + 1);
   });
 });

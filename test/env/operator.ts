@@ -3,8 +3,10 @@
 // and a Ready HarborConnection named "harbor" pointing at it. Tests drive everything with kubectl
 // and look at Harbor through an admin client, the way a user would check.
 import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, afterEach, beforeAll } from "vitest";
 import type { HarborClient } from "../../src/harbor/client.ts";
 import { budget } from "./budget.ts";
 import { sharedControlPlane, useNamespace } from "./cluster.ts";
@@ -76,6 +78,37 @@ export interface OperatorFixture {
     predicate: (o: T) => boolean,
     timeoutMs?: number,
   ): Promise<T>;
+  /** Resolves once the object is gone (its finalizer released), within the budget's operator wait. */
+  waitGone(resource: string, name: string): Promise<void>;
+  /**
+   * The reconciles of the object that the operator finished (its "reconciled" or "reconcile failed"
+   * log line), oldest first, printed after `from` (an earlier `output().length`; default: all).
+   * `resource` is the kind in lower case, e.g. "harborrobot".
+   */
+  reconciles(resource: string, name: string, from?: number): LogLine[];
+}
+
+/** One line of the operator's log (pino writes one JSON object per line). */
+export interface LogLine {
+  level?: string;
+  msg?: string;
+  controller?: string;
+  key?: string;
+  [field: string]: unknown;
+}
+
+/** The JSON lines of a process's output; anything else (a line still being written) is skipped. */
+export function logLines(output: string): LogLine[] {
+  const lines: LogLine[] = [];
+  for (const line of output.split("\n")) {
+    if (!line.startsWith("{")) continue;
+    try {
+      lines.push(JSON.parse(line) as LogLine);
+    } catch {
+      // the last line, still being written
+    }
+  }
+  return lines;
 }
 
 const root = join(import.meta.dirname, "..", "..");
@@ -234,6 +267,15 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
     },
     waitFor: <T>(resource: string, name: string, predicate: (o: T) => boolean, timeoutMs?: number) =>
       clusterApi(ns.kubectl.kubeconfigPath).waitFor<T>(resource, ns.name, name, predicate, timeoutMs),
+    waitGone: (resource: string, name: string) =>
+      clusterApi(ns.kubectl.kubeconfigPath).waitGone(resource, ns.name, name),
+    reconciles: (resource: string, name: string, from = 0) =>
+      logLines(out.slice(from)).filter(
+        (l) =>
+          l.controller === resource &&
+          l.key === `${ns.name}/${name}` &&
+          (l.msg === "reconciled" || l.msg?.startsWith("reconcile failed") === true),
+      ),
   };
 
   beforeAll(async () => {
@@ -266,6 +308,14 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
       },
     );
   }, budget.startMs + budget.requestMs);
+
+  // A failed test keeps what the operator printed until then, to see what it was doing.
+  afterEach(({ task }) => {
+    if (task.result?.state !== "fail") return;
+    const file = join(tmpdir(), `hco-operator-${ns.name}.log`);
+    writeFileSync(file, out);
+    console.error(`the operator's output so far: ${file}`);
+  });
 
   afterAll(async () => {
     await stop();

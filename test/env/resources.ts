@@ -462,8 +462,26 @@ export async function deliveredCredentials(kubectl: Kubectl, name: string) {
   return { username: text("username"), password: text("password"), secret, text };
 }
 
+type ServiceAccount = { imagePullSecrets?: Array<{ name: string }> };
+const pullSecretNames = (sa: ServiceAccount) => (sa.imagePullSecrets ?? []).map((e) => e.name);
+
 /** The names in a ServiceAccount's imagePullSecrets (the ServiceAccount must exist). */
 export async function pullSecretsOf(kubectl: Kubectl, account: string): Promise<string[]> {
-  const sa = await kubectl.get<{ imagePullSecrets?: Array<{ name: string }> }>("serviceaccount", account);
-  return (sa.imagePullSecrets ?? []).map((e) => e.name);
+  return pullSecretNames(await kubectl.get<ServiceAccount>("serviceaccount", account));
+}
+
+/**
+ * Follows the ServiceAccount (a watch; it may not exist yet) until `holds` is true of the names in
+ * its imagePullSecrets, within the budget's operator wait; returns those names.
+ */
+export async function waitForPullSecrets(
+  kubectl: Pick<Kubectl, "kubeconfigPath" | "namespace">,
+  account: string,
+  holds: (names: string[]) => boolean,
+): Promise<string[]> {
+  const api = clusterApi(kubectl.kubeconfigPath);
+  const sa = await api.waitFor<ServiceAccount>("serviceaccount", kubectl.namespace, account, (o) =>
+    holds(pullSecretNames(o)),
+  );
+  return pullSecretNames(sa);
 }

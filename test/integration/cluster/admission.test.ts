@@ -908,3 +908,81 @@ describe("HarborUser", () => {
     );
   });
 });
+
+describe("HarborProject", () => {
+  test("a spec.name Harbor would refuse is refused, naming the field; once set it cannot change", async () => {
+    await expectRefusal(
+      project("bad-name", { name: "Not_Valid" }),
+      'spec.name: Invalid value: "Not_Valid"',
+      "should match",
+    );
+    await ns.kubectl.apply(project("named", { name: "alpha" }));
+    await expectRefusal(
+      project("named", { name: "renamed" }),
+      'spec.name: Invalid value: "renamed": the project name is immutable (Harbor keeps objects by name): it stays "alpha"',
+    );
+    await expectAdmitted(project("named", { name: "alpha", public: true }));
+  });
+});
+
+describe("HarborRobot", () => {
+  test("a spec.name Harbor would refuse is refused, naming the field; once set it cannot change", async () => {
+    await expectRefusal(
+      robot("bad-name", { name: "Not_Valid" }),
+      'spec.name: Invalid value: "Not_Valid"',
+      "should match",
+    );
+    await ns.kubectl.apply(robot("named", { name: "ci" }));
+    await expectRefusal(
+      robot("named", { name: "renamed" }),
+      'spec.name: Invalid value: "renamed": the robot name is immutable (Harbor keeps objects by name): it stays "ci"',
+    );
+  });
+
+  test("a system robot's project permission needs a namespace", async () => {
+    await expectRefusal(
+      robot("sys", {
+        level: "system",
+        projectRef: undefined,
+        permissions: [{ kind: "project", access: [{ resource: "repository", action: "pull" }] }],
+      }),
+      'spec.permissions: Required value: a project permission of a system-level robot needs a namespace: a project name or "*"',
+    );
+  });
+
+  test("durationDays is -1 or at least 1, and the rotation window is shorter than it", async () => {
+    await expectRefused(
+      robot("ci", { durationDays: 0 }),
+      "spec.durationDays",
+      "durationDays is -1 (never expires) or at least 1",
+    );
+    await expectRefusal(
+      robot("ci", { durationDays: 5, rotation: { beforeExpiryDays: 5 } }),
+      "spec.rotation.beforeExpiryDays: Invalid value: rotation.beforeExpiryDays (5) must be smaller than durationDays (5)",
+    );
+    await expectAdmitted(
+      robot("ci", { durationDays: -1 }),
+      robot("ci", { durationDays: 1 }),
+      robot("ci", { durationDays: 5, rotation: { beforeExpiryDays: 4 } }),
+    );
+  });
+});
+
+describe("HarborWebhookPolicy", () => {
+  test("event types are Harbor's, each once; there is at least one target", async () => {
+    await expectRefusal(
+      webhook("w", { eventTypes: [invalid("PUSH_IMAGE")] }),
+      'spec.eventTypes[0]: Unsupported value: "PUSH_IMAGE"',
+    );
+    await expectRefusal(
+      webhook("w", { eventTypes: ["PUSH_ARTIFACT", "PUSH_ARTIFACT"] }),
+      'spec.eventTypes[1]: Duplicate value: "PUSH_ARTIFACT"',
+    );
+    await expectRefusal(
+      webhook("w", { targets: [] }),
+      "spec.targets: Invalid value",
+      "should have at least 1 items",
+    );
+    await expectAdmitted(webhook("w", { eventTypes: ["PUSH_ARTIFACT", "SCANNING_FAILED"] }));
+  });
+});
