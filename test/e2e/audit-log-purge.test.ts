@@ -7,12 +7,7 @@
 // test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
-import {
-  auditLogPurge,
-  eventReasons,
-  type AuditLogPurgeCR as PurgeCR,
-  readyForSpec,
-} from "../env/resources.ts";
+import { auditLogPurge, eventOf, type AuditLogPurgeCR as PurgeCR, readyForSpec } from "../env/resources.ts";
 import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "purge" });
@@ -121,10 +116,9 @@ describe("HarborAuditLogPurge", () => {
 
     // The emulator finishes the job (1 s) and shows it final after Harbor's lag.
     op.emulator.control.clock.advance(1_000 + LAG);
-    await until("LAST RUN Success in kubectl get", async () =>
-      /purge\s+True\s+Synced\s+None\s+48\s+Success/.test(await op.kubectl.run(["get", KIND, "purge"]))
-        ? true
-        : undefined,
+    await op.waitFor<PurgeCR>(KIND, "purge", (o) => o.status?.lastRun?.status === "Success");
+    expect(await op.kubectl.run(["get", KIND, "purge"])).toMatch(
+      /purge\s+True\s+Synced\s+None\s+48\s+Success/,
     );
     expect(op.emulator.control.purge.runs().find((r) => r.id === run?.id)?.purged).toBe(2);
     expect(
@@ -134,7 +128,7 @@ describe("HarborAuditLogPurge", () => {
         .map((e) => e.operation),
     ).toEqual(["create"]);
     expect(await op.harbor.purge.getLog(run?.id as number)).toContain("Purged 2 rows of audit logs");
-    expect(await eventReasons(op.kubectl, "purge", "HarborAuditLogPurge")).toContain("RunStarted");
+    await eventOf(op.kubectl, "purge", "HarborAuditLogPurge", "RunStarted");
 
     // The value handled starts nothing more, whatever else changes: the reconcile of the new
     // generation, which ends with its status written, saw it.
@@ -147,6 +141,6 @@ describe("HarborAuditLogPurge", () => {
   test("deletionPolicy Delete removes the schedule (sending the parameters Harbor requires)", async () => {
     await op.kubectl.delete(KIND, "purge", { wait: true });
     expect(await schedule()).toBeUndefined();
-    expect(await eventReasons(op.kubectl, "purge", "HarborAuditLogPurge")).toContain("Deleted");
+    await eventOf(op.kubectl, "purge", "HarborAuditLogPurge", "Deleted");
   });
 });

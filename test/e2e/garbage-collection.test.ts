@@ -9,11 +9,10 @@
 // test/unit/runtime/managed-lifecycle.test.ts); what kubectl refuses, in
 // test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
-import { crashAt } from "../env/crash.ts";
+import { armedAt, startDisarmed, untilCrashed } from "../env/crash.ts";
 import { useOperator } from "../env/operator.ts";
 import {
-  eventReasons,
-  eventsOf,
+  eventOf,
   type GarbageCollectionCR as GcCR,
   garbageCollection,
   readyForSpec,
@@ -21,8 +20,11 @@ import {
 import { requestsOverSweeps } from "../env/steady-state.ts";
 import { until } from "../env/until.ts";
 
-const op = useOperator({ namespacePrefix: "gc" });
+// Armed: the operator dies the first time it has started a run for a value (the crash test, the first
+// to ask for one), before recording it.
+const op = useOperator({ namespacePrefix: "gc", ...armedAt("after-run-start") });
 const KIND = "harborgarbagecollection";
+const KIND_NAME = "HarborGarbageCollection";
 const ANNOTATION = "harborconfig.io/runRequestedAt";
 /** GC runs stay Running this long after their job in Harbor 2.12 (world time). */
 const LAG = 25_000;
@@ -55,7 +57,7 @@ describe("HarborGarbageCollection", () => {
     expect(JSON.parse(s?.job_parameters as string)).toMatchObject({ delete_untagged: true, workers: 3 });
     expect(cr.status?.harborId).toBe(0);
     expect(cr.status?.nextScheduledTime).toBe(s?.schedule?.next_scheduled_time);
-    expect(await eventReasons(op.kubectl, "gc", "HarborGarbageCollection")).toContain("Created");
+    await eventOf(op.kubectl, "gc", KIND_NAME, "Created");
 
     const table = await op.kubectl.run(["get", "harborgarbagecollections"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+SCHEDULE\s+NEXT RUN\s+LAST RUN\s+AGE/);
@@ -80,7 +82,7 @@ describe("HarborGarbageCollection", () => {
     const s = await schedule();
     expect(s?.schedule).toMatchObject({ type: "Custom", cron: "0 0 1 * * 1" });
     expect(JSON.parse(s?.job_parameters as string)).toMatchObject({ delete_untagged: true, workers: 4 });
-    expect(await eventReasons(op.kubectl, "gc", "HarborGarbageCollection")).toContain("Updated");
+    await eventOf(op.kubectl, "gc", KIND_NAME, "Updated");
 
     await op.harbor.gc.updateSchedule({
       schedule: { type: "Daily", cron: "0 15 4 * * *" },
@@ -94,10 +96,8 @@ describe("HarborGarbageCollection", () => {
     expect(JSON.parse(reverted.job_parameters as string)).toMatchObject({ workers: 4 });
     const cr = await op.waitFor<GcCR>(KIND, "gc", (o) => o.status?.lastDriftCorrection !== undefined);
     expect(cr.status?.lastDriftCorrection?.fields).toEqual(["schedule.type", "schedule.cron", "workers"]);
-    const drift = (await eventsOf(op.kubectl, "gc", "HarborGarbageCollection")).find(
-      (e) => e.reason === "DriftCorrected",
-    );
-    expect(drift?.message).toBe("Reverted changes made in Harbor to schedule.type, schedule.cron, workers");
+    const drift = await eventOf(op.kubectl, "gc", KIND_NAME, "DriftCorrected");
+    expect(drift.message).toBe("Reverted changes made in Harbor to schedule.type, schedule.cron, workers");
 
     // A schedule removed in Harbor is put back too.
     await op.harbor.gc.updateSchedule({ schedule: { type: "None" } });
@@ -107,6 +107,26 @@ describe("HarborGarbageCollection", () => {
       "gc",
       (o) => o.status?.lastDriftCorrection?.fields.join() === "schedule.type",
     );
+  });
+
+  test("the operator killed between starting a run and recording it starts exactly one run", async () => {
+    const value = "crash-after-run-start";
+    const runs = manualRuns().length;
+    await annotate("gc", value);
+    await untilCrashed(op);
+    const recorded = await op.kubectl.get<GcCR>(KIND, "gc");
+    expect(recorded.status?.runRequest).toMatchObject({ requestedAt: value });
+    expect(recorded.status?.runRequest?.executionId).toBeUndefined();
+    expect(manualRuns()).toHaveLength(runs + 1);
+
+    await startDisarmed(op);
+    const cr = await op.waitFor<GcCR>(KIND, "gc", handled(value));
+    expect(manualRuns()).toHaveLength(runs + 1);
+    expect(cr.status?.runRequest?.executionId).toBe(manualRuns().at(-1)?.id);
+    expect(cr.status?.runRequest?.afterExecutionId).toBeLessThan(
+      cr.status?.runRequest?.executionId as number,
+    );
+    op.emulator.control.clock.advance(2_000 + LAG);
   });
 
   test("run now: one run per new value, recorded in status and followed to its end; the value handled starts nothing again", async () => {
@@ -125,15 +145,18 @@ describe("HarborGarbageCollection", () => {
       trigger: "MANUAL",
       dryRun: true,
     });
-    expect(await eventReasons(op.kubectl, "gc", "HarborGarbageCollection")).toContain("RunStarted");
+    await eventOf(
+      op.kubectl,
+      "gc",
+      KIND_NAME,
+      "RunStarted",
+      `(execution ${run?.id}) for ${ANNOTATION} "first"`,
+    );
 
     // The job ends and Harbor shows it final after its lag: the run is followed to there.
     op.emulator.control.clock.advance(2_000 + LAG);
-    await until("LAST RUN Success in kubectl get", async () =>
-      /gc\s+True\s+Synced\s+Weekly\s+\S+\s+Success/.test(await op.kubectl.run(["get", KIND, "gc"]))
-        ? true
-        : undefined,
-    );
+    await op.waitFor<GcCR>(KIND, "gc", (o) => o.status?.lastRun?.status === "Success");
+    expect(await op.kubectl.run(["get", KIND, "gc"])).toMatch(/gc\s+True\s+Synced\s+Weekly\s+\S+\s+Success/);
 
     // The value handled starts nothing when the spec changes: the reconcile of the new generation,
     // which ends with its status written, saw it. A new value starts one more.
@@ -146,31 +169,9 @@ describe("HarborGarbageCollection", () => {
     op.emulator.control.clock.advance(2_000 + LAG);
   });
 
-  test("the operator killed between starting a run and recording it starts exactly one run", async () => {
-    const value = "crash-after-run-start";
-    const runs = manualRuns().length;
-    await crashAt(op, "after-run-start", async () => {
-      await op.waitReady<GcCR>(KIND, "gc");
-      await annotate("gc", value);
-    });
-    const recorded = await op.kubectl.get<GcCR>(KIND, "gc");
-    expect(recorded.status?.runRequest).toMatchObject({ requestedAt: value });
-    expect(recorded.status?.runRequest?.executionId).toBeUndefined();
-    expect(manualRuns()).toHaveLength(runs + 1);
-
-    await op.start();
-    const cr = await op.waitFor<GcCR>(KIND, "gc", handled(value));
-    expect(manualRuns()).toHaveLength(runs + 1);
-    expect(cr.status?.runRequest?.executionId).toBe(manualRuns().at(-1)?.id);
-    expect(cr.status?.runRequest?.afterExecutionId).toBeLessThan(
-      cr.status?.runRequest?.executionId as number,
-    );
-    op.emulator.control.clock.advance(2_000 + LAG);
-  });
-
   test("deletion (deletionPolicy Delete) sets the schedule to None", async () => {
     await op.kubectl.delete(KIND, "gc", { wait: true });
     expect(await schedule()).toBeUndefined();
-    expect(await eventReasons(op.kubectl, "gc", "HarborGarbageCollection")).toContain("Deleted");
+    await eventOf(op.kubectl, "gc", KIND_NAME, "Deleted");
   });
 });

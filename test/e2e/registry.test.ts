@@ -12,8 +12,7 @@ import { budget } from "../env/budget.ts";
 import { type OperatorFixture, useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
-  eventsOf,
+  eventOf,
   harborIdOf,
   type RegistryCR,
   readyForSpec,
@@ -98,7 +97,7 @@ describe("HarborRegistry, with a short drift interval", () => {
       insecure: true,
     });
     expect(cr.status?.lastDriftCorrection).toBeUndefined();
-    await expect.poll(() => eventReasons(op.kubectl, "mirror")).toContain("Updated");
+    await eventOf(op.kubectl, "mirror", "HarborRegistry", "Updated");
 
     // Someone edits it in Harbor: the drift sweep puts it back and names what it reverted.
     await op.harbor.registries.update(id, { description: "by hand", url: "https://elsewhere.example.com" });
@@ -112,10 +111,8 @@ describe("HarborRegistry, with a short drift interval", () => {
       (o) => o.status?.lastDriftCorrection !== undefined,
     );
     expect(reverted.status?.lastDriftCorrection?.fields).toEqual(["url", "description"]);
-    const drift = (await eventsOf(op.kubectl, "mirror", "HarborRegistry")).find(
-      (e) => e.reason === "DriftCorrected",
-    );
-    expect(drift?.message).toBe("Reverted changes made in Harbor to url, description");
+    const drift = await eventOf(op.kubectl, "mirror", "HarborRegistry", "DriftCorrected");
+    expect(drift.message).toBe("Reverted changes made in Harbor to url, description");
     expect(storedSecret(op, id)).toBe("first-Secret1");
   });
 

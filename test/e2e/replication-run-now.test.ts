@@ -5,10 +5,10 @@
 // one execution. Every decision of run now, the crash before the start included, is proven in
 // test/unit/controllers/run-now.test.ts; this file proves it against the emulator for this kind.
 import { describe, expect, test } from "vitest";
-import { crashAt } from "../env/crash.ts";
+import { armedAt, startDisarmed, untilCrashed } from "../env/crash.ts";
 import { useOperator } from "../env/operator.ts";
 import {
-  eventsOf,
+  eventOf,
   harborIdOf,
   type ReplicationPolicyCR as PolicyCR,
   readyForSpec,
@@ -16,7 +16,9 @@ import {
   replicationPolicy,
 } from "../env/resources.ts";
 
-const op = useOperator({ namespacePrefix: "runnow" });
+// Armed: the operator dies the first time it has started an execution for a value (the first test),
+// before recording it.
+const op = useOperator({ namespacePrefix: "runnow", ...armedAt("after-run-start") });
 const KIND = "harborreplicationpolicy";
 const ANNOTATION = "harborconfig.io/runRequestedAt";
 
@@ -37,6 +39,23 @@ const annotate = (name: string, value: string) =>
 const handled = (value: string) => (o: PolicyCR) => o.status?.lastHandledRunAt === value;
 
 describe("run now on a HarborReplicationPolicy", () => {
+  // First: the operator is armed to die here.
+  test("the operator killed between starting the execution and recording it ends with one execution", async () => {
+    await op.kubectl.apply([registry("target"), policy("crashy")]);
+    const id = harborIdOf(await op.waitReady<PolicyCR>(KIND, "crashy"));
+    await annotate("crashy", "crash");
+    await untilCrashed(op);
+    expect(executionsOf(id)).toHaveLength(1);
+    expect((await op.kubectl.get<PolicyCR>(KIND, "crashy")).status?.runRequest?.executionId).toBeUndefined();
+
+    await startDisarmed(op);
+    const cr = await op.waitFor<PolicyCR>(KIND, "crashy", handled("crash"));
+    expect(executionsOf(id)).toHaveLength(1);
+    expect(cr.status?.runRequest?.executionId).toBe(executionsOf(id).at(-1)?.id);
+    const found = await eventOf(op.kubectl, "crashy", "HarborReplicationPolicy", "RunStarted", "Found a");
+    expect(found.message).toMatch(/^Found a replication \(execution \d+\) started earlier/);
+  });
+
   test("a new value starts one execution, recorded in status and followed to its end; the value handled starts nothing again", async () => {
     await op.kubectl.apply([registry("target"), policy("mirror")]);
     const id = harborIdOf(await op.waitReady<PolicyCR>(KIND, "mirror"));
@@ -53,10 +72,8 @@ describe("run now on a HarborReplicationPolicy", () => {
     });
     expect(started.status?.lastExecution?.id).toBe(execution?.id);
     await op.waitFor<PolicyCR>(KIND, "mirror", (o) => o.status?.lastExecution?.status === "Succeed");
-    const started2 = (await eventsOf(op.kubectl, "mirror", "HarborReplicationPolicy")).find(
-      (e) => e.reason === "RunStarted",
-    );
-    expect(started2?.message).toBe(
+    const started2 = await eventOf(op.kubectl, "mirror", "HarborReplicationPolicy", "RunStarted");
+    expect(started2.message).toBe(
       `Started a replication (execution ${execution?.id}) for ${ANNOTATION} "2030-01-01T00:00:00Z"`,
     );
 
@@ -78,10 +95,8 @@ describe("run now on a HarborReplicationPolicy", () => {
     const refused = await op.waitFor<PolicyCR>(KIND, "disabled", handled("please"));
     expect(refused.status?.runRequest?.refused).toContain("the policy is disabled");
     expect(refused.status?.runRequest?.executionId).toBeUndefined();
-    const event = (await eventsOf(op.kubectl, "disabled", "HarborReplicationPolicy")).find(
-      (e) => e.reason === "RunNotStarted",
-    );
-    expect(event?.type).toBe("Warning");
+    const event = await eventOf(op.kubectl, "disabled", "HarborReplicationPolicy", "RunNotStarted");
+    expect(event.type).toBe("Warning");
 
     // Enabled: the reconcile of that generation (its status written) starts nothing for the old value.
     await op.kubectl.apply(policy("disabled", { enabled: true }));
@@ -97,22 +112,5 @@ describe("run now on a HarborReplicationPolicy", () => {
     // Followed to its end, each look with both asks in view: still one.
     await op.waitFor<PolicyCR>(KIND, "both", (o) => o.status?.lastExecution?.status === "Succeed");
     expect(executionsOf(id)).toHaveLength(1);
-  });
-
-  test("the operator killed between starting the execution and recording it ends with one execution", async () => {
-    const id = harborIdOf(await op.kubectl.get<PolicyCR>(KIND, "mirror"));
-    const before = executionsOf(id).length;
-    await crashAt(op, "after-run-start", () => annotate("mirror", "crash"));
-    expect(executionsOf(id)).toHaveLength(before + 1);
-    expect((await op.kubectl.get<PolicyCR>(KIND, "mirror")).status?.runRequest?.executionId).toBeUndefined();
-
-    await op.start();
-    const cr = await op.waitFor<PolicyCR>(KIND, "mirror", handled("crash"));
-    expect(executionsOf(id)).toHaveLength(before + 1);
-    expect(cr.status?.runRequest?.executionId).toBe(executionsOf(id).at(-1)?.id);
-    const found = (await eventsOf(op.kubectl, "mirror", "HarborReplicationPolicy")).find((e) =>
-      e.message.startsWith("Found a replication"),
-    );
-    expect(found?.reason).toBe("RunStarted");
   });
 });

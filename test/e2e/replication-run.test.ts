@@ -7,11 +7,11 @@
 // test/unit/runtime/run-lifecycle.test.ts; what kubectl refuses, in
 // test/integration/cluster/admission.test.ts.
 import { beforeAll, describe, expect, test } from "vitest";
-import { crashAt } from "../env/crash.ts";
+import { armedAt, startDisarmed, untilCrashed } from "../env/crash.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   harborIdOf,
   type ReplicationPolicyCR,
   type ReplicationRunCR,
@@ -21,7 +21,8 @@ import {
   replicationRun,
 } from "../env/resources.ts";
 
-const op = useOperator({ namespacePrefix: "reprun" });
+// Armed: the operator dies the first time it has started an execution (the first test), before recording it.
+const op = useOperator({ namespacePrefix: "reprun", ...armedAt("after-replication-run-start") });
 const KIND = "harborreplicationrun";
 const count = (o: string) => op.emulator.counters.total({ op: o });
 let policyId = 0;
@@ -45,6 +46,29 @@ describe("HarborReplicationRun", () => {
     // A new run shows a wait on its policy only after 10 s (it may have been applied with it): this
     // one waits while the tests before its own run.
     await op.kubectl.apply(replicationRun("orphan", "missing"));
+  });
+
+  // First: the operator is armed to die here.
+  test("killed between starting an execution and recording it, the restarted operator takes it over: one execution", async () => {
+    const before = executions().length;
+    // Running until it is taken over, however long the restart takes.
+    plan({ durationMs: 60 * 60_000 });
+    await op.kubectl.apply(replicationRun("crashy", "mirror"));
+    await untilCrashed(op);
+    expect(executions()).toHaveLength(before + 1);
+    const lost = executions().sort((a, b) => b.id - a.id)[0];
+    const unrecorded = await op.kubectl.get<ReplicationRunCR>(KIND, "crashy");
+    expect(unrecorded.status?.harborId).toBeUndefined();
+    expect(unrecorded.status?.startRequest).toBeDefined();
+
+    await startDisarmed(op);
+    const taken = await started("crashy");
+    expect(taken.status?.harborId).toBe(lost?.id);
+    op.emulator.control.clock.advance(60 * 60_000);
+    await op.waitReady<ReplicationRunCR>(KIND, "crashy");
+    expect(executions()).toHaveLength(before + 1);
+    plan(null);
+    await eventOf(op.kubectl, "crashy", "HarborReplicationRun", "ExecutionFound");
   });
 
   test("apply → one execution, Running with its id → Succeeded with its counts once Harbor ends it; kubectl get shows it", async () => {
@@ -100,7 +124,7 @@ describe("HarborReplicationRun", () => {
     expect(condition(failed, "Ready")).toMatchObject({ status: "False", reason: "Failed" });
     expect(condition(failed, "Stalled")).toMatchObject({ status: "True", reason: "Failed" });
     expect(condition(failed, "Reconciling")).toBeUndefined();
-    expect(await eventReasons(op.kubectl, "partly", "HarborReplicationRun")).toContain("Failed");
+    await eventOf(op.kubectl, "partly", "HarborReplicationRun", "Failed");
     plan(null);
   });
 
@@ -148,24 +172,5 @@ describe("HarborReplicationRun", () => {
     expect((await op.harbor.replication.getExecution(id)).status).toBe("Stopped");
     expect(count("stopReplication") - stops).toBe(1);
     plan(null);
-  });
-
-  // Last: it restarts the operator.
-  test("killed between starting an execution and recording it, the restarted operator takes it over: one execution", async () => {
-    const before = executions().length;
-    await crashAt(op, "after-replication-run-start", () =>
-      op.kubectl.apply(replicationRun("crashy", "mirror")),
-    );
-    expect(executions()).toHaveLength(before + 1);
-    const lost = executions().sort((a, b) => b.id - a.id)[0];
-    const unrecorded = await op.kubectl.get<ReplicationRunCR>(KIND, "crashy");
-    expect(unrecorded.status?.harborId).toBeUndefined();
-    expect(unrecorded.status?.startRequest).toBeDefined();
-
-    await op.start();
-    const done = await op.waitReady<ReplicationRunCR>(KIND, "crashy");
-    expect(done.status?.harborId).toBe(lost?.id);
-    expect(executions()).toHaveLength(before + 1);
-    expect(await eventReasons(op.kubectl, "crashy", "HarborReplicationRun")).toContain("ExecutionFound");
   });
 });

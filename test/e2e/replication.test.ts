@@ -6,14 +6,13 @@
 // is proven in test/unit/runtime/managed-lifecycle.test.ts; the kind's mapping, its refusals the CRD
 // cannot see and runOnCreate on adoption in test/unit/controllers/replication-mapping.test.ts; what
 // kubectl refuses in test/integration/cluster/admission.test.ts.
-import { describe, expect, test } from "vitest";
+import { beforeAll, describe, expect, test } from "vitest";
 import type { ReplicationPolicyReq } from "../../src/harbor/replication.ts";
 import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
-  eventsOf,
+  eventOf,
   harborIdOf,
   type ReplicationPolicyCR as PolicyCR,
   registry,
@@ -24,11 +23,13 @@ import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "repl" });
 
-/** A policy that pushes to registry "target" unless the spec says otherwise. */
+/** A policy that pushes to registry "source" unless the spec says otherwise. */
 const policy = (name: string, spec: Parameters<typeof replicationPolicy>[1] = {}) =>
-  replicationPolicy(name, { registryRef: { name: "target" }, ...spec });
+  replicationPolicy(name, { registryRef: { name: "source" }, ...spec });
 
+/** The policy the flow follows: it waits for registry "target", which comes later. */
 const nightly = {
+  registryRef: { name: "target" },
   description: "nightly push",
   destinationNamespace: "mirror/team",
   destinationNamespaceReplaceCount: 1,
@@ -51,8 +52,77 @@ const executionsOf = (policyId: number) =>
   op.emulator.world.replication.executions().filter((e) => e.policy_id === policyId);
 
 describe("HarborReplicationPolicy", () => {
-  test("waits for its registry, then apply → Ready with the Harbor id, as written, in 3 requests", async () => {
+  beforeAll(async () => {
+    await op.kubectl.apply(registry("source"));
+    // A new resource shows a wait on another only after 10 s (they may have been applied together):
+    // "nightly" waits for its registry while the tests before its own run.
     await op.kubectl.apply(policy("nightly", nightly));
+  });
+
+  test("runOnCreate starts one execution and the status follows it to its end", async () => {
+    // What the pull finds on the remote: one image with one tag.
+    op.emulator.control.replication.addRemoteArtifact("https://source.example.com", "library/alpine", {
+      tags: ["3.20"],
+    });
+    op.emulator.control.replication.setPlan({ durationMs: 60 * 60_000 });
+    try {
+      await op.kubectl.apply(policy("once", { direction: "pull", runOnCreate: true }));
+      const started = await op.waitReady<PolicyCR>("harborreplicationpolicy", "once");
+      expect(started.status?.lastExecution).toMatchObject({ status: "InProgress", trigger: "manual" });
+      // Harbor ends it when its hour has passed.
+      op.emulator.control.clock.advance(60 * 60_000);
+      const done = await op.waitFor<PolicyCR>(
+        "harborreplicationpolicy",
+        "once",
+        (o) => o.status?.lastExecution?.status === "Succeed",
+      );
+      expect(done.status?.lastExecution).toMatchObject({
+        id: started.status?.lastExecution?.id,
+        total: 1,
+        succeeded: 1,
+        trigger: "manual",
+      });
+      expect(done.status?.lastExecution?.endTime).toBeDefined();
+      expect(executionsOf(harborIdOf(done))).toHaveLength(1);
+      expect(await op.kubectl.run(["get", "harborreplicationpolicy", "once"])).toMatch(/\bpull\s+Succeed\s/);
+      // Gone, so that no drift sweep reads policies while "nightly" converges (its request count).
+      await op.kubectl.delete("harborreplicationpolicy", "once", { wait: true });
+    } finally {
+      op.emulator.control.replication.setPlan(null);
+    }
+  });
+
+  test("deleting a policy while it runs stops the execution, then deletes the policy", async () => {
+    // Something for the push to copy, for ten minutes.
+    op.emulator.control.projects.pushArtifact("library", "busy-app");
+    await op.kubectl.apply(policy("busy"));
+    const id = harborIdOf(await op.waitReady<PolicyCR>("harborreplicationpolicy", "busy"));
+    op.emulator.control.replication.setPolicyPlan(id, { durationMs: 10 * 60_000 });
+    await op.harbor.replication.start(id);
+    const stops = count("stopReplication");
+    await op.kubectl.delete("harborreplicationpolicy", "busy");
+    await gone("harborreplicationpolicy", "busy");
+    await expect(op.harbor.replication.getPolicy(id)).rejects.toMatchObject({ kind: "notFound" });
+    expect(count("stopReplication") - stops).toBe(1);
+  });
+
+  test("a policy and its registry deleted together both go", async () => {
+    await op.kubectl.apply([registry("pair"), policy("pair-policy", { registryRef: { name: "pair" } })]);
+    const policyId = harborIdOf(await op.waitReady<PolicyCR>("harborreplicationpolicy", "pair-policy"));
+    const registryId = await idOf("harborregistry", "pair");
+    await op.kubectl.run([
+      "delete",
+      "harborregistry/pair",
+      "harborreplicationpolicy/pair-policy",
+      "--wait=false",
+    ]);
+    await gone("harborreplicationpolicy", "pair-policy");
+    await gone("harborregistry", "pair");
+    await expect(op.harbor.replication.getPolicy(policyId)).rejects.toMatchObject({ kind: "notFound" });
+    await expect(op.harbor.registries.get(registryId)).rejects.toMatchObject({ kind: "notFound" });
+  });
+
+  test("waits for its registry, then apply → Ready with the Harbor id, as written, in 3 requests", async () => {
     const waiting = await op.waitFor<PolicyCR>(
       "harborreplicationpolicy",
       "nightly",
@@ -133,7 +203,7 @@ describe("HarborReplicationPolicy", () => {
     expect(inHarbor.override ?? false).toBe(false);
     expect(inHarbor.filters).toContainEqual({ type: "tag", value: "release-*", decoration: "excludes" });
     expect(op.emulator.control.replication.schedules().map((s) => s.policy_id)).not.toContain(id);
-    await expect.poll(() => eventReasons(op.kubectl, "nightly")).toContain("Updated");
+    await eventOf(op.kubectl, "nightly", "HarborReplicationPolicy", "Updated");
 
     // Someone changes the policy in Harbor: the drift sweep puts it back and names what it reverted.
     const byHand = { ...inHarbor, description: "by hand", speed: 10 } as ReplicationPolicyReq;
@@ -148,70 +218,7 @@ describe("HarborReplicationPolicy", () => {
       (o) => o.status?.lastDriftCorrection !== undefined,
     );
     expect(reverted.status?.lastDriftCorrection?.fields).toEqual(["description", "speedKbps"]);
-    const drift = (await eventsOf(op.kubectl, "nightly", "HarborReplicationPolicy")).find(
-      (e) => e.reason === "DriftCorrected",
-    );
-    expect(drift?.message).toBe("Reverted changes made in Harbor to description, speedKbps");
-  });
-
-  test("runOnCreate starts one execution and the status follows it to its end", async () => {
-    // What the pull finds on the remote: one image with one tag.
-    op.emulator.control.replication.addRemoteArtifact("https://target.example.com", "library/alpine", {
-      tags: ["3.20"],
-    });
-    op.emulator.control.replication.setPlan({ durationMs: 60 * 60_000 });
-    try {
-      await op.kubectl.apply(policy("once", { direction: "pull", runOnCreate: true }));
-      const started = await op.waitReady<PolicyCR>("harborreplicationpolicy", "once");
-      expect(started.status?.lastExecution).toMatchObject({ status: "InProgress", trigger: "manual" });
-      // Harbor ends it when its hour has passed.
-      op.emulator.control.clock.advance(60 * 60_000);
-      const done = await op.waitFor<PolicyCR>(
-        "harborreplicationpolicy",
-        "once",
-        (o) => o.status?.lastExecution?.status === "Succeed",
-      );
-      expect(done.status?.lastExecution).toMatchObject({
-        id: started.status?.lastExecution?.id,
-        total: 1,
-        succeeded: 1,
-        trigger: "manual",
-      });
-      expect(done.status?.lastExecution?.endTime).toBeDefined();
-      expect(executionsOf(harborIdOf(done))).toHaveLength(1);
-      expect(await op.kubectl.run(["get", "harborreplicationpolicy", "once"])).toMatch(/\bpull\s+Succeed\s/);
-    } finally {
-      op.emulator.control.replication.setPlan(null);
-    }
-  });
-
-  test("deleting a policy while it runs stops the execution, then deletes the policy", async () => {
-    // Something for the push to copy, for ten minutes.
-    op.emulator.control.projects.pushArtifact("library", "busy-app");
-    await op.kubectl.apply(policy("busy"));
-    const id = harborIdOf(await op.waitReady<PolicyCR>("harborreplicationpolicy", "busy"));
-    op.emulator.control.replication.setPolicyPlan(id, { durationMs: 10 * 60_000 });
-    await op.harbor.replication.start(id);
-    const stops = count("stopReplication");
-    await op.kubectl.delete("harborreplicationpolicy", "busy");
-    await gone("harborreplicationpolicy", "busy");
-    await expect(op.harbor.replication.getPolicy(id)).rejects.toMatchObject({ kind: "notFound" });
-    expect(count("stopReplication") - stops).toBe(1);
-  });
-
-  test("a policy and its registry deleted together both go", async () => {
-    await op.kubectl.apply([registry("pair"), policy("pair-policy", { registryRef: { name: "pair" } })]);
-    const policyId = harborIdOf(await op.waitReady<PolicyCR>("harborreplicationpolicy", "pair-policy"));
-    const registryId = await idOf("harborregistry", "pair");
-    await op.kubectl.run([
-      "delete",
-      "harborregistry/pair",
-      "harborreplicationpolicy/pair-policy",
-      "--wait=false",
-    ]);
-    await gone("harborreplicationpolicy", "pair-policy");
-    await gone("harborregistry", "pair");
-    await expect(op.harbor.replication.getPolicy(policyId)).rejects.toMatchObject({ kind: "notFound" });
-    await expect(op.harbor.registries.get(registryId)).rejects.toMatchObject({ kind: "notFound" });
+    const drift = await eventOf(op.kubectl, "nightly", "HarborReplicationPolicy", "DriftCorrected");
+    expect(drift.message).toBe("Reverted changes made in Harbor to description, speedKbps");
   });
 });

@@ -9,11 +9,11 @@
 // test/unit/runtime/managed-lifecycle.test.ts); what kubectl refuses, in
 // test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
-import { crashAt } from "../env/crash.ts";
+import { armedAt, startDisarmed, untilCrashed } from "../env/crash.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   readyForSpec,
   type ScanAllCR,
   scanAll,
@@ -21,7 +21,9 @@ import {
 } from "../env/resources.ts";
 import { until } from "../env/until.ts";
 
-const op = useOperator({ namespacePrefix: "scanall" });
+// Armed: the operator dies the first time it has started a scan for a value (the crash test, the
+// first to ask for one), before recording it.
+const op = useOperator({ namespacePrefix: "scanall", ...armedAt("after-run-start") });
 const KIND = "harborscanall";
 const ANNOTATION = "harborconfig.io/runRequestedAt";
 
@@ -48,7 +50,7 @@ describe("HarborScanAll", () => {
     expect(await schedule()).toMatchObject({ type: "Weekly", cron: "0 0 0 * * 0" });
     expect(cr.status?.harborId).toBe(0);
     expect(cr.status?.lastRun).toBeUndefined();
-    expect(await eventReasons(op.kubectl, "scan", "HarborScanAll")).toContain("Created");
+    await eventOf(op.kubectl, "scan", "HarborScanAll", "Created");
 
     const table = await op.kubectl.run(["get", "harborscanalls"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+SCHEDULE\s+SCANNING\s+SCANNED\s+AGE/);
@@ -77,52 +79,19 @@ describe("HarborScanAll", () => {
     );
   });
 
-  test("run now: one scan of everything per new value, its progress in status; Harbor's 409 while one goes is recorded", async () => {
-    op.emulator.control.scanAll.setArtifacts(3);
-    op.emulator.control.scanAll.plan({ durationMs: 60_000 });
-    await annotate("scan", "first");
-    const cr = await op.waitFor<ScanAllCR>(KIND, "scan", (o) => o.status?.lastHandledRunAt === "first");
-    expect(manualRuns()).toHaveLength(1);
-    expect(cr.status?.runRequest).toMatchObject({
-      requestedAt: "first",
-      executionId: 0,
-      afterExecutionId: 0,
-    });
-    expect(cr.status?.lastRun).toMatchObject({ trigger: "Manual", ongoing: true, total: 3 });
-    expect(await eventReasons(op.kubectl, "scan", "HarborScanAll")).toContain("RunStarted");
-
-    // Harbor refuses another while the first goes: recorded, not retried.
-    await annotate("scan", "second");
-    const refused = await op.waitFor<ScanAllCR>(KIND, "scan", (o) => o.status?.lastHandledRunAt === "second");
-    expect(refused.status?.runRequest?.refused).toContain("a previous scan all job aleady exits");
-    expect(manualRuns()).toHaveLength(1);
-    expect(await eventReasons(op.kubectl, "scan", "HarborScanAll")).toContain("RunNotStarted");
-
-    // Its end shows in kubectl get (followed every 2 s while it goes); the looks that followed it,
-    // with "second" handled and no scan going any more, started nothing.
-    op.emulator.control.clock.advance(60_000);
-    await until("SCANNING false in kubectl get", async () =>
-      /scan\s+True\s+Synced\s+Custom\s+false\s+3\s/.test(await op.kubectl.run(["get", KIND, "scan"]))
-        ? true
-        : undefined,
-    );
-    expect(manualRuns()).toHaveLength(1);
-  });
-
   test("the operator killed between starting a scan and recording it starts exactly one scan", async () => {
     const value = "crash-after-run-start";
+    op.emulator.control.scanAll.setArtifacts(3);
     op.emulator.control.scanAll.plan({ durationMs: 120_000 });
     const runs = manualRuns().length;
-    await crashAt(op, "after-run-start", async () => {
-      await op.waitReady<ScanAllCR>(KIND, "scan");
-      await annotate("scan", value);
-    });
+    await annotate("scan", value);
+    await untilCrashed(op);
     const recorded = await op.kubectl.get<ScanAllCR>(KIND, "scan");
     expect(recorded.status?.runRequest).toMatchObject({ requestedAt: value });
     expect(recorded.status?.runRequest?.executionId).toBeUndefined();
     expect(manualRuns()).toHaveLength(runs + 1);
 
-    await op.start();
+    await startDisarmed(op);
     const cr = await op.waitFor<ScanAllCR>(
       KIND,
       "scan",
@@ -134,9 +103,40 @@ describe("HarborScanAll", () => {
     op.emulator.control.clock.advance(120_000);
   });
 
+  test("run now: one scan of everything per new value, its progress in status; Harbor's 409 while one goes is recorded", async () => {
+    op.emulator.control.scanAll.plan({ durationMs: 60_000 });
+    const runs = manualRuns().length;
+    await annotate("scan", "first");
+    const cr = await op.waitFor<ScanAllCR>(KIND, "scan", (o) => o.status?.lastHandledRunAt === "first");
+    expect(manualRuns()).toHaveLength(runs + 1);
+    expect(cr.status?.runRequest).toMatchObject({
+      requestedAt: "first",
+      executionId: 0,
+      afterExecutionId: 0,
+    });
+    expect(cr.status?.lastRun).toMatchObject({ trigger: "Manual", ongoing: true, total: 3 });
+    await eventOf(op.kubectl, "scan", "HarborScanAll", "RunStarted", `${ANNOTATION} "first"`);
+
+    // Harbor refuses another while the first goes: recorded, not retried.
+    await annotate("scan", "second");
+    const refused = await op.waitFor<ScanAllCR>(KIND, "scan", (o) => o.status?.lastHandledRunAt === "second");
+    expect(refused.status?.runRequest?.refused).toContain("a previous scan all job aleady exits");
+    expect(manualRuns()).toHaveLength(runs + 1);
+    await eventOf(op.kubectl, "scan", "HarborScanAll", "RunNotStarted", `${ANNOTATION} "second"`);
+
+    // Its end shows in kubectl get (followed every 2 s while it goes); the looks that followed it,
+    // with "second" handled and no scan going any more, started nothing.
+    op.emulator.control.clock.advance(60_000);
+    await op.waitFor<ScanAllCR>(KIND, "scan", (o) => o.status?.lastRun?.ongoing === false);
+    expect(await op.kubectl.run(["get", KIND, "scan"])).toMatch(
+      /scan\s+True\s+Synced\s+Custom\s+false\s+3\s/,
+    );
+    expect(manualRuns()).toHaveLength(runs + 1);
+  });
+
   test("deletion (deletionPolicy Delete) sets the schedule to None", async () => {
     await op.kubectl.delete(KIND, "scan", { wait: true });
     expect(await schedule()).toBeUndefined();
-    expect(await eventReasons(op.kubectl, "scan", "HarborScanAll")).toContain("Deleted");
+    await eventOf(op.kubectl, "scan", "HarborScanAll", "Deleted");
   });
 });
