@@ -1,19 +1,26 @@
 // HarborRegistry end to end: kubectl → apiserver → the operator process → Harbor (the emulator).
-// Two operators: one with a short drift interval (steady state, the sweep finding a changed Secret),
-// one with a drift interval too long to matter, so that what it shows comes from the Secret watch
-// and from the reconcile alone (prompt credential push, exact request counts). Refusal and adoption,
-// Orphan and drift go as for every kind: project.test.ts proves them once.
+// Two operators: one with a short drift interval (steady state, drift, the sweep finding a changed
+// Secret), one with a drift interval too long to matter, so that what it shows comes from the Secret
+// watch and from the reconcile alone (prompt credential push, exact request counts). The shared
+// lifecycle (creationPolicy, Conflict, Orphan) is proven in
+// test/unit/runtime/managed-lifecycle.test.ts; the kind's mapping and what its client decides (an
+// unsupported or mismatched type, an unhealthy remote, a registry in use) in
+// test/unit/controllers/registry-mapping.test.ts; what kubectl refuses, in
+// test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { type OperatorFixture, useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
-  invalid,
+  eventOf,
+  harborIdOf,
   type RegistryCR,
   readyForSpec,
   registry,
   secret as secretOf,
 } from "../env/resources.ts";
+import { requestsOverSweeps } from "../env/steady-state.ts";
+import { until } from "../env/until.ts";
 
 /** A credential Secret, opted in as a registry credential (secret-opt-in.test.ts covers the rest). */
 const secret = (name: string, accessKey: string, accessSecret: string, watched: boolean) =>
@@ -44,7 +51,7 @@ describe("HarborRegistry, with a short drift interval", () => {
       }),
     ]);
     const cr = await op.waitReady<RegistryCR>("harborregistry", "mirror");
-    const id = cr.status?.harborId as number;
+    const id = harborIdOf(cr);
     const inHarbor = await op.harbor.registries.get(id);
     expect(inHarbor).toMatchObject({
       name: "mirror",
@@ -67,15 +74,13 @@ describe("HarborRegistry, with a short drift interval", () => {
   });
 
   test("steady state: no Harbor writes and no per-registry reads, though the URL is written differently", async () => {
-    const writes = () => op.emulator.counters.writes();
-    const before = { writes: writes(), gets: count(op, "getRegistry"), lists: count(op, "listRegistries") };
-    await new Promise((r) => setTimeout(r, 8_000)); // more than two drift intervals of 3 s
-    expect(writes()).toBe(before.writes);
-    expect(count(op, "getRegistry")).toBe(before.gets);
-    expect(count(op, "listRegistries")).toBeGreaterThan(before.lists); // the sweep did read, in a list
+    const { writes, requests } = await requestsOverSweeps(op, "HarborRegistry", 2);
+    expect(writes).toBe(0);
+    // The sweep reads every registry of the connection in one list.
+    expect(requests).toEqual({ listRegistries: 2 });
   });
 
-  test("editing the YAML changes Harbor", async () => {
+  test("editing the YAML changes Harbor; a change made in Harbor is reverted and named", async () => {
     await op.kubectl.apply(
       registry("mirror", {
         url: "https://mirror.example.com/v2",
@@ -85,13 +90,30 @@ describe("HarborRegistry, with a short drift interval", () => {
       }),
     );
     const cr = await op.waitFor<RegistryCR>("harborregistry", "mirror", readyForSpec);
-    expect(await op.harbor.registries.get(cr.status?.harborId as number)).toMatchObject({
+    const id = harborIdOf(cr);
+    expect(await op.harbor.registries.get(id)).toMatchObject({
       url: "https://mirror.example.com/v2",
       description: "moved",
       insecure: true,
     });
     expect(cr.status?.lastDriftCorrection).toBeUndefined();
-    await expect.poll(() => eventReasons(op.kubectl, "mirror")).toContain("Updated");
+    await eventOf(op.kubectl, "mirror", "HarborRegistry", "Updated");
+
+    // Someone edits it in Harbor: the drift sweep puts it back and names what it reverted.
+    await op.harbor.registries.update(id, { description: "by hand", url: "https://elsewhere.example.com" });
+    await until("the registry to be reverted in Harbor", async () => {
+      const r = await op.harbor.registries.get(id);
+      return r.description === "moved" && r.url === "https://mirror.example.com/v2" ? r : undefined;
+    });
+    const reverted = await op.waitFor<RegistryCR>(
+      "harborregistry",
+      "mirror",
+      (o) => o.status?.lastDriftCorrection !== undefined,
+    );
+    expect(reverted.status?.lastDriftCorrection?.fields).toEqual(["url", "description"]);
+    const drift = await eventOf(op.kubectl, "mirror", "HarborRegistry", "DriftCorrected");
+    expect(drift.message).toBe("Reverted changes made in Harbor to url, description");
+    expect(storedSecret(op, id)).toBe("first-Secret1");
   });
 
   test("a changed credential Secret without the watch label is pushed by the drift sweep", async () => {
@@ -99,15 +121,10 @@ describe("HarborRegistry, with a short drift interval", () => {
       secret("quiet-creds", "quiet", "quiet-Secret1", false),
       registry("quiet", { url: "https://quiet.example.com", ...credential("quiet-creds") }),
     ]);
-    const id = (await op.waitReady<RegistryCR>("harborregistry", "quiet")).status?.harborId as number;
+    const id = harborIdOf(await op.waitReady<RegistryCR>("harborregistry", "quiet"));
     await op.kubectl.apply(secret("quiet-creds", "quiet", "quiet-Secret2", false));
     const version = await resourceVersion(op, "quiet-creds");
-    await op.waitFor<RegistryCR>(
-      "harborregistry",
-      "quiet",
-      (o) => o.status?.credentialsVersion === version,
-      30_000,
-    );
+    await op.waitFor<RegistryCR>("harborregistry", "quiet", (o) => o.status?.credentialsVersion === version);
     expect(storedSecret(op, id)).toBe("quiet-Secret2");
   });
 
@@ -123,7 +140,7 @@ describe("HarborRegistry, with a short drift interval", () => {
     expect(condition(waiting, "Ready")?.message).toContain("late-creds");
     await op.kubectl.apply(secret("late-creds", "late", "late-Secret1", true));
     const cr = await op.waitReady<RegistryCR>("harborregistry", "late-creds");
-    expect(storedSecret(op, cr.status?.harborId as number)).toBe("late-Secret1");
+    expect(storedSecret(op, harborIdOf(cr))).toBe("late-Secret1");
   });
 
   test("an unreachable remote shows Harbor's message and is retried until it is up", async () => {
@@ -137,120 +154,28 @@ describe("HarborRegistry, with a short drift interval", () => {
     expect(condition(failing, "Ready")?.message).toContain("the registry is unhealthy");
     expect(condition(failing, "Stalled")).toBeUndefined();
     op.emulator.control.registries.setHealth("https://down.example.com", true);
-    const cr = await op.waitReady<RegistryCR>("harborregistry", "down", 45_000);
-    expect((await op.harbor.registries.get(cr.status?.harborId as number)).name).toBe("down");
+    const cr = await op.waitReady<RegistryCR>("harborregistry", "down");
+    expect((await op.harbor.registries.get(harborIdOf(cr))).name).toBe("down");
   });
 
-  test("a type this Harbor does not support stalls, naming the types it does; a type change is refused", async () => {
-    const creates = count(op, "createRegistry");
-    await op.kubectl.apply(registry("odd", { type: "quay-io", url: "https://odd.example.com" }));
-    const stalled = await op.waitFor<RegistryCR>(
-      "harborregistry",
-      "odd",
-      (o) => condition(o, "Stalled")?.status === "True",
-    );
-    expect(condition(stalled, "Ready")?.reason).toBe("UnsupportedType");
-    expect(condition(stalled, "Ready")?.message).toMatch(/"quay-io".*docker-hub.*github-ghcr/);
-    expect(count(op, "createRegistry")).toBe(creates);
-    // Fixing the spec clears it.
-    await op.kubectl.apply(registry("odd", { type: "quay", url: "https://odd.example.com" }));
-    const fixed = await op.waitReady<RegistryCR>("harborregistry", "odd");
-    expect(condition(fixed, "Stalled")).toBeUndefined();
-
-    // Harbor cannot change the type of a registry it holds: kubectl refuses the change.
-    const changed = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(registry("odd", { type: "harbor", url: "https://odd.example.com" })),
-    });
-    expect(changed.code).not.toBe(0);
-    expect(changed.stderr).toContain(
-      `spec.type: Invalid value: type is immutable once the registry exists in Harbor (status.harborId ${fixed.status?.harborId}): Harbor cannot change the type of an existing registry; it stays "quay"`,
-    );
-
-    // Adopting a registry of another type is refused by the operator, and Harbor left alone.
-    const updates = count(op, "updateRegistry");
-    const existing = await op.harbor.registries.create({
-      name: "other-type",
-      type: "quay",
-      url: "https://other.example.com",
-      insecure: false,
-    });
-    await op.kubectl.apply(
-      registry("other-type", { type: "harbor", url: "https://other.example.com", creationPolicy: "Adopt" }),
-    );
-    const mismatch = await op.waitFor<RegistryCR>(
-      "harborregistry",
-      "other-type",
-      (o) => condition(o, "Ready")?.reason === "TypeMismatch",
-    );
-    expect(condition(mismatch, "Stalled")?.status).toBe("True");
-    expect(condition(mismatch, "Ready")?.message).toContain("cannot change a registry's type");
-    expect(count(op, "updateRegistry")).toBe(updates);
-    expect((await op.harbor.registries.get(existing)).type).toBe("quay");
-    await op.kubectl.delete("harborregistry", "other-type", { wait: true });
-  });
-
-  test("invalid YAML is rejected by kubectl with a clear message", async () => {
-    const badUrl = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(registry("bad-url", { url: "ftp://files.example.com" })),
-    });
-    expect(badUrl.code).not.toBe(0);
-    expect(badUrl.stderr).toMatch(/spec\.url/);
-    const rename = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(registry("mirror", { name: "renamed", url: "https://mirror.example.com/v2" })),
-    });
-    expect(rename.code).not.toBe(0);
-    expect(rename.stderr).toContain("name is immutable");
-    const badCredential = await op.kubectl.tryRun(["apply", "-f", "-"], {
-      input: JSON.stringify(
-        registry("bad-cred", {
-          url: "https://x.example.com",
-          credential: { type: invalid("token"), secretRef: { name: "s" } },
-        }),
-      ),
-    });
-    expect(badCredential.code).not.toBe(0);
-    expect(badCredential.stderr).toMatch(/spec\.credential\.type/);
-  });
-
-  test("an adopted registry takes the spec's credential from its Secret", async () => {
-    const existing = await op.harbor.registries.create({
-      name: "old-mirror",
-      type: "docker-hub",
-      url: "https://hub.example.com",
-    });
-    await op.kubectl.apply([
-      secret("hub-creds", "hubbot", "hub-Secret1", true),
-      registry("old-mirror", {
-        type: "docker-hub",
-        url: "https://hub.example.com",
-        creationPolicy: "Adopt",
-        ...credential("hub-creds"),
-      }),
-    ]);
-    expect((await op.waitReady<RegistryCR>("harborregistry", "old-mirror")).status?.harborId).toBe(existing);
-    expect((await op.harbor.registries.get(existing)).credential).toMatchObject({ access_key: "hubbot" });
-    expect(storedSecret(op, existing)).toBe("hub-Secret1");
-  });
-
-  test("a registry in use is kept, with Harbor's reason, until it is free", async () => {
-    await op.kubectl.apply(registry("used", { url: "https://used.example.com" }));
-    const used = (await op.waitReady<RegistryCR>("harborregistry", "used")).status?.harborId as number;
+  test("deletion waits, with Harbor's reason, while a replication policy uses the registry; then removes it from Harbor", async () => {
+    const id = harborIdOf(await op.kubectl.get<RegistryCR>("harborregistry", "mirror"));
     const policy = await op.harbor.replication.createPolicy({
       name: "uses-it",
       src_registry: { id: 0 },
-      dest_registry: { id: used },
+      dest_registry: { id },
     });
 
-    await op.kubectl.delete("harborregistry", "used");
+    await op.kubectl.delete("harborregistry", "mirror");
     const blocked = await op.waitFor<RegistryCR>(
       "harborregistry",
-      "used",
+      "mirror",
       (o) => condition(o, "Ready")?.reason === "DeletionBlocked",
     );
     expect(condition(blocked, "Ready")?.message).toContain("referenced by replication policies");
     await op.harbor.replication.deletePolicy(policy);
-    await op.kubectl.wait("harborregistry", "used", "delete", 45_000);
-    await expect(op.harbor.registries.get(used)).rejects.toMatchObject({ kind: "notFound" });
+    await op.kubectl.wait("harborregistry", "mirror", "delete", budget.operatorMs);
+    await expect(op.harbor.registries.get(id)).rejects.toMatchObject({ kind: "notFound" });
   });
 });
 
@@ -287,7 +212,7 @@ describe("HarborRegistry, with drift sweeps out of the way", () => {
   });
 
   test("a changed credential Secret labelled for watching is pushed at once", async () => {
-    const id = (await op.kubectl.get<RegistryCR>("harborregistry", "watched")).status?.harborId as number;
+    const id = harborIdOf(await op.kubectl.get<RegistryCR>("harborregistry", "watched"));
     await op.kubectl.apply(secret("watched-creds", "watcher", "watched-Secret2", true));
     const version = await resourceVersion(op, "watched-creds");
     // No drift sweep runs in this operator's lifetime: only the Secret watch can bring this about.
@@ -295,7 +220,6 @@ describe("HarborRegistry, with drift sweeps out of the way", () => {
       "harborregistry",
       "watched",
       (o) => o.status?.credentialsVersion === version,
-      30_000,
     );
     expect(storedSecret(op, id)).toBe("watched-Secret2");
     expect((await op.harbor.registries.get(id)).credential?.access_secret).toBe("*****");

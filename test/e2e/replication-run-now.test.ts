@@ -2,18 +2,23 @@
 // execution, followed in lastExecution; the value handled starts nothing again; a disabled policy
 // records the refusal instead of starting later; runOnCreate and the annotation in one manifest
 // start one execution; an operator killed between starting the execution and recording it ends with
-// one execution.
+// one execution. Every decision of run now, the crash before the start included, is proven in
+// test/unit/controllers/run-now.test.ts; this file proves it against the emulator for this kind.
 import { describe, expect, test } from "vitest";
+import { armedAt, startDisarmed, untilCrashed } from "../env/crash.ts";
 import { useOperator } from "../env/operator.ts";
 import {
-  eventsOf,
+  eventOf,
+  harborIdOf,
   type ReplicationPolicyCR as PolicyCR,
   readyForSpec,
   registry,
   replicationPolicy,
 } from "../env/resources.ts";
 
-const op = useOperator({ namespacePrefix: "runnow" });
+// Armed: the operator dies the first time it has started an execution for a value (the first test),
+// before recording it.
+const op = useOperator({ namespacePrefix: "runnow", ...armedAt("after-run-start") });
 const KIND = "harborreplicationpolicy";
 const ANNOTATION = "harborconfig.io/runRequestedAt";
 
@@ -34,10 +39,26 @@ const annotate = (name: string, value: string) =>
 const handled = (value: string) => (o: PolicyCR) => o.status?.lastHandledRunAt === value;
 
 describe("run now on a HarborReplicationPolicy", () => {
-  test("a new value starts one execution, recorded in status and followed to its end", async () => {
+  // First: the operator is armed to die here.
+  test("the operator killed between starting the execution and recording it ends with one execution", async () => {
+    await op.kubectl.apply([registry("target"), policy("crashy")]);
+    const id = harborIdOf(await op.waitReady<PolicyCR>(KIND, "crashy"));
+    await annotate("crashy", "crash");
+    await untilCrashed(op);
+    expect(executionsOf(id)).toHaveLength(1);
+    expect((await op.kubectl.get<PolicyCR>(KIND, "crashy")).status?.runRequest?.executionId).toBeUndefined();
+
+    await startDisarmed(op);
+    const cr = await op.waitFor<PolicyCR>(KIND, "crashy", handled("crash"));
+    expect(executionsOf(id)).toHaveLength(1);
+    expect(cr.status?.runRequest?.executionId).toBe(executionsOf(id).at(-1)?.id);
+    const found = await eventOf(op.kubectl, "crashy", "HarborReplicationPolicy", "RunStarted", "Found a");
+    expect(found.message).toMatch(/^Found a replication \(execution \d+\) started earlier/);
+  });
+
+  test("a new value starts one execution, recorded in status and followed to its end; the value handled starts nothing again", async () => {
     await op.kubectl.apply([registry("target"), policy("mirror")]);
-    const cr = await op.waitReady<PolicyCR>(KIND, "mirror", 60_000);
-    const id = cr.status?.harborId as number;
+    const id = harborIdOf(await op.waitReady<PolicyCR>(KIND, "mirror"));
     expect(executionsOf(id)).toHaveLength(0);
 
     await annotate("mirror", "2030-01-01T00:00:00Z");
@@ -51,18 +72,15 @@ describe("run now on a HarborReplicationPolicy", () => {
     });
     expect(started.status?.lastExecution?.id).toBe(execution?.id);
     await op.waitFor<PolicyCR>(KIND, "mirror", (o) => o.status?.lastExecution?.status === "Succeed");
-    const started2 = (await eventsOf(op.kubectl, "mirror", "HarborReplicationPolicy")).find(
-      (e) => e.reason === "RunStarted",
-    );
-    expect(started2?.message).toBe(
+    const started2 = await eventOf(op.kubectl, "mirror", "HarborReplicationPolicy", "RunStarted");
+    expect(started2.message).toBe(
       `Started a replication (execution ${execution?.id}) for ${ANNOTATION} "2030-01-01T00:00:00Z"`,
     );
 
-    // The same value (re-applied, or the spec edited) starts nothing; a new one starts one more.
+    // The value handled starts nothing when the spec changes: the reconcile of the new generation,
+    // which ends with its status written, saw it; a new value starts one more.
     await op.kubectl.apply(policy("mirror", { description: "edited" }));
     await op.waitFor<PolicyCR>(KIND, "mirror", readyForSpec);
-    await annotate("mirror", "2030-01-01T00:00:00Z");
-    await new Promise((r) => setTimeout(r, 1_500));
     expect(executionsOf(id)).toHaveLength(1);
     await annotate("mirror", "again");
     const again = await op.waitFor<PolicyCR>(KIND, "mirror", handled("again"));
@@ -72,55 +90,27 @@ describe("run now on a HarborReplicationPolicy", () => {
 
   test("on a disabled policy nothing starts, now or when it is enabled; the refusal is in status", async () => {
     await op.kubectl.apply(policy("disabled", { enabled: false }));
-    const cr = await op.waitReady<PolicyCR>(KIND, "disabled");
-    const id = cr.status?.harborId as number;
+    const id = harborIdOf(await op.waitReady<PolicyCR>(KIND, "disabled"));
     await annotate("disabled", "please");
     const refused = await op.waitFor<PolicyCR>(KIND, "disabled", handled("please"));
     expect(refused.status?.runRequest?.refused).toContain("the policy is disabled");
     expect(refused.status?.runRequest?.executionId).toBeUndefined();
-    const event = (await eventsOf(op.kubectl, "disabled", "HarborReplicationPolicy")).find(
-      (e) => e.reason === "RunNotStarted",
-    );
-    expect(event?.type).toBe("Warning");
+    const event = await eventOf(op.kubectl, "disabled", "HarborReplicationPolicy", "RunNotStarted");
+    expect(event.type).toBe("Warning");
 
+    // Enabled: the reconcile of that generation (its status written) starts nothing for the old value.
     await op.kubectl.apply(policy("disabled", { enabled: true }));
     await op.waitFor<PolicyCR>(KIND, "disabled", readyForSpec);
-    await new Promise((r) => setTimeout(r, 1_500));
     expect(executionsOf(id)).toHaveLength(0);
   });
 
   test("runOnCreate and the annotation in one manifest start one execution", async () => {
     await op.kubectl.apply(policy("both", { runOnCreate: true }, { [ANNOTATION]: "at-creation" }));
     const cr = await op.waitFor<PolicyCR>(KIND, "both", handled("at-creation"));
-    const id = cr.status?.harborId as number;
-    await new Promise((r) => setTimeout(r, 1_500));
-    expect(executionsOf(id)).toHaveLength(1);
+    const id = harborIdOf(cr);
     expect(cr.status?.runRequest?.executionId).toBe(executionsOf(id)[0]?.id);
-  });
-
-  test("the operator killed between starting the execution and recording it ends with one execution", async () => {
-    const id = (await op.kubectl.get<PolicyCR>(KIND, "mirror")).status?.harborId as number;
-    const before = executionsOf(id).length;
-    await op.stop();
-    await op.start({ HCO_TEST_CRASH_POINT: "after-run-start" });
-    await annotate("mirror", "crash");
-    const code = await Promise.race([
-      op.exited(),
-      new Promise((_, reject) =>
-        setTimeout(() => reject(new Error("the operator did not reach the crash point")), 30_000),
-      ),
-    ]);
-    expect(code).toBeNull();
-    expect(executionsOf(id)).toHaveLength(before + 1);
-    expect((await op.kubectl.get<PolicyCR>(KIND, "mirror")).status?.runRequest?.executionId).toBeUndefined();
-
-    await op.start();
-    const cr = await op.waitFor<PolicyCR>(KIND, "mirror", handled("crash"), 60_000);
-    expect(executionsOf(id)).toHaveLength(before + 1);
-    expect(cr.status?.runRequest?.executionId).toBe(executionsOf(id).at(-1)?.id);
-    const found = (await eventsOf(op.kubectl, "mirror", "HarborReplicationPolicy")).find((e) =>
-      e.message.startsWith("Found a replication"),
-    );
-    expect(found?.reason).toBe("RunStarted");
+    // Followed to its end, each look with both asks in view: still one.
+    await op.waitFor<PolicyCR>(KIND, "both", (o) => o.status?.lastExecution?.status === "Succeed");
+    expect(executionsOf(id)).toHaveLength(1);
   });
 });

@@ -1,25 +1,35 @@
 // HarborReplicationPolicy end to end: kubectl → apiserver → the operator process → Harbor (the
-// emulator), with HarborRegistry resources on the remote side. Refusal, deletion with Orphan and
-// drift go as for every kind: project.test.ts proves them once.
-import { describe, expect, test } from "vitest";
+// emulator), with HarborRegistry resources on the remote side: the wait for its registry, the
+// policy as written in Harbor, a spec edit reaching Harbor and a change made in Harbor reverted,
+// runOnCreate followed to its end, deletion while an execution runs, and a policy deleted with its
+// registry. The shared lifecycle (creationPolicy, Conflict, Orphan, Harbor's refusals, InvalidSpec)
+// is proven in test/unit/runtime/managed-lifecycle.test.ts; the kind's mapping, its refusals the CRD
+// cannot see and runOnCreate on adoption in test/unit/controllers/replication-mapping.test.ts; what
+// kubectl refuses in test/integration/cluster/admission.test.ts.
+import { beforeAll, describe, expect, test } from "vitest";
+import type { ReplicationPolicyReq } from "../../src/harbor/replication.ts";
+import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
-  invalid,
+  eventOf,
+  harborIdOf,
   type ReplicationPolicyCR as PolicyCR,
   registry,
   replicationPolicy,
   readyForSpec as synced,
 } from "../env/resources.ts";
+import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "repl" });
 
-/** A policy that pushes to registry "target" unless the spec says otherwise. */
+/** A policy that pushes to registry "source" unless the spec says otherwise. */
 const policy = (name: string, spec: Parameters<typeof replicationPolicy>[1] = {}) =>
-  replicationPolicy(name, { registryRef: { name: "target" }, ...spec });
+  replicationPolicy(name, { registryRef: { name: "source" }, ...spec });
 
+/** The policy the flow follows: it waits for registry "target", which comes later. */
 const nightly = {
+  registryRef: { name: "target" },
   description: "nightly push",
   destinationNamespace: "mirror/team",
   destinationNamespaceReplaceCount: 1,
@@ -36,14 +46,83 @@ const nightly = {
 } satisfies Parameters<typeof policy>[1];
 
 const count = (o: string) => op.emulator.counters.total({ op: o });
-const harborIdOf = async (kind: string, name: string) =>
-  (await op.kubectl.get<PolicyCR>(kind, name)).status?.harborId as number;
+const idOf = async (kind: string, name: string) => harborIdOf(await op.kubectl.get<PolicyCR>(kind, name));
+const gone = (kind: string, name: string) => op.kubectl.wait(kind, name, "delete", budget.operatorMs);
 const executionsOf = (policyId: number) =>
   op.emulator.world.replication.executions().filter((e) => e.policy_id === policyId);
 
 describe("HarborReplicationPolicy", () => {
-  test("waits for its registry, then apply → Ready with the Harbor id, as written, in 3 requests", async () => {
+  beforeAll(async () => {
+    await op.kubectl.apply(registry("source"));
+    // A new resource shows a wait on another only after 10 s (they may have been applied together):
+    // "nightly" waits for its registry while the tests before its own run.
     await op.kubectl.apply(policy("nightly", nightly));
+  });
+
+  test("runOnCreate starts one execution and the status follows it to its end", async () => {
+    // What the pull finds on the remote: one image with one tag.
+    op.emulator.control.replication.addRemoteArtifact("https://source.example.com", "library/alpine", {
+      tags: ["3.20"],
+    });
+    op.emulator.control.replication.setPlan({ durationMs: 60 * 60_000 });
+    try {
+      await op.kubectl.apply(policy("once", { direction: "pull", runOnCreate: true }));
+      const started = await op.waitReady<PolicyCR>("harborreplicationpolicy", "once");
+      expect(started.status?.lastExecution).toMatchObject({ status: "InProgress", trigger: "manual" });
+      // Harbor ends it when its hour has passed.
+      op.emulator.control.clock.advance(60 * 60_000);
+      const done = await op.waitFor<PolicyCR>(
+        "harborreplicationpolicy",
+        "once",
+        (o) => o.status?.lastExecution?.status === "Succeed",
+      );
+      expect(done.status?.lastExecution).toMatchObject({
+        id: started.status?.lastExecution?.id,
+        total: 1,
+        succeeded: 1,
+        trigger: "manual",
+      });
+      expect(done.status?.lastExecution?.endTime).toBeDefined();
+      expect(executionsOf(harborIdOf(done))).toHaveLength(1);
+      expect(await op.kubectl.run(["get", "harborreplicationpolicy", "once"])).toMatch(/\bpull\s+Succeed\s/);
+      // Gone, so that no drift sweep reads policies while "nightly" converges (its request count).
+      await op.kubectl.delete("harborreplicationpolicy", "once", { wait: true });
+    } finally {
+      op.emulator.control.replication.setPlan(null);
+    }
+  });
+
+  test("deleting a policy while it runs stops the execution, then deletes the policy", async () => {
+    // Something for the push to copy, for ten minutes.
+    op.emulator.control.projects.pushArtifact("library", "busy-app");
+    await op.kubectl.apply(policy("busy"));
+    const id = harborIdOf(await op.waitReady<PolicyCR>("harborreplicationpolicy", "busy"));
+    op.emulator.control.replication.setPolicyPlan(id, { durationMs: 10 * 60_000 });
+    await op.harbor.replication.start(id);
+    const stops = count("stopReplication");
+    await op.kubectl.delete("harborreplicationpolicy", "busy");
+    await gone("harborreplicationpolicy", "busy");
+    await expect(op.harbor.replication.getPolicy(id)).rejects.toMatchObject({ kind: "notFound" });
+    expect(count("stopReplication") - stops).toBe(1);
+  });
+
+  test("a policy and its registry deleted together both go", async () => {
+    await op.kubectl.apply([registry("pair"), policy("pair-policy", { registryRef: { name: "pair" } })]);
+    const policyId = harborIdOf(await op.waitReady<PolicyCR>("harborreplicationpolicy", "pair-policy"));
+    const registryId = await idOf("harborregistry", "pair");
+    await op.kubectl.run([
+      "delete",
+      "harborregistry/pair",
+      "harborreplicationpolicy/pair-policy",
+      "--wait=false",
+    ]);
+    await gone("harborreplicationpolicy", "pair-policy");
+    await gone("harborregistry", "pair");
+    await expect(op.harbor.replication.getPolicy(policyId)).rejects.toMatchObject({ kind: "notFound" });
+    await expect(op.harbor.registries.get(registryId)).rejects.toMatchObject({ kind: "notFound" });
+  });
+
+  test("waits for its registry, then apply → Ready with the Harbor id, as written, in 3 requests", async () => {
     const waiting = await op.waitFor<PolicyCR>(
       "harborreplicationpolicy",
       "nightly",
@@ -61,7 +140,7 @@ describe("HarborReplicationPolicy", () => {
     const before = Object.fromEntries(ops.map((o) => [o, count(o)]));
     await op.kubectl.apply(registry("target"));
     const registryId = (await op.waitReady<PolicyCR>("harborregistry", "target")).status?.harborId;
-    const cr = await op.waitReady<PolicyCR>("harborreplicationpolicy", "nightly", 30_000);
+    const cr = await op.waitReady<PolicyCR>("harborreplicationpolicy", "nightly");
     const spent = Object.fromEntries(ops.map((o) => [o, count(o) - (before[o] as number)]));
     expect(spent).toMatchObject({
       createReplicationPolicy: 1,
@@ -73,7 +152,7 @@ describe("HarborReplicationPolicy", () => {
       (spent.listReplicationPolicies as number) + (spent.getReplicationPolicy as number),
     ).toBeLessThanOrEqual(3);
 
-    const id = cr.status?.harborId as number;
+    const id = harborIdOf(cr);
     const inHarbor = await op.harbor.replication.getPolicy(id);
     expect(inHarbor).toMatchObject({
       name: "nightly",
@@ -108,7 +187,7 @@ describe("HarborReplicationPolicy", () => {
     expect(table).toMatch(new RegExp(`nightly\\s+True\\s+Synced\\s+${id}\\s+push\\s`));
   });
 
-  test("editing the YAML changes Harbor", async () => {
+  test("editing the YAML changes Harbor; a change made in Harbor is reverted and named", async () => {
     await op.kubectl.apply(
       policy("nightly", {
         ...nightly,
@@ -118,149 +197,28 @@ describe("HarborReplicationPolicy", () => {
       }),
     );
     const cr = await op.waitFor<PolicyCR>("harborreplicationpolicy", "nightly", synced);
-    const id = cr.status?.harborId as number;
+    const id = harborIdOf(cr);
     const inHarbor = await op.harbor.replication.getPolicy(id);
     expect(inHarbor.trigger?.type).toBe("event_based");
     expect(inHarbor.override ?? false).toBe(false);
     expect(inHarbor.filters).toContainEqual({ type: "tag", value: "release-*", decoration: "excludes" });
     expect(op.emulator.control.replication.schedules().map((s) => s.policy_id)).not.toContain(id);
-    await expect.poll(() => eventReasons(op.kubectl, "nightly")).toContain("Updated");
-  });
+    await eventOf(op.kubectl, "nightly", "HarborReplicationPolicy", "Updated");
 
-  test("runOnCreate starts one execution and the status follows it to its end", async () => {
-    // What the pull finds on the remote: one image with one tag.
-    op.emulator.control.replication.addRemoteArtifact("https://target.example.com", "library/alpine", {
-      tags: ["3.20"],
+    // Someone changes the policy in Harbor: the drift sweep puts it back and names what it reverted.
+    const byHand = { ...inHarbor, description: "by hand", speed: 10 } as ReplicationPolicyReq;
+    await op.harbor.replication.updatePolicy(id, byHand);
+    await until("the policy to be reverted in Harbor", async () => {
+      const p = await op.harbor.replication.getPolicy(id);
+      return p.description === "nightly push" && p.speed === 2048 ? p : undefined;
     });
-    op.emulator.control.replication.setPlan({ durationMs: 3_000 });
-    try {
-      await op.kubectl.apply(policy("once", { direction: "pull", runOnCreate: true }));
-      const started = await op.waitReady<PolicyCR>("harborreplicationpolicy", "once");
-      expect(started.status?.lastExecution).toMatchObject({ status: "InProgress", trigger: "manual" });
-      const done = await op.waitFor<PolicyCR>(
-        "harborreplicationpolicy",
-        "once",
-        (o) => o.status?.lastExecution?.status === "Succeed",
-        40_000,
-      );
-      expect(done.status?.lastExecution).toMatchObject({
-        id: started.status?.lastExecution?.id,
-        total: 1,
-        succeeded: 1,
-        trigger: "manual",
-      });
-      expect(done.status?.lastExecution?.endTime).toBeDefined();
-      expect(executionsOf(done.status?.harborId as number)).toHaveLength(1);
-      expect(await op.kubectl.run(["get", "harborreplicationpolicy", "once"])).toMatch(/\bpull\s+Succeed\s/);
-    } finally {
-      op.emulator.control.replication.setPlan(null);
-    }
-  });
-
-  test("deleting a policy while it runs stops the execution, then deletes the policy", async () => {
-    // Something for the push to copy, for ten minutes.
-    op.emulator.control.projects.pushArtifact("library", "busy-app");
-    await op.kubectl.apply(policy("busy"));
-    const id = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "busy")).status?.harborId as number;
-    op.emulator.control.replication.setPolicyPlan(id, { durationMs: 10 * 60_000 });
-    await op.harbor.replication.start(id);
-    const stops = count("stopReplication");
-    await op.kubectl.delete("harborreplicationpolicy", "busy");
-    await op.kubectl.wait("harborreplicationpolicy", "busy", "delete", 30_000);
-    await expect(op.harbor.replication.getPolicy(id)).rejects.toMatchObject({ kind: "notFound" });
-    expect(count("stopReplication") - stops).toBe(1);
-  });
-
-  test("a policy and its registry deleted together both go", async () => {
-    await op.kubectl.apply([registry("pair"), policy("pair-policy", { registryRef: { name: "pair" } })]);
-    const policyId = (await op.waitReady<PolicyCR>("harborreplicationpolicy", "pair-policy")).status
-      ?.harborId as number;
-    const registryId = await harborIdOf("harborregistry", "pair");
-    await op.kubectl.run([
-      "delete",
-      "harborregistry/pair",
-      "harborreplicationpolicy/pair-policy",
-      "--wait=false",
-    ]);
-    await op.kubectl.wait("harborreplicationpolicy", "pair-policy", "delete", 30_000);
-    await op.kubectl.wait("harborregistry", "pair", "delete", 45_000);
-    await expect(op.harbor.replication.getPolicy(policyId)).rejects.toMatchObject({ kind: "notFound" });
-    await expect(op.harbor.registries.get(registryId)).rejects.toMatchObject({ kind: "notFound" });
-  });
-
-  test("invalid YAML is rejected by kubectl with a clear message", async () => {
-    const rejected = async (name: string, spec: Record<string, unknown>) => {
-      const r = await op.kubectl.tryRun(["apply", "-f", "-"], { input: JSON.stringify(policy(name, spec)) });
-      expect(r.code).not.toBe(0);
-      return r.stderr;
-    };
-    expect(await rejected("no-cron", { trigger: { type: "scheduled" } })).toContain(
-      "a scheduled trigger needs a cron",
-    );
-    expect(await rejected("every-minute", { trigger: { type: "scheduled", cron: "0 * * * * *" } })).toMatch(
-      /spec\.trigger\.cron/,
-    );
-    expect(await rejected("bad-hour", { trigger: { type: "scheduled", cron: "0 0 25 * * *" } })).toContain(
-      'spec.trigger.cron: Invalid value: "0 0 25 * * *": must be a cron schedule Harbor runs',
-    );
-    expect(await rejected("pull-events", { direction: "pull", trigger: { type: "event_based" } })).toContain(
-      "an event_based trigger needs direction push",
-    );
-    expect(await rejected("run-disabled", { runOnCreate: true, enabled: false })).toContain(
-      "runOnCreate needs enabled: true",
-    );
-    expect(await rejected("sideways", { direction: invalid("sideways") })).toMatch(/spec\.direction/);
-  });
-
-  test("a schedule Harbor cannot run stalls before any Harbor call, naming the field and the value", async () => {
-    // "25" is refused by kubectl (above); a range from high to low only the operator sees.
-    const creates = count("createReplicationPolicy");
-    await op.kubectl.apply(policy("bad-hours", { trigger: { type: "scheduled", cron: "0 0 5-2 * * *" } }));
-    const stalled = await op.waitFor<PolicyCR>(
+    const reverted = await op.waitFor<PolicyCR>(
       "harborreplicationpolicy",
-      "bad-hours",
-      (o) => condition(o, "Stalled")?.status === "True",
+      "nightly",
+      (o) => o.status?.lastDriftCorrection !== undefined,
     );
-    expect(condition(stalled, "Ready")?.reason).toBe("InvalidSpec");
-    expect(condition(stalled, "Ready")?.message).toContain(
-      'spec.trigger.cron "0 0 5-2 * * *": must be a cron schedule Harbor runs',
-    );
-    expect(count("createReplicationPolicy")).toBe(creates);
-    await op.kubectl.apply(policy("bad-hours", { trigger: { type: "scheduled", cron: "0 0 2-5 * * *" } }));
-    const fixed = await op.waitFor<PolicyCR>("harborreplicationpolicy", "bad-hours", synced);
-    expect(condition(fixed, "Stalled")).toBeUndefined();
-  });
-
-  test("what only Harbor can judge stalls with Harbor's answer", async () => {
-    op.emulator.control.faults.add({ op: "createReplicationPolicy", status: 400, times: 1 });
-    await op.kubectl.apply(policy("refused", { trigger: { type: "scheduled", cron: "0 0 23 * * *" } }));
-    const stalled = await op.waitFor<PolicyCR>(
-      "harborreplicationpolicy",
-      "refused",
-      (o) => condition(o, "Stalled")?.status === "True",
-    );
-    expect(condition(stalled, "Ready")?.reason).toBe("HarborRejected");
-    expect(condition(stalled, "Ready")?.message).toContain(
-      "Harbor rejected the request (createReplicationPolicy)",
-    );
-    await op.kubectl.apply(policy("refused", { trigger: { type: "scheduled", cron: "0 0 22 * * *" } }));
-    const fixed = await op.waitFor<PolicyCR>("harborreplicationpolicy", "refused", synced);
-    expect(condition(fixed, "Stalled")).toBeUndefined();
-  });
-
-  test("an adopted policy takes the spec, and runOnCreate does not run it: it was not created", async () => {
-    const target = await harborIdOf("harborregistry", "target");
-    const legacy = await op.harbor.replication.createPolicy({
-      name: "legacy",
-      src_registry: { id: 0 },
-      dest_registry: { id: target },
-      enabled: true,
-    });
-    await op.kubectl.apply(
-      policy("legacy", { description: "now managed", creationPolicy: "Adopt", runOnCreate: true }),
-    );
-    expect((await op.waitReady<PolicyCR>("harborreplicationpolicy", "legacy")).status?.harborId).toBe(legacy);
-    expect((await op.harbor.replication.getPolicy(legacy)).description).toBe("now managed");
-    expect(executionsOf(legacy)).toHaveLength(0);
+    expect(reverted.status?.lastDriftCorrection?.fields).toEqual(["description", "speedKbps"]);
+    const drift = await eventOf(op.kubectl, "nightly", "HarborReplicationPolicy", "DriftCorrected");
+    expect(drift.message).toBe("Reverted changes made in Harbor to description, speedKbps");
   });
 });

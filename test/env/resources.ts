@@ -104,6 +104,7 @@ import {
 } from "../../src/api/webhook.ts";
 import { clusterApi } from "./kube-api.ts";
 import type { Kubectl, KubeObject } from "./kubectl.ts";
+import { until } from "./until.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Builders
@@ -437,6 +438,24 @@ export async function eventsOf(kubectl: Kubectl, name: string, kind?: string): P
 /** The reasons of those Events, oldest first. */
 export const eventReasons = async (kubectl: Kubectl, name: string, kind?: string): Promise<string[]> =>
   (await eventsOf(kubectl, name, kind)).map((e) => e.reason);
+
+/**
+ * The newest Event of this reason about the object (whose message holds `says`, if given), once
+ * there is one: the operator writes Events one after another beside its status writes, so a test
+ * that saw the status may look before the Event is there.
+ */
+export const eventOf = (
+  kubectl: Kubectl,
+  name: string,
+  kind: string,
+  reason: string,
+  says?: string,
+): Promise<KubeEvent> =>
+  until(`a ${reason} Event about ${kind} ${name}${says ? ` saying "${says}"` : ""}`, async () =>
+    (await eventsOf(kubectl, name, kind)).findLast(
+      (e) => e.reason === reason && (says === undefined || e.message.includes(says)),
+    ),
+  );
 
 // ---------------------------------------------------------------------------------------------
 // What Secrets and ServiceAccounts hold

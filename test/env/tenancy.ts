@@ -64,13 +64,13 @@ export async function onlyWithSystemSettings(
     const resource = c.resource({ kind: "ClusterHarborConnection", name: shared });
     const name = resource.metadata.name;
     await op.kubectl.apply(resource);
-    const refused = await op.waitFor<Resource>(c.kind, name, stalled, 30_000);
+    const refused = await op.waitFor<Resource>(c.kind, name, stalled);
     expect(condition(refused, "Ready")?.reason).toBe("NotAllowed");
     expect(condition(refused, "Ready")?.message).toContain("spec.tenancy.allowSystemSettings");
     await c.whileRefused();
 
     await op.kubectl.apply(clusterConnection(shared, spec(true)));
-    await op.waitFor<Resource>(c.kind, name, readyForSpec, 30_000);
+    await op.waitFor<Resource>(c.kind, name, readyForSpec);
     await c.whenReady?.();
     await op.kubectl.delete(c.kind, name, { wait: true });
     await c.afterDelete();

@@ -6,11 +6,15 @@ import { afterAll, describe, expect, test } from "vitest";
 import { useNamespace } from "../../env/cluster.ts";
 import { type AppliedObject, admission } from "../../env/refused.ts";
 import {
+  auditLogPurge,
   clusterConnection as clusterConnectionOf,
   configuration,
   connection as connectionOf,
+  garbageCollection,
+  gcRun,
   immutableTagRule,
   invalid,
+  jobService,
   label,
   preheatInstance,
   preheatPolicy,
@@ -18,8 +22,10 @@ import {
   projectMember,
   registry as registryOf,
   replicationPolicy,
+  replicationRun,
   retentionPolicy,
   robot as robotOf,
+  scanAll,
   scannerRegistration,
   user,
   userGroup,
@@ -984,5 +990,186 @@ describe("HarborWebhookPolicy", () => {
       "should have at least 1 items",
     );
     await expectAdmitted(webhook("w", { eventTypes: ["PUSH_ARTIFACT", "SCANNING_FAILED"] }));
+  });
+});
+
+// The refusals the end-to-end files of these kinds used to check with kubectl (no operator needed).
+
+describe("HarborRegistry", () => {
+  test("a URL that is not http(s) and a credential type Harbor does not know", async () => {
+    await expectRefused(
+      registry("r", { url: "ftp://files.example.com" }),
+      "spec.url",
+      `"ftp://files.example.com": spec.url in body should match`,
+    );
+    await expectRefusal(
+      registry("r", { credential: { type: invalid("token"), secretRef: { name: "s" } } }),
+      'spec.credential.type: Unsupported value: "token": supported values: "basic", "oauth"',
+    );
+  });
+});
+
+describe("HarborReplicationPolicy", () => {
+  test("a schedule every minute and a direction that is neither push nor pull", async () => {
+    await expectRefused(
+      policy("p", { trigger: { type: "scheduled", cron: "0 * * * * *" } }),
+      "spec.trigger.cron",
+      'a minute other than "*"',
+    );
+    await expectRefusal(
+      policy("p", { direction: invalid("sideways") }),
+      'spec.direction: Unsupported value: "sideways": supported values: "push", "pull"',
+    );
+  });
+});
+
+describe("HarborGarbageCollectionRun", () => {
+  test("workers, concurrencyPolicy and ttlSecondsAfterFinished out of range", async () => {
+    await expectRefused(gcRun("r", { workers: 9 }), "spec.workers", "should be less than or equal to 5");
+    await expectRefusal(
+      gcRun("r", { concurrencyPolicy: invalid("Later") }),
+      'spec.concurrencyPolicy: Unsupported value: "Later": supported values: "Wait", "Queue"',
+    );
+    await expectRefused(
+      gcRun("r", { ttlSecondsAfterFinished: -1 }),
+      "spec.ttlSecondsAfterFinished",
+      "should be greater than or equal to 0",
+    );
+  });
+
+  test("a run's parameters and connection never change; its deletionPolicy and TTL may", async () => {
+    const first = { deleteUntagged: true, workers: 2 };
+    await ns.kubectl.apply(gcRun("first", first));
+    const stays = (what: string) => `${what}: a run does what it was created with, so it stays`;
+    await expectRefused(
+      gcRun("first", { ...first, dryRun: true }),
+      "spec.dryRun",
+      `${stays("dryRun is immutable")} false; create another run instead`,
+    );
+    await expectRefused(
+      gcRun("first", { ...first, workers: 3 }),
+      "spec.workers",
+      `${stays("workers is immutable")} 2`,
+    );
+    await expectRefused(
+      gcRun("first", { ...first, deleteUntagged: false }),
+      "spec.deleteUntagged",
+      `${stays("deleteUntagged is immutable")} true`,
+    );
+    await expectRefused(
+      gcRun("first", { ...first, connectionRef: { name: "elsewhere" } }),
+      "spec.connectionRef",
+      `${stays("connectionRef is immutable")} harbor`,
+    );
+    await expectAdmitted(gcRun("first", { ...first, deletionPolicy: "Orphan", ttlSecondsAfterFinished: 60 }));
+  });
+});
+
+describe("HarborReplicationRun", () => {
+  test("a run needs a policy, and its policy never changes", async () => {
+    const withoutPolicy = {
+      ...replicationRun("nothing", "mirror"),
+      spec: { connectionRef: { name: "harbor" } },
+    };
+    await expectRefusal(withoutPolicy, "spec.policyRef: Required value");
+    await ns.kubectl.apply(replicationRun("orphan", "missing"));
+    await expectRefused(
+      replicationRun("orphan", "mirror"),
+      "spec.policyRef",
+      "policyRef is immutable: a run does what it was created with, so it stays missing; create another run instead",
+    );
+  });
+});
+
+describe("HarborGarbageCollection, HarborAuditLogPurge and HarborScanAll schedules", () => {
+  const kinds = [
+    ["HarborGarbageCollection", (spec: object) => garbageCollection("s", spec)],
+    ["HarborAuditLogPurge", (spec: object) => auditLogPurge("s", spec)],
+    ["HarborScanAll", (spec: object) => scanAll("s", spec)],
+  ] as const;
+
+  test.each(kinds)("%s: Manual is no schedule; Custom needs a cron Harbor runs", async (_kind, of) => {
+    await expectRefused(
+      of({ schedule: { type: "Manual" } }),
+      "spec.schedule.type",
+      "type Manual is not a schedule: Harbor would start a run at every apply. Choose Hourly, Daily, Weekly, Custom or None, and start a run now with the annotation harborconfig.io/runRequestedAt",
+    );
+    await expectRefusal(
+      of({ schedule: { type: "Custom" } }),
+      "spec.schedule.cron: Required value: a Custom schedule needs a cron",
+    );
+    await expectRefused(
+      of({ schedule: { type: "Custom", cron: "0 0 25 * * *" } }),
+      "spec.schedule.cron",
+      "must be a cron schedule Harbor runs",
+    );
+  });
+
+  test("GC: Schedule does nothing, None takes no cron, seconds must be 0, at most 5 workers", async () => {
+    await expectRefused(
+      garbageCollection("gc", { schedule: { type: invalid("Schedule") } }),
+      "spec.schedule.type",
+      "type Schedule is accepted by Harbor and does nothing: choose Hourly, Daily, Weekly, Custom or None",
+    );
+    await expectRefusal(
+      garbageCollection("gc", { schedule: { type: "None", cron: "0 0 0 * * *" } }),
+      "spec.schedule.cron: Forbidden: cron is not used with type None",
+    );
+    await expectRefused(
+      garbageCollection("gc", { schedule: { type: "Custom", cron: "5 0 0 * * *" } }),
+      "spec.schedule.cron",
+      "with seconds 0",
+    );
+    await expectRefused(garbageCollection("gc", { workers: 6 }), "spec.workers", "less than or equal to 5");
+  });
+
+  test("audit-log purge: a type of no schedule, retention out of range, operations Harbor does not purge", async () => {
+    await expectRefused(
+      auditLogPurge("purge", { schedule: { type: invalid("Yearly") } }),
+      "spec.schedule.type",
+      'type "Yearly" is not one of Hourly, Daily, Weekly, Custom, None',
+    );
+    await expectRefused(
+      auditLogPurge("purge", { retentionHours: 0 }),
+      "spec.retentionHours",
+      "greater than or equal to 1",
+    );
+    await expectRefused(
+      auditLogPurge("purge", { retentionHours: 876_001 }),
+      "spec.retentionHours",
+      "less than or equal to 876000",
+    );
+    await expectRefusal(
+      auditLogPurge("purge", { includeOperations: invalid(["push"]) }),
+      'spec.includeOperations[0]: Unsupported value: "push": supported values: "create", "delete", "pull"',
+    );
+    await expectRefusal(
+      auditLogPurge("purge", { includeOperations: ["pull", "pull"] }),
+      'spec.includeOperations[1]: Duplicate value: "pull"',
+    );
+  });
+});
+
+describe("HarborJobService", () => {
+  test("queues: not ALL, Harbor's upper-case job types, each once, at least one", async () => {
+    const queues = (q: unknown) => jobService("jobs", { queues: q as [] });
+    await expectRefused(
+      queues([{ jobType: "ALL", paused: true }]),
+      "spec.queues[0].jobType",
+      "ALL is Harbor's word for every queue at once: list the queues to pause or keep running one by one",
+    );
+    await expectRefused(
+      queues([{ jobType: "replication", paused: true }]),
+      "spec.queues[0].jobType",
+      "should match '^[A-Z][A-Z0-9_]*$'",
+    );
+    await expectRefusal(
+      queues([
+        { jobType: "RETENTION", paused: true },
+        { jobType: "RETENTION", paused: false },
+      ]),
+      'spec.queues[1]: Duplicate value: {"jobType":"RETENTION"}',
+    );
+    await expectRefused(queues([]), "spec.queues", "should have at least 1 items");
   });
 });

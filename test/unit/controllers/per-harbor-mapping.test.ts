@@ -1,15 +1,21 @@
 // The pure mappings of the per-Harbor kinds: HarborGarbageCollection and HarborAuditLogPurge (what
 // of Harbor's schedule is compared, the requests sent, the newest run in status) and
 // HarborJobService (which listed queues change, what status shows), plus the release check that
-// keeps the 2.12 purge parameters away from Harbor 2.13.
+// keeps the 2.12 purge parameters away from Harbor 2.13; then their external clients with Harbor
+// faked: the tenancy check, what "exists" means, the claim, and what deletion sends.
 import { describe, expect, test } from "vitest";
 import { HarborAuditLogPurgeSpec } from "../../../src/api/audit-log-purge.ts";
 import { HarborGarbageCollectionSpec } from "../../../src/api/garbage-collection.ts";
 import { HarborJobServiceSpec } from "../../../src/api/job-service.ts";
+import { auditLogPurgeExternal } from "../../../src/controllers/audit-log-purge/external.ts";
 import * as purge from "../../../src/controllers/audit-log-purge/mapping.ts";
+import { garbageCollectionExternal } from "../../../src/controllers/garbage-collection/external.ts";
 import * as gc from "../../../src/controllers/garbage-collection/mapping.ts";
+import { jobServiceExternal } from "../../../src/controllers/job-service/external.ts";
 import * as jobs from "../../../src/controllers/job-service/mapping.ts";
 import { followDelayMs } from "../../../src/controllers/shared/executions.ts";
+import { Stalled } from "../../../src/runtime/managed.ts";
+import { fakeHarborCalls, handle, inputOf, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
 const gcSpec = (o: object = {}) =>
@@ -277,5 +283,218 @@ describe("HarborJobService", () => {
     });
     expect(jobs.status(observed([])).pausedQueues).toBeUndefined();
     expect(jobs.describe(observed(["RETENTION", "REPLICATION"]))).toBe("paused: REPLICATION, RETENTION");
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// The external clients, Harbor faked
+
+/** A system job's schedule API (client.gc, client.purge) holding `schedule`, every call written down. */
+function scheduleApi(calls: string[], schedule?: object) {
+  let held = schedule;
+  return {
+    getSchedule: async () => {
+      calls.push("getSchedule");
+      return held;
+    },
+    updateSchedule: async (req: { schedule: { type: string } }) => {
+      calls.push(`updateSchedule ${JSON.stringify(req)}`);
+      if (req.schedule.type === "None") held = undefined;
+    },
+    listHistory: async () => {
+      calls.push("listHistory");
+      return [];
+    },
+  };
+}
+
+const deps = { kube: {}, events: {}, type: {} } as unknown as Parameters<typeof garbageCollectionExternal>[0];
+
+/** What these cases call of an external client, whichever kind's spec it takes. */
+interface AnyScheduleClient {
+  prepare(input: unknown): Promise<unknown>;
+  observe(input: unknown): Promise<unknown>;
+  create(input: unknown): Promise<unknown>;
+  delete(input: unknown, current: unknown): Promise<unknown>;
+  describe?(observed: unknown): string;
+  claim(spec: unknown, harborName: string, namespace: string): string;
+}
+
+const scheduleKinds = [
+  {
+    kind: "HarborGarbageCollection",
+    external: () => garbageCollectionExternal(deps) as unknown as AnyScheduleClient,
+    api: "gc",
+    spec: gcSpec as (o?: object) => unknown,
+    setting: "the garbage-collection schedule",
+    claim: "gc-schedule",
+    none: { schedule: { type: "None" } },
+  },
+  {
+    kind: "HarborAuditLogPurge",
+    external: () => auditLogPurgeExternal(deps) as unknown as AnyScheduleClient,
+    api: "purge",
+    spec: purgeSpec as (o?: object) => unknown,
+    setting: "the audit-log purge",
+    claim: "audit-log-purge",
+    // Harbor 2.12 refuses a purge request without its parameters, None included.
+    none: {
+      schedule: { type: "None" },
+      parameters: { audit_retention_hour: 168, include_operations: "create,delete,pull", dry_run: false },
+    },
+  },
+] as const;
+
+describe.each(scheduleKinds)("$kind against Harbor", (k) => {
+  const someoneElses = gcSchedule({ type: "Daily", cron: "0 0 4 * * *" });
+
+  test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage it; before any call", async () => {
+    const calls: string[] = [];
+    const client = fakeHarborCalls({ [k.api]: scheduleApi(calls) });
+    const refused = await k
+      .external()
+      .prepare(inputOf(k.spec(), { conn: tenantConnection({ allowSystemSettings: false }, client) }))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stalled);
+    expect(refused).toMatchObject({
+      reason: "NotAllowed",
+      message: `not allowed: ClusterHarborConnection shared does not let namespace team manage ${k.setting}, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)`,
+    });
+    await k
+      .external()
+      .prepare(inputOf(k.spec(), { conn: tenantConnection({ allowSystemSettings: true }, client) }));
+    await k.external().prepare(inputOf(k.spec(), { conn: handle(client) }));
+    expect(calls).toEqual([]);
+  });
+
+  test("exists when Harbor has a schedule: none is nothing to take; one someone set is named", async () => {
+    const calls: string[] = [];
+    const ext = k.external();
+    const empty = fakeHarborCalls({ [k.api]: scheduleApi(calls) });
+    expect(await ext.observe(inputOf(k.spec(), { conn: handle(empty) }))).toBeUndefined();
+    const set = fakeHarborCalls({ [k.api]: scheduleApi(calls, someoneElses) });
+    const found = await ext.observe(inputOf(k.spec(), { conn: handle(set) }));
+    expect(found).toBeDefined();
+    expect(ext.describe?.(found)).toBe("schedule Daily, 0 0 4 * * *");
+  });
+
+  test("one per Harbor: the same claim whatever the spec", () => {
+    const ext = k.external();
+    expect(ext.claim(k.spec(), "a", "team")).toBe(k.claim);
+    expect(ext.claim(k.spec({ schedule: { type: "Weekly" } }), "b", "other")).toBe(k.claim);
+  });
+
+  test("deletion sets type None when Harbor has a schedule, and sends nothing when it has none", async () => {
+    const calls: string[] = [];
+    const ext = k.external();
+    const client = fakeHarborCalls({ [k.api]: scheduleApi(calls, someoneElses) });
+    const input = inputOf(k.spec(), { conn: handle(client), knownId: 0 });
+    const current = await ext.observe(input);
+    calls.length = 0;
+    await ext.delete(input, current);
+    expect(calls).toEqual([`updateSchedule ${JSON.stringify(k.none)}`]);
+    calls.length = 0;
+    await ext.delete(input, { schedule: undefined });
+    expect(calls).toEqual([]);
+  });
+
+  test("a spec of type None on a Harbor without a schedule writes nothing", async () => {
+    const calls: string[] = [];
+    const client = fakeHarborCalls({ [k.api]: scheduleApi(calls) });
+    await k.external().create(inputOf(k.spec({ schedule: { type: "None" } }), { conn: handle(client) }));
+    expect(calls.filter((c) => c.startsWith("update"))).toEqual([]);
+  });
+});
+
+describe("HarborAuditLogPurge against Harbor 2.13", () => {
+  test("refused by name before any purge call (UnsupportedByHarbor)", async () => {
+    const calls: string[] = [];
+    const client = fakeHarborCalls({ purge: scheduleApi(calls) });
+    const refused = await auditLogPurgeExternal(deps)
+      .prepare(inputOf(purgeSpec(), { conn: handle(client, { harborVersion: "v2.13.0-6e3a4b2c" }) }))
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ reason: "UnsupportedByHarbor" });
+    expect((refused as Error).message).toContain("this Harbor is v2.13.0-6e3a4b2c");
+    expect(calls).toEqual([]);
+  });
+});
+
+describe("HarborJobService against Harbor", () => {
+  const listed = (paused: Record<string, boolean>) =>
+    HarborJobServiceSpec.parse({
+      ...conn,
+      queues: Object.entries(paused).map(([jobType, p]) => ({ jobType, paused: p })),
+    });
+  /** Harbor's job service with these queues paused, every pause and resume written down. */
+  const jobService = (calls: string[], paused: string[]) => {
+    const state = new Set(paused);
+    return fakeHarborCalls({
+      jobService: {
+        listQueues: async () =>
+          ["GARBAGE_COLLECTION", "REPLICATION", "RETENTION", "SCHEDULER", "WEBHOOK"].map((t) => ({
+            job_type: t,
+            paused: state.has(t),
+          })),
+        listPools: async () => [{ worker_pool_id: "p1", concurrency: 10 }],
+        listWorkers: async () => [],
+        actOnQueue: async (jobType: string, action: string) => {
+          calls.push(`${action} ${jobType}`);
+          if (action === "pause") state.add(jobType);
+          else state.delete(jobType);
+        },
+      },
+    });
+  };
+
+  test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage the queues", async () => {
+    const spec = listed({ RETENTION: true });
+    const client = jobService([], []);
+    const refused = await jobServiceExternal()
+      .prepare(inputOf(spec, { conn: tenantConnection({ allowSystemSettings: false }, client) }))
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({
+      reason: "NotAllowed",
+      message:
+        "not allowed: ClusterHarborConnection shared does not let namespace team manage the job queues, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)",
+    });
+    await jobServiceExternal().prepare(
+      inputOf(spec, { conn: tenantConnection({ allowSystemSettings: true }, client) }),
+    );
+  });
+
+  test("exists when a listed queue is paused: none paused is nothing to take; someone else's pause is named", async () => {
+    const ext = jobServiceExternal();
+    const spec = listed({ WEBHOOK: true });
+    expect(
+      await ext.observe(inputOf(spec, { conn: handle(jobService([], ["REPLICATION"])) })),
+    ).toBeUndefined();
+    const found = await ext.observe(inputOf(spec, { conn: handle(jobService([], ["WEBHOOK"])) }));
+    expect(ext.describe?.(found as never)).toBe("paused: WEBHOOK");
+    expect(ext.claim(spec, "x", "team")).toBe("job-service");
+    expect(ext.claim(listed({ RETENTION: false }), "y", "other")).toBe("job-service");
+  });
+
+  test("a listed job type Harbor does not list stalls (UnknownJobType), naming it and Harbor's queues", async () => {
+    const refused = await jobServiceExternal()
+      .observe(inputOf(listed({ REPLICATON: true }), { conn: handle(jobService([], [])), knownId: 0 }))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stalled);
+    expect(refused).toMatchObject({
+      reason: "UnknownJobType",
+      message:
+        'spec.queues: "REPLICATON" is not a queue of this Harbor; it lists GARBAGE_COLLECTION, REPLICATION, RETENTION, SCHEDULER, WEBHOOK',
+    });
+  });
+
+  test("deletion resumes the listed queues it keeps paused, and no other", async () => {
+    const calls: string[] = [];
+    const ext = jobServiceExternal();
+    const client = jobService(calls, ["REPLICATION", "SCHEDULER", "WEBHOOK"]);
+    const input = inputOf(listed({ REPLICATION: true, SCHEDULER: false, RETENTION: true }), {
+      conn: handle(client),
+      knownId: 0,
+    });
+    await ext.delete(input, (await ext.observe(input)) as never);
+    expect(calls).toEqual(["resume REPLICATION"]);
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { HarborRegistrySpec } from "../../../src/api/registry.ts";
+import { RegistryUnhealthy, registryExternal } from "../../../src/controllers/registry/external.ts";
 import {
   comparableUrl,
   createRequest,
@@ -8,7 +9,11 @@ import {
   status,
   updateRequest,
 } from "../../../src/controllers/registry/mapping.ts";
+import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
+import { HarborError, type HarborErrorKind } from "../../../src/harbor/errors.ts";
 import type { Registry } from "../../../src/harbor/registries.ts";
+import { DeletionBlocked, Stalled } from "../../../src/runtime/managed.ts";
+import { fakeHarborCalls, handle, inputOf } from "./fakes.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborRegistrySpec.parse({
@@ -146,5 +151,94 @@ describe("registry status", () => {
     expect(s).toEqual({ health: "unhealthy", credentialsVersion: "41" });
     expect(JSON.stringify(s)).not.toContain("s3cret");
     expect(status(harbor(), undefined)).toEqual({ health: "healthy" });
+  });
+});
+
+describe("registry against Harbor (its external client, Harbor faked)", () => {
+  const refusal = (operation: string, kind: HarborErrorKind, harborMessage: string) =>
+    new HarborError({ operation, kind, harborMessage, requestId: "r1" });
+  /** Harbor's registry API: these provider types, and a create, update or delete that fails as given. */
+  const setup = (o: { createFails?: HarborError; deleteFails?: HarborError } = {}) => {
+    const calls: string[] = [];
+    const client = fakeHarborCalls({
+      registries: {
+        listProviderTypes: async () => {
+          calls.push("listProviderTypes");
+          return ["docker-hub", "docker-registry", "github-ghcr", "harbor", "quay"];
+        },
+        create: async () => {
+          calls.push("create");
+          if (o.createFails) throw o.createFails;
+          return 7;
+        },
+        update: async () => {
+          calls.push("update");
+        },
+        delete: async () => {
+          calls.push("delete");
+          if (o.deleteFails) throw o.deleteFails;
+        },
+      },
+    });
+    const ext = registryExternal({ secrets: { read: async () => undefined } as unknown as SecretUses });
+    return { calls, ext, conn: handle(client) };
+  };
+
+  test("a type this Harbor does not support stalls before any write, naming the types it does", async () => {
+    const { calls, ext, conn } = setup();
+    await ext.prepare(inputOf(spec({ type: "quay" }), { conn: conn }));
+    const refused = await ext
+      .prepare(inputOf(spec({ type: "quay-io" }), { conn: conn }))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stalled);
+    expect(refused).toMatchObject({
+      reason: "UnsupportedType",
+      message:
+        'registry type "quay-io" is not supported by this Harbor; it supports: docker-hub, docker-registry, github-ghcr, harbor, quay',
+    });
+    // Read once per client, and again after a miss (Harbor may have been upgraded).
+    await ext.prepare(inputOf(spec({ type: "quay" }), { conn: conn }));
+    expect(calls).toEqual(["listProviderTypes", "listProviderTypes"]);
+  });
+
+  test("an adopted registry of another type stalls (TypeMismatch): Harbor cannot change a type, nothing is sent", async () => {
+    const { calls, ext, conn } = setup();
+    const input = inputOf(spec({ type: "harbor" }), { conn: conn, knownId: 7, name: "mirror" });
+    const refused = await ext.update(input, harbor({ type: "quay" }), ["type"]).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stalled);
+    expect(refused).toMatchObject({
+      reason: "TypeMismatch",
+      message:
+        'registry "mirror" has type quay in Harbor, the spec says harbor; Harbor cannot change a registry\'s type',
+    });
+    expect(calls).toEqual([]);
+  });
+
+  test("Harbor's health check failing is retried (RegistryUnhealthy), not Stalled, with Harbor's words", async () => {
+    const { ext, conn } = setup({
+      createFails: refusal("createRegistry", "invalid", "the registry is unhealthy"),
+    });
+    const failed = await ext.create(inputOf(spec(), { conn: conn })).catch((e: unknown) => e);
+    expect(failed).toBeInstanceOf(RegistryUnhealthy);
+    expect((failed as Error).message).toBe(
+      "Harbor cannot reach the registry at https://registry.example.com (the registry is unhealthy); check the URL, the credentials and that the registry is up. Retrying",
+    );
+  });
+
+  test("a registry Harbor keeps because something uses it (412) blocks the deletion with Harbor's reason", async () => {
+    const { ext, conn } = setup({
+      deleteFails: refusal(
+        "deleteRegistry",
+        "precondition",
+        "the registry is referenced by replication policies",
+      ),
+    });
+    const blocked = await ext
+      .delete(inputOf(spec(), { conn: conn, knownId: 7 }), harbor())
+      .catch((e: unknown) => e);
+    expect(blocked).toBeInstanceOf(DeletionBlocked);
+    expect((blocked as Error).message).toBe(
+      "Harbor keeps the registry: the registry is referenced by replication policies. Delete what uses it first, or set deletionPolicy: Orphan",
+    );
   });
 });

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "vitest";
 import { HarborReplicationPolicySpec } from "../../../src/api/replication.ts";
+import { replicationExternal } from "../../../src/controllers/replication/external.ts";
 import {
   diff,
   executionOutcome,
@@ -9,7 +10,13 @@ import {
   isRunning,
   policyRequest,
 } from "../../../src/controllers/replication/mapping.ts";
-import { type ReplicationPolicy, ReplicationPolicyReq } from "../../../src/harbor/replication.ts";
+import {
+  type PersistedReplicationPolicy,
+  type ReplicationPolicy,
+  ReplicationPolicyReq,
+} from "../../../src/harbor/replication.ts";
+import { describeIssues } from "../../../src/runtime/invalid-spec.ts";
+import { fakeHarborCalls, handle, inputOf } from "./fakes.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborReplicationPolicySpec.parse({
@@ -292,5 +299,71 @@ describe("following an execution to its end", () => {
       reason: "ReplicationStopped",
       message: "Replication execution 11 was stopped: 1 of 2 tasks succeeded, 1 stopped",
     });
+  });
+});
+
+describe("what the operator refuses that the CRD cannot see", () => {
+  test("a cron range from high to low: the spec is unusable, naming the field and the value", () => {
+    const raw = {
+      connectionRef: { name: "h" },
+      direction: "push",
+      registryRef: { name: "mirror" },
+      trigger: { type: "scheduled", cron: "0 0 5-2 * * *" },
+    };
+    const parsed = HarborReplicationPolicySpec.safeParse(raw);
+    expect(parsed.success).toBe(false);
+    expect(describeIssues(parsed.error?.issues ?? [], raw)).toContain(
+      'spec.trigger.cron "0 0 5-2 * * *": must be a cron schedule Harbor runs',
+    );
+    expect(
+      HarborReplicationPolicySpec.safeParse({ ...raw, trigger: { type: "scheduled", cron: "0 0 2-5 * * *" } })
+        .success,
+    ).toBe(true);
+  });
+});
+
+describe("runOnCreate against Harbor (the external client, Harbor faked)", () => {
+  const setup = () => {
+    const calls: string[] = [];
+    const client = fakeHarborCalls({
+      replication: {
+        start: async (id: number) => {
+          calls.push(`start ${id}`);
+          return 41;
+        },
+        listExecutions: async () => [],
+        getExecution: async (id: number) => ({ id, status: "InProgress", trigger: "manual" }),
+      },
+    });
+    const ext = replicationExternal({
+      registries: {},
+      events: { record: () => undefined },
+      kube: {},
+      type: {},
+      statusRefreshMs: 3_600_000,
+    } as unknown as Parameters<typeof replicationExternal>[0]);
+    return { calls, ext, conn: handle(client) };
+  };
+  const policy = { id: 3, name: "once", enabled: true } as PersistedReplicationPolicy;
+
+  test("a policy it created starts one execution, followed in status", async () => {
+    const { calls, ext, conn } = setup();
+    const out = await ext.afterSync?.(
+      inputOf(spec({ runOnCreate: true }), { conn: conn, knownId: 3, extra: {} }),
+      policy,
+      true,
+    );
+    expect(calls).toEqual(["start 3"]);
+    expect(out?.status?.lastExecution).toMatchObject({ id: 41, status: "InProgress", trigger: "manual" });
+  });
+
+  test("an adopted policy is never started: it was not created", async () => {
+    const { calls, ext, conn } = setup();
+    await ext.afterSync?.(
+      inputOf(spec({ runOnCreate: true }), { conn: conn, knownId: 3, extra: {} }),
+      policy,
+      false,
+    );
+    expect(calls).toEqual([]);
   });
 });

@@ -1,7 +1,9 @@
 // The pure mappings of HarborScanAll (what of Harbor's schedule is compared, the metrics in status)
 // and of the preheat kinds: an instance's request and drift (the credential Harbor shows back is
 // compared, never shown), a policy's filters and trigger as Harbor's JSON text, compared by meaning;
-// and the exporters' inverse mappings, whose specs the kinds' own diffs find in sync.
+// and the exporters' inverse mappings, whose specs the kinds' own diffs find in sync. HarborScanAll's
+// external client too, with Harbor faked: its tenancy check, the wait for a default scanner, what
+// "exists" means, its claim and what deletion sends.
 import { describe, expect, test } from "vitest";
 import { HarborPreheatInstanceSpec } from "../../../src/api/preheat-instance.ts";
 import { HarborPreheatPolicySpec } from "../../../src/api/preheat-policy.ts";
@@ -13,9 +15,13 @@ import {
 import * as instance from "../../../src/controllers/preheat-instance/mapping.ts";
 import { preheatPolicyExternal } from "../../../src/controllers/preheat-policy/external.ts";
 import * as policy from "../../../src/controllers/preheat-policy/mapping.ts";
+import { scanAllExternal } from "../../../src/controllers/scan-all/external.ts";
+import { scanAllKind } from "../../../src/controllers/scan-all/index.ts";
 import * as scanAll from "../../../src/controllers/scan-all/mapping.ts";
 import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
-import { inputOf, tenantConnection } from "./fakes.ts";
+import { HarborError } from "../../../src/harbor/errors.ts";
+import { NotReady, Stalled } from "../../../src/runtime/managed.ts";
+import { fakeHarborCalls, handle, inputOf, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
 
@@ -54,6 +60,88 @@ describe("HarborScanAll", () => {
       failed: 1,
       stopped: 0,
     });
+  });
+});
+
+describe("HarborScanAll against Harbor", () => {
+  const spec = (o: object = {}) => HarborScanAllSpec.parse({ ...conn, schedule: { type: "Daily" }, ...o });
+  const deps = { kube: {}, events: {}, type: {} } as unknown as Parameters<typeof scanAllExternal>[0];
+  /** Harbor's scan-all API with `schedule` set (or none), every write written down; no default scanner: 412. */
+  const harbor = (calls: string[], schedule?: object, o: { noScanner?: boolean } = {}) => {
+    let held = schedule;
+    const refuse = () => {
+      if (o.noScanner)
+        throw new HarborError({
+          operation: "getScanAllSchedule",
+          kind: "precondition",
+          harborMessage: "no scanner is configured, it's not possible to scan",
+          requestId: "r1",
+        });
+    };
+    return fakeHarborCalls({
+      scanAll: {
+        getSchedule: async () => {
+          refuse();
+          return held;
+        },
+        updateSchedule: async (req: { schedule: { type: string } }) => {
+          refuse();
+          calls.push(`updateSchedule ${JSON.stringify(req)}`);
+          held = req.schedule.type === "None" ? undefined : req;
+        },
+        metrics: async () => ({}),
+        scheduledMetrics: async () => ({}),
+      },
+    });
+  };
+  const theirs = { schedule: { type: "Daily", cron: "0 0 4 * * *" } };
+
+  test("through a ClusterHarborConnection, only a tenancy with allowSystemSettings may manage it; before any call", async () => {
+    const calls: string[] = [];
+    const refused = await scanAllExternal(deps)
+      .prepare(inputOf(spec(), { conn: tenantConnection({ allowSystemSettings: false }, harbor(calls)) }))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stalled);
+    expect(refused).toMatchObject({
+      reason: "NotAllowed",
+      message:
+        "not allowed: ClusterHarborConnection shared does not let namespace team manage the scan-all schedule, which every tenant of this Harbor shares (spec.tenancy.allowSystemSettings)",
+    });
+    await scanAllExternal(deps).prepare(
+      inputOf(spec(), { conn: tenantConnection({ allowSystemSettings: true }, harbor(calls)) }),
+    );
+    expect(calls).toEqual([]);
+  });
+
+  test("without a default scanner Harbor refuses every call: a wait (NoDefaultScanner) saying what to do", async () => {
+    const waiting = await scanAllExternal(deps)
+      .observe(inputOf(spec(), { conn: handle(harbor([], undefined, { noScanner: true })) }))
+      .catch((e: unknown) => e);
+    expect(waiting).toBeInstanceOf(NotReady);
+    expect(waiting).toMatchObject({ reason: "NoDefaultScanner" });
+    expect((waiting as Error).message).toContain("no scanner is configured");
+    expect((waiting as Error).message).toContain("a HarborScannerRegistration with default: true");
+    // A registration appearing, turning Ready or going queues every HarborScanAll at once.
+    const watch = scanAllKind.watches?.references?.HarborScannerRegistration;
+    const target = {
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "HarborScannerRegistration",
+      metadata: { name: "trivy" },
+    };
+    expect(typeof watch === "object" && watch.matches(spec(), "team", target)).toBe(true);
+  });
+
+  test("exists when Harbor has a schedule (someone else's is named); one per Harbor; deletion sets None", async () => {
+    const calls: string[] = [];
+    const ext = scanAllExternal(deps);
+    expect(await ext.observe(inputOf(spec(), { conn: handle(harbor(calls)) }))).toBeUndefined();
+    const input = inputOf(spec(), { conn: handle(harbor(calls, theirs)) });
+    const found = await ext.observe(input);
+    expect(ext.describe?.(found as never)).toBe("schedule Daily, 0 0 4 * * *");
+    expect(ext.claim(spec(), "a", "team")).toBe("scan-all-schedule");
+    expect(ext.claim(spec({ schedule: { type: "Weekly" } }), "b", "other")).toBe("scan-all-schedule");
+    await ext.delete(input, found as never);
+    expect(calls).toEqual(['updateSchedule {"schedule":{"type":"None"}}']);
   });
 });
 
