@@ -296,7 +296,7 @@ const OPTIONS = {
     kind: "value",
     arg: "ADDR",
     default: ":8080",
-    help: 'address of /metrics; "0" disables it',
+    help: 'address of /metrics (port 0: any free port, logged); "0" disables it',
     schema: bindAddress,
   },
   healthProbeBindAddress: {
@@ -305,7 +305,7 @@ const OPTIONS = {
     kind: "value",
     arg: "ADDR",
     default: ":8081",
-    help: 'address of /healthz and /readyz; "0" disables them',
+    help: 'address of /healthz and /readyz (port 0: any free port, logged); "0" disables them',
     schema: bindAddress,
   },
   logLevel: {

@@ -78,6 +78,9 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     // A standby is ready to take over; a leader is ready once its caches are filled.
     ready: () => !running || (kinds.synced() && connectionsSynced) || "caches are syncing",
   });
+  // Where they are served, port 0 resolved: what a supervisor that let the system pick reads.
+  if (health.metricsUrl || health.probeUrl)
+    logger.info({ metricsUrl: health.metricsUrl, probeUrl: health.probeUrl }, "serving metrics and probes");
 
   const work = async (signal: AbortSignal) => {
     running = true;

@@ -11,13 +11,13 @@
 import { describe, expect, test } from "vitest";
 import { armedAt, startDisarmed, untilCrashed } from "../env/crash.ts";
 import { useOperator } from "../env/operator.ts";
+import { requestsOverSweeps } from "../env/operator-log.ts";
 import {
   eventOf,
   type GarbageCollectionCR as GcCR,
   garbageCollection,
   readyForSpec,
 } from "../env/resources.ts";
-import { requestsOverSweeps } from "../env/steady-state.ts";
 import { until } from "../env/until.ts";
 
 // Armed: the operator dies the first time it has started a run for a value (the crash test, the first

@@ -9,17 +9,16 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { sharedControlPlane } from "../env/cluster.ts";
-import { freePorts } from "../env/controlplane/net.ts";
 import { type AssembledImage, assembleImage, treeSize } from "../env/image.ts";
 import { useOperator } from "../env/operator.ts";
+import { servedUrls } from "../env/operator-log.ts";
 import { type ProjectCR, project as projectOf } from "../env/resources.ts";
+import { untilTrue } from "../env/until.ts";
 
 let image: AssembledImage | undefined;
-let ports = { metrics: 0, health: 0 };
 const scratch = mkdtempSync(join(tmpdir(), "hco-image-kubeconfig-"));
 
 beforeAll(async () => {
-  ports = await freePorts(["metrics", "health"]);
   image = assembleImage({ log: (line) => process.stderr.write(`[image] ${line}\n`) });
   const modules = join(image.cwd, "node_modules");
   const size = existsSync(modules) ? treeSize(modules) : { files: 0, bytes: 0 };
@@ -48,12 +47,12 @@ const op = useOperator({
     const [file = "", ...entry] = image.entrypoint;
     return {
       file,
-      // As a pod passes its args after the entrypoint; the ports are the Deployment's, moved.
+      // As a pod passes its args after the entrypoint; on loopback, on ports of the operator's choice.
       args: [
         ...entry,
         ...args,
-        `--metrics-bind-address=127.0.0.1:${ports.metrics}`,
-        `--health-probe-bind-address=127.0.0.1:${ports.health}`,
+        "--metrics-bind-address=127.0.0.1:0",
+        "--health-probe-bind-address=127.0.0.1:0",
       ],
       cwd: image.cwd,
       // Only the image's environment (and what the test itself sets), nothing of this process's.
@@ -64,8 +63,8 @@ const op = useOperator({
   },
 });
 
-const get = (port: number, path: string) =>
-  fetch(`http://127.0.0.1:${port}${path}`).then(
+const get = (base: string, path: string) =>
+  fetch(`${base}${path}`).then(
     async (r) => ({ status: r.status, text: await r.text() }),
     () => ({ status: 0, text: "" }),
   );
@@ -83,11 +82,10 @@ describe("the operator's image", () => {
   });
 
   test("runs as the image's user on a read-only tree and serves /healthz, /readyz and /metrics", async () => {
-    await expect
-      .poll(async () => (await get(ports.health, "/healthz")).status, { timeout: 30_000 })
-      .toBe(200);
-    await expect.poll(async () => (await get(ports.health, "/readyz")).status, { timeout: 30_000 }).toBe(200);
-    const metrics = await get(ports.metrics, "/metrics");
+    const { metricsUrl, probeUrl } = await servedUrls(op);
+    await untilTrue("/healthz answers 200", async () => (await get(probeUrl, "/healthz")).status === 200);
+    await untilTrue("/readyz answers 200", async () => (await get(probeUrl, "/readyz")).status === 200);
+    const metrics = await get(metricsUrl, "/metrics");
     expect(metrics.status).toBe(200);
     expect(metrics.text).toMatch(/process_resident_memory_bytes \d+/);
     expect(op.output()).not.toMatch(/EACCES|EROFS|permission denied/i);
@@ -102,7 +100,7 @@ describe("the operator's image", () => {
     await op.kubectl.apply(projectOf(name));
     const project = await op.waitReady<ProjectCR>("harborproject", name);
     expect((await op.harbor.projects.get(name)).project_id).toBe(project.status?.harborId);
-    const metrics = await get(ports.metrics, "/metrics");
+    const metrics = await get((await servedUrls(op)).metricsUrl, "/metrics");
     expect(metrics.text).toMatch(
       /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/,
     );

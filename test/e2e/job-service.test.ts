@@ -9,8 +9,8 @@
 // kubectl refuses, in test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
+import { requestsOverSweeps } from "../env/operator-log.ts";
 import { type JobServiceCR as JobsCR, jobService, readyForSpec } from "../env/resources.ts";
-import { requestsOverSweeps } from "../env/steady-state.ts";
 import { onlyWithSystemSettings } from "../env/tenancy.ts";
 import { until } from "../env/until.ts";
 

@@ -1,10 +1,11 @@
 // What operators of the operator look at: /healthz, /readyz and /metrics of a running operator
 // (controller-runtime's metric names plus Harbor requests by operation and code), against the
 // run's shared Harbor emulator.
-import { createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { sharedControlPlane, sharedHarbor, useNamespace } from "../env/cluster.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
+import { servedUrls } from "../env/operator-log.ts";
 import { connection, credentials, project } from "../env/resources.ts";
 
 const ns = useNamespace("observe");
@@ -12,29 +13,18 @@ let operator: OperatorProcess | undefined;
 let metricsUrl = "";
 let probeUrl = "";
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 beforeAll(async () => {
   const harbor = sharedHarbor();
   await ns.kubectl.apply([credentials("creds", harbor), connection("harbor", harbor.url, "creds")]);
-  const [metricsPort, probePort] = [await freePort(), await freePort()];
-  metricsUrl = `http://127.0.0.1:${metricsPort}`;
-  probeUrl = `http://127.0.0.1:${probePort}`;
   operator = spawnOperator([
     `--kubeconfig=${sharedControlPlane().kubeconfigPath}`,
     `--namespace=${ns.name}`,
     "--leader-elect=false",
-    `--metrics-bind-address=127.0.0.1:${metricsPort}`,
-    `--health-probe-bind-address=127.0.0.1:${probePort}`,
+    "--metrics-bind-address=127.0.0.1:0",
+    "--health-probe-bind-address=127.0.0.1:0",
   ]);
-}, 60_000);
+  ({ metricsUrl, probeUrl } = await servedUrls(operator));
+});
 afterAll(() => operator?.stop());
 
 describe("a running operator", () => {
@@ -46,7 +36,7 @@ describe("a running operator", () => {
             (r) => r.status,
             () => 0,
           ),
-        { timeout: 30_000 },
+        { timeout: budget.operatorMs },
       )
       .toBe(200);
     const text = await (await fetch(`${metricsUrl}/metrics`)).text();
@@ -69,7 +59,7 @@ describe("a running operator", () => {
             (r) => r.status,
             () => 0,
           ),
-        { timeout: 30_000 },
+        { timeout: budget.operatorMs },
       )
       .toBe(200);
     await expect
@@ -79,7 +69,7 @@ describe("a running operator", () => {
             (r) => r.status,
             () => 0,
           ),
-        { timeout: 30_000 },
+        { timeout: budget.operatorMs },
       )
       .toBe(200);
   });

@@ -10,6 +10,7 @@
 import { describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
 import { type OperatorFixture, useOperator } from "../env/operator.ts";
+import { requestsOverSweeps } from "../env/operator-log.ts";
 import {
   condition,
   eventOf,
@@ -19,7 +20,6 @@ import {
   registry,
   secret as secretOf,
 } from "../env/resources.ts";
-import { requestsOverSweeps } from "../env/steady-state.ts";
 import { until } from "../env/until.ts";
 
 /** A credential Secret, opted in as a registry credential (secret-opt-in.test.ts covers the rest). */

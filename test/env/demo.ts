@@ -15,12 +15,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
-import { freePorts } from "./controlplane/net.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
 import { addExampleAdapters, exampleManifests, examplesDir } from "./examples.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
+import { servedUrls } from "./operator-log.ts";
 
 const crdsDir = join(import.meta.dirname, "..", "..", "crds");
 
@@ -140,13 +140,13 @@ async function main(): Promise<void> {
   say("Starting the operator…");
   const logPath = join(mkdtempSync(join(tmpdir(), "hco-demo-")), "operator.log");
   const log = createWriteStream(logPath);
-  const ports = await freePorts(["metrics", "health"]);
   const operator: OperatorProcess = spawnOperator(
     [
       `--kubeconfig=${kubeconfig}`,
       "--leader-elect=false",
-      `--metrics-bind-address=127.0.0.1:${ports.metrics}`,
-      `--health-probe-bind-address=127.0.0.1:${ports.health}`,
+      // Ports of the operator's choice, read back from its log: none another process could take first.
+      "--metrics-bind-address=127.0.0.1:0",
+      "--health-probe-bind-address=127.0.0.1:0",
       "--drift-interval=30s",
     ],
     {},
@@ -178,11 +178,10 @@ async function main(): Promise<void> {
     }>;
   };
   const firstRobot = robot.items[0];
+  const served = await servedUrls(operator);
   say("Explore:");
   say(`  Operator log: ${logPath}  (tail -f it, or run the demo with --logs)`);
-  say(
-    `  Operator metrics: http://127.0.0.1:${ports.metrics}/metrics  health: http://127.0.0.1:${ports.health}/readyz`,
-  );
+  say(`  Operator metrics: ${served.metricsUrl}/metrics  health: ${served.probeUrl}/readyz`);
   say(`  export KUBECONFIG=${kubeconfig}`);
   say("  kubectl get harbor -A");
   say("  kubectl -n harbor-examples describe harborrobot");

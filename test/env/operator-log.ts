@@ -32,38 +32,44 @@ export function logEntries(output: string): LogEntry[] {
   return out;
 }
 
-/** The lines of one resource's reconciles so far, e.g. `reconcileLog(op, "HarborLabel", "gate")`. */
+/**
+ * The lines of one resource's reconciles, e.g. `reconcileLog(op, "HarborLabel", "gate")`, printed
+ * after `from` (an earlier `output().length`; default: all).
+ */
 export const reconcileLog = (
   op: Pick<OperatorFixture, "output" | "namespace">,
   kind: string,
   name: string,
+  from = 0,
 ): LogEntry[] =>
-  logEntries(op.output()).filter(
+  logEntries(op.output().slice(from)).filter(
     (e) => e.controller === kind.toLowerCase() && e.key === `${op.namespace}/${name}`,
   );
 
+/** The Harbor calls logged during one whole drift sweep of a kind (and whatever else ran meanwhile). */
+type SweepCalls = Array<{ operation: string; method: string }>;
+
 /**
- * The operator's Harbor calls in each of the next `n` drift sweeps of `kind`, by operation, one
- * record per sweep, read from its log: every call logged between the end of one sweep of the kind
- * and the end of the next (a kind's sweeps follow each other), so each record holds exactly one
- * whole sweep of the kind, and whatever else the operator asked of Harbor meanwhile.
+ * The operator's Harbor calls during each of the next `n` drift sweeps of `kind`, in the order made,
+ * read from its log: every call logged between the end of one sweep of the kind and the end of the
+ * next (a kind's sweeps follow each other), so each record holds exactly one whole sweep of the
+ * kind, and whatever else the operator asked of Harbor meanwhile.
  */
-export async function harborCallsPerSweep(
+async function callsOfSweeps(
   op: Pick<OperatorFixture, "output">,
   kind: string,
-  n = 2,
-): Promise<Array<Record<string, number>>> {
+  n: number,
+): Promise<SweepCalls[]> {
   const from = op.output().lastIndexOf("\n") + 1;
   const windows = () => {
-    const out: Array<Record<string, number>> = [];
-    let current: Record<string, number> | undefined;
+    const out: SweepCalls[] = [];
+    let current: SweepCalls | undefined;
     for (const e of logEntries(op.output().slice(from))) {
       if (e.msg === "drift sweep done" && e.kind === kind) {
         if (current) out.push(current);
-        current = {};
+        current = [];
       } else if (current && e.msg === "Harbor call") {
-        const operation = String(e.operation);
-        current[operation] = (current[operation] ?? 0) + 1;
+        current.push({ operation: String(e.operation), method: String(e.method) });
       }
     }
     return out;
@@ -73,3 +79,52 @@ export async function harborCallsPerSweep(
     return found.length >= n ? found.slice(0, n) : undefined;
   });
 }
+
+const byOperation = (calls: SweepCalls, skip: readonly string[] = []): Record<string, number> => {
+  const out: Record<string, number> = {};
+  for (const { operation } of calls)
+    if (!skip.includes(operation)) out[operation] = (out[operation] ?? 0) + 1;
+  return out;
+};
+
+/** The operator's Harbor calls in each of the next `n` drift sweeps of `kind`, by operation, one record per sweep. */
+export async function harborCallsPerSweep(
+  op: Pick<OperatorFixture, "output">,
+  kind: string,
+  n = 2,
+): Promise<Array<Record<string, number>>> {
+  return (await callsOfSweeps(op, kind, n)).map((calls) => byOperation(calls));
+}
+
+/** Operations of the connection's periodic check, which is not the kind's. */
+const CONNECTION_CHECK = ["getSystemInfo", "getCurrentUserInfo"];
+
+/**
+ * What the operator asks of Harbor in steady state, for a kind's request-count promises ("no writes,
+ * these reads per drift interval"): the writes and the reads by operation of the next `n` whole drift
+ * sweeps of `kind` together, the connection's own periodic check left out.
+ */
+export async function requestsOverSweeps(
+  op: Pick<OperatorFixture, "output">,
+  kind: string,
+  n = 2,
+): Promise<{ writes: number; requests: Record<string, number> }> {
+  const calls = (await callsOfSweeps(op, kind, n)).flat();
+  return {
+    writes: calls.filter((c) => c.method !== "GET" && c.method !== "HEAD").length,
+    requests: byOperation(calls, CONNECTION_CHECK),
+  };
+}
+
+/**
+ * Where the operator serves /metrics and its probes, from its "serving metrics and probes" line
+ * (the newest, should it have restarted): started with port 0, it takes free ports of its own, so no
+ * other process can take them between a test's choice and the operator's start.
+ */
+export const servedUrls = (
+  op: Pick<OperatorFixture, "output">,
+): Promise<{ metricsUrl: string; probeUrl: string }> =>
+  until("the operator's metrics and probe addresses in its log", () => {
+    const line = logEntries(op.output()).findLast((e) => e.msg === "serving metrics and probes");
+    return line && { metricsUrl: String(line.metricsUrl), probeUrl: String(line.probeUrl) };
+  });

@@ -14,6 +14,7 @@ import type { Emulator, EmulatorOptions } from "./emulator/index.ts";
 import { useEmulator } from "./harbor.ts";
 import { clusterApi, readyAsKubectlWaits } from "./kube-api.ts";
 import type { Kubectl, KubeObject } from "./kubectl.ts";
+import { type LogEntry, reconcileLog } from "./operator-log.ts";
 import { untilTrue } from "./until.ts";
 
 export interface OperatorOptions {
@@ -85,30 +86,7 @@ export interface OperatorFixture {
    * log line), oldest first, printed after `from` (an earlier `output().length`; default: all).
    * `resource` is the kind in lower case, e.g. "harborrobot".
    */
-  reconciles(resource: string, name: string, from?: number): LogLine[];
-}
-
-/** One line of the operator's log (pino writes one JSON object per line). */
-export interface LogLine {
-  level?: string;
-  msg?: string;
-  controller?: string;
-  key?: string;
-  [field: string]: unknown;
-}
-
-/** The JSON lines of a process's output; anything else (a line still being written) is skipped. */
-export function logLines(output: string): LogLine[] {
-  const lines: LogLine[] = [];
-  for (const line of output.split("\n")) {
-    if (!line.startsWith("{")) continue;
-    try {
-      lines.push(JSON.parse(line) as LogLine);
-    } catch {
-      // the last line, still being written
-    }
-  }
-  return lines;
+  reconciles(resource: string, name: string, from?: number): LogEntry[];
 }
 
 const root = join(import.meta.dirname, "..", "..");
@@ -270,11 +248,8 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
     waitGone: (resource: string, name: string) =>
       clusterApi(ns.kubectl.kubeconfigPath).waitGone(resource, ns.name, name),
     reconciles: (resource: string, name: string, from = 0) =>
-      logLines(out.slice(from)).filter(
-        (l) =>
-          l.controller === resource &&
-          l.key === `${ns.name}/${name}` &&
-          (l.msg === "reconciled" || l.msg?.startsWith("reconcile failed") === true),
+      reconcileLog(fixture, resource, name, from).filter(
+        (l) => l.msg === "reconciled" || l.msg.startsWith("reconcile failed"),
       ),
   };
 

@@ -86,6 +86,12 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     return value;
   };
 
+  // The failure texts read from job logs, per policy in its Harbor: the texts of the last refresh,
+  // which the status in the informer's cache may not show yet when the next refresh starts at once.
+  // At most MAX_RECENT_FAILURES per policy, dropped with the policy.
+  const failureTexts = new Map<string, Map<number, string>>();
+  const textsKey = (conn: HarborConnectionHandle, policyId: number) => `${conn.harbor} ${policyId}`;
+
   return {
     async prepare({ resource, spec, conn }) {
       const deleting = resource.metadata.deletionTimestamp !== undefined;
@@ -122,6 +128,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     },
 
     async delete({ conn, extra, signal }, current) {
+      failureTexts.delete(textsKey(conn, current.id));
       try {
         await conn.client.webhooks.deletePolicy(extra.projectId, current.id, { signal });
       } catch (e) {
@@ -166,10 +173,15 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
         ),
       ]);
       const policyId = observed.id;
-      // Failures the status shows already keep their text; a new one's is read from its job log.
-      const shown = new Map(
-        ((resource.status?.recentFailures ?? []) as DeliveryFailure[]).map((f) => [f.jobId, f.error]),
-      );
+      // Failures shown already (or read by the last refresh) keep their text; a new one's is read
+      // from its job log.
+      const key = textsKey(conn, policyId);
+      const shown = new Map<number, string | undefined>([
+        ...((resource.status?.recentFailures ?? []) as DeliveryFailure[]).map(
+          (f) => [f.jobId, f.error] as const,
+        ),
+        ...(failureTexts.get(key) ?? []),
+      ]);
       const failures = jobs
         ? await Promise.all(
             recentFailures(jobs).map(async (f) => {
@@ -196,6 +208,11 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
             }),
           )
         : undefined;
+      if (failures)
+        failureTexts.set(
+          key,
+          new Map(failures.flatMap((f) => (f.error === undefined ? [] : [[f.jobId, f.error] as const]))),
+        );
       return {
         requeueAfterMs,
         status: {

@@ -9,6 +9,7 @@ import { type KubeObject, type LeaseObject, Leases, type ResourceType } from "..
 import { createLogger } from "../../../src/log.ts";
 import { type LeaderCallbacks, LeaderElector, leaderIdentity } from "../../../src/runtime/leader.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
+import { budget } from "../../env/budget.ts";
 import { sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 
 const ns = useNamespace("leader");
@@ -360,10 +361,14 @@ describe("LeaderElector", () => {
   it("survives two contenders creating the Lease at the same moment", async () => {
     const lease = newLeaseName();
     const { client, faults } = faultyClient();
-    // Both first lookups wait for each other: both see no Lease, and both create it.
+    // Both first lookups wait for each other: both see no Lease, and both create it. The first
+    // waits as long as the second takes to start, which on a busy machine can outlast FAST's renew
+    // deadline (the attempt would give up and look again, seeing the other's Lease): a deadline
+    // from the budget keeps both in their first attempt.
     faults.holdLookups = 2;
-    const a = candidate(lease, { name: "a", kube: client });
-    const b = candidate(lease, { name: "b", kube: client });
+    const timings = { ...FAST, leaseDurationMs: budget.requestMs + 2_000, renewDeadlineMs: budget.requestMs };
+    const a = candidate(lease, { name: "a", kube: client, timings });
+    const b = candidate(lease, { name: "b", kube: client, timings });
     const [leader, follower] = await waitFor("a leader", () => leaderOf(a, b));
     expect(faults.holdLookups).toBe(0);
     expect(faults.conflicts).toBe(1);
