@@ -8,9 +8,10 @@
 // connection or DNS lookup that would leave loopback is refused and recorded, and any such record
 // fails the run, whatever the tests themselves said.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { cacheFolder } from "./env/cache.ts";
 import { describeRefusal, guardRecords, withGuard } from "./env/net-guard-env.ts";
 
 // --with-argocd is this script's own; every other argument goes to vitest.
@@ -154,7 +155,14 @@ function vitest(vitestArgs: string[]): void {
     ],
     {
       stdio: "inherit",
-      env: { ...process.env, NODE_OPTIONS: withGuard(process.env.NODE_OPTIONS), HCO_NET_GUARD_LOG: guardLog },
+      env: {
+        ...process.env,
+        NODE_OPTIONS: withGuard(process.env.NODE_OPTIONS),
+        HCO_NET_GUARD_LOG: guardLog,
+        // The operator and CLI processes the tests start (hundreds) then reuse Node's compiled, type-
+        // stripped sources instead of compiling them anew: about half of each start's CPU.
+        NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE || cacheFolder("node-compile-cache"),
+      },
     },
   );
   let counted = 0;
@@ -173,5 +181,7 @@ function vitest(vitestArgs: string[]): void {
   }
   if (run.status !== 0 && counted === 0) counted = 1;
   failed += counted;
+  // HCO_TEST_REPORT keeps vitest's JSON report (every file's and test's duration) for a look after.
+  if (process.env.HCO_TEST_REPORT && existsSync(report)) copyFileSync(report, process.env.HCO_TEST_REPORT);
   rmSync(outDir, { recursive: true, force: true });
 }

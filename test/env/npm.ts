@@ -3,19 +3,16 @@
 // control-plane binaries.
 import { execFileSync, spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
+import { cacheFolder } from "./cache.ts";
 import { withoutGuard } from "./net-guard-env.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 
 /** The npm-cli.js of that npm release, installed into the cache on first use. */
 export function npmRelease(version: string): string {
-  const cache = join(
-    process.env.XDG_CACHE_HOME || join(homedir(), ".cache"),
-    "harbor-config-operator",
-    "npm",
-  );
+  const cache = cacheFolder("npm");
   const dir = join(cache, version);
   const cli = join(dir, "node_modules", "npm", "bin", "npm-cli.js");
   if (existsSync(cli)) return cli;

@@ -18,8 +18,9 @@ import {
   renameSync,
   rmSync,
 } from "node:fs";
-import { availableParallelism, homedir } from "node:os";
+import { availableParallelism } from "node:os";
 import { basename, join } from "node:path";
+import { cacheFolder } from "../cache.ts";
 import { withFileLock } from "../controlplane/file-lock.ts";
 import { elapsed, findGo, isExecutable } from "../go.ts";
 
@@ -55,9 +56,7 @@ export function argoCdVersion(): string {
 
 /** The folder holding the built binary and CRDs of the pinned release and build module. */
 export function cacheDir(): string {
-  const root =
-    process.env.HCO_ARGOCD_CACHE ||
-    join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "harbor-config-operator", "argocd");
+  const root = process.env.HCO_ARGOCD_CACHE || cacheFolder("argocd");
   const hash = createHash("sha256");
   for (const file of ["go.mod", "go.sum", "main.go"]) hash.update(readFileSync(join(buildModule, file)));
   return join(root, `${argoCdVersion()}-${hash.digest("hex").slice(0, 12)}`);

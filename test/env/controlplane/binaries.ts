@@ -6,8 +6,9 @@
 // own when it is recent enough, else built from the same Kubernetes release.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { availableParallelism, homedir } from "node:os";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { cacheFolder } from "../cache.ts";
 import { elapsed, findGo, isExecutable } from "../go.ts";
 import { withFileLock } from "./file-lock.ts";
 
@@ -53,9 +54,7 @@ function pinnedVersions(): Versions {
 
 /** The folder holding the built binaries of the pinned versions. */
 export function cacheDir(versions: Versions = pinnedVersions()): string {
-  const root =
-    process.env.HCO_CONTROLPLANE_CACHE ||
-    join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "harbor-config-operator", "controlplane");
+  const root = process.env.HCO_CONTROLPLANE_CACHE || cacheFolder("controlplane");
   return join(root, `${versions.kubernetes}-etcd${versions.etcd}`);
 }
 

@@ -7,8 +7,9 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { availableParallelism, homedir } from "node:os";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
+import { cacheFolder } from "../cache.ts";
 import { withFileLock } from "../controlplane/file-lock.ts";
 import { elapsed, findGo, isExecutable } from "../go.ts";
 
@@ -32,9 +33,7 @@ export function helmVersion(): string {
 
 /** The folder holding the built helm of the pinned release and build module. */
 export function cacheDir(): string {
-  const root =
-    process.env.HCO_HELM_CACHE ||
-    join(process.env.XDG_CACHE_HOME || join(homedir(), ".cache"), "harbor-config-operator", "helm");
+  const root = process.env.HCO_HELM_CACHE || cacheFolder("helm");
   const hash = createHash("sha256");
   for (const file of ["go.mod", "go.sum"]) hash.update(readFileSync(join(buildModule, file)));
   return join(root, `${helmVersion()}-${hash.digest("hex").slice(0, 12)}`);
