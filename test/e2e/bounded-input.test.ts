@@ -8,6 +8,7 @@ import type { RequestListener } from "node:http";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
+import { budget } from "../env/budget.ts";
 import { type LoopbackServer, listenOnLoopback, streamBody } from "../env/http.ts";
 import { useOperator } from "../env/operator.ts";
 import {
@@ -15,8 +16,7 @@ import {
   condition as conditionOf,
   connection,
   credentials,
-  eventsOf,
-  type KubeEvent,
+  eventOf,
   project,
   type Resource,
 } from "../env/resources.ts";
@@ -113,23 +113,6 @@ async function whileAlive<T>(work: Promise<T>): Promise<T> {
   return Promise.race([work, died]);
 }
 
-/** The Event of this reason about the named object, once it has been written. */
-async function waitEvent(name: string, reason: string): Promise<KubeEvent> {
-  let found: KubeEvent | undefined;
-  await whileAlive(
-    expect
-      .poll(
-        async () => {
-          found = (await eventsOf(op.kubectl, name)).find((e) => e.reason === reason);
-          return found;
-        },
-        { timeout: 20_000 },
-      )
-      .toBeDefined(),
-  );
-  return found as KubeEvent;
-}
-
 /** Free of control and invisible characters, and at most 1 KiB of characters. */
 function expectClean(text: string): void {
   expect(text).not.toMatch(/[\p{Cc}\p{Cf}]/u);
@@ -147,30 +130,29 @@ describe("bounded input from Harbor", () => {
       connection("flood", floodUrl, "flood-credentials"),
     ]);
     const conn = await whileAlive(
-      op.waitFor<Resource>(
-        "harborconnection",
-        "flood",
-        (o) => condition(o)?.reason === "ResponseTooLarge",
-        60_000,
-      ),
+      op.waitFor<Resource>("harborconnection", "flood", (o) => condition(o)?.reason === "ResponseTooLarge"),
     );
     const ready = condition(conn);
     expect(ready?.status).toBe("False");
     expect(ready?.message).toBe(
       `the answer to getSystemInfo from Harbor at ${new URL(floodUrl).host} is larger than the 4 MiB the operator reads; check that spec.url points at Harbor`,
     );
-    expect((await waitEvent("flood", "ResponseTooLarge")).type).toBe("Warning");
+    expect(
+      (await whileAlive(eventOf(op.kubectl, "flood", "HarborConnection", "ResponseTooLarge"))).type,
+    ).toBe("Warning");
 
     // The connection is checked again with backoff; each answer is abandoned after the limit.
-    await whileAlive(expect.poll(() => floodStats.requests, { timeout: 20_000 }).toBeGreaterThanOrEqual(2));
+    await whileAlive(
+      expect.poll(() => floodStats.requests, { timeout: budget.operatorMs }).toBeGreaterThanOrEqual(2),
+    );
     expect(floodStats.completeBodies).toBe(0);
     expect(floodStats.bytesSent / floodStats.requests).toBeLessThan(FLOOD_BYTES / 4);
 
     // Everyone else is still served by the same process.
     await op.kubectl.apply(project("steady"));
-    await whileAlive(op.waitReady("harborproject", "steady", 60_000));
+    await whileAlive(op.waitReady("harborproject", "steady"));
     expect(op.output()).not.toMatch(/heap out of memory|Allocation failed/);
-  }, 150_000);
+  });
 
   test("answers under the size limit made of millions of empty objects are refused before parsing", async () => {
     await op.kubectl.apply(
@@ -181,7 +163,6 @@ describe("bounded input from Harbor", () => {
         "harborconnection",
         "dense",
         (o) => condition(o, "ChecksPassed")?.reason === "ResponseTooLarge",
-        60_000,
       ),
     );
     // The connection itself works; the check whose answers were refused says so.
@@ -191,20 +172,15 @@ describe("bounded input from Harbor", () => {
       /^job-service check: the answer to (getWorkerPools|getWorkers|listJobQueues) from Harbor at 127\.0\.0\.1:\d+ holds more than the 50000 JSON objects and arrays the operator parses; check that spec\.url points at Harbor$/,
     );
     await op.kubectl.apply(project("after-dense"));
-    await whileAlive(op.waitReady("harborproject", "after-dense", 60_000));
-  }, 150_000);
+    await whileAlive(op.waitReady("harborproject", "after-dense"));
+  });
 
   test("an oversized answer to a resource's call is ResponseTooLarge on the resource, and clears when Harbor answers normally", async () => {
     const fault = op.emulator.control.faults.add({ op: "getProject", bodyBytes: 6 * MiB });
     try {
       await op.kubectl.apply(project("swamped"));
       const cr = await whileAlive(
-        op.waitFor<Resource>(
-          "harborproject",
-          "swamped",
-          (o) => condition(o)?.reason === "ResponseTooLarge",
-          60_000,
-        ),
+        op.waitFor<Resource>("harborproject", "swamped", (o) => condition(o)?.reason === "ResponseTooLarge"),
       );
       expect(condition(cr)).toMatchObject({
         status: "False",
@@ -212,24 +188,21 @@ describe("bounded input from Harbor", () => {
           "the answer to getProject from Harbor is larger than the 4 MiB the operator reads; check that the connection's URL points at Harbor. Retrying",
       });
       expect(condition(cr, "Stalled")).toBeUndefined(); // retried with backoff, not given up
-      expect((await waitEvent("swamped", "ResponseTooLarge")).type).toBe("Warning");
+      expect(
+        (await whileAlive(eventOf(op.kubectl, "swamped", "HarborProject", "ResponseTooLarge"))).type,
+      ).toBe("Warning");
     } finally {
       op.emulator.control.faults.remove(fault);
     }
-    await whileAlive(op.waitReady("harborproject", "swamped", 60_000));
-  }, 150_000);
+    await whileAlive(op.waitReady("harborproject", "swamped"));
+  });
 
   test("a Harbor error message full of control characters reaches the condition and the Event cleaned and capped", async () => {
     const hostile = `name\u0000 is\u001b[31m invalid\r\nReady=True\u202e\u200b\u0085 ${"A".repeat(5000)}\u001b[0m`;
     op.emulator.control.faults.add({ op: "createProject", status: 400, message: hostile, times: 1 });
     await op.kubectl.apply(project("hostile"));
     const cr = await whileAlive(
-      op.waitFor<Resource>(
-        "harborproject",
-        "hostile",
-        (o) => condition(o)?.reason === "HarborRejected",
-        60_000,
-      ),
+      op.waitFor<Resource>("harborproject", "hostile", (o) => condition(o)?.reason === "HarborRejected"),
     );
     const ready = condition(cr) as Condition;
     const prefix = "Harbor rejected the request (createProject): name is[31m invalid Ready=True AAAA";
@@ -239,9 +212,9 @@ describe("bounded input from Harbor", () => {
     expect(Array.from(ready.message)).toHaveLength(1024);
     for (const c of cr.status?.conditions ?? []) expectClean(c.message);
 
-    const warning = await waitEvent("hostile", "HarborRejected");
+    const warning = await whileAlive(eventOf(op.kubectl, "hostile", "HarborProject", "HarborRejected"));
     expect(warning.type).toBe("Warning");
     expect(warning.message).toBe(ready.message);
     expectClean(warning.message);
-  }, 120_000);
+  });
 });

@@ -8,6 +8,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import { sharedControlPlane } from "../env/cluster.ts";
 import { type AssembledImage, assembleImage, treeSize } from "../env/image.ts";
 import { useOperator } from "../env/operator.ts";
@@ -18,6 +19,7 @@ import { untilTrue } from "../env/until.ts";
 let image: AssembledImage | undefined;
 const scratch = mkdtempSync(join(tmpdir(), "hco-image-kubeconfig-"));
 
+// Assembling the image copies the production node_modules: longer than a hook's default.
 beforeAll(async () => {
   image = assembleImage({ log: (line) => process.stderr.write(`[image] ${line}\n`) });
   const modules = join(image.cwd, "node_modules");
@@ -25,7 +27,7 @@ beforeAll(async () => {
   process.stderr.write(
     `[image] production node_modules: ${size.files} files, ${(size.bytes / 2 ** 20).toFixed(1)} MiB\n`,
   );
-}, 300_000);
+}, budget.longTestMs);
 
 afterAll(() => {
   image?.remove();

@@ -76,7 +76,7 @@ describe("a running operator", () => {
 
   test("serves controller-runtime's metrics and Harbor requests by operation and code", async () => {
     await ns.kubectl.apply(project(`observed-${ns.name}`));
-    await ns.kubectl.wait("harborproject", `observed-${ns.name}`, "condition=Ready", 60_000);
+    await ns.kubectl.wait("harborproject", `observed-${ns.name}`, "condition=Ready", budget.operatorMs);
     const res = await fetch(`${metricsUrl}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");

@@ -2,6 +2,7 @@
 // started for its worker slot: kubectl against it, and a namespace of the file's own.
 import { afterAll, beforeAll, inject } from "vitest";
 import type { SharedControlPlane, SharedHarbor } from "./global-setup.ts";
+import { clusterApi } from "./kube-api.ts";
 import { type Kubectl, kubectl } from "./kubectl.ts";
 
 /** This worker's slot among the project's (VITEST_POOL_ID counts from 1). */
@@ -33,8 +34,9 @@ export interface TestNamespace {
 
 /**
  * A fresh namespace for the calling test file: created in beforeAll with a generated name
- * (`<prefix>-xxxxx`), deleted in afterAll. Deletion is not awaited: the namespace controller
- * finishes it in the background while the next file runs.
+ * (`<prefix>-xxxxx`), deleted in afterAll, the operator's finalizers taken off what is left first.
+ * Deletion is not awaited: the namespace controller finishes it in the background while the next
+ * file runs.
  */
 export function useNamespace(prefix = "test"): TestNamespace {
   const admin = adminKubectl();
@@ -47,7 +49,12 @@ export function useNamespace(prefix = "test"): TestNamespace {
     created = { name, kubectl: admin.inNamespace(name) };
   });
   afterAll(async () => {
-    if (created) await admin.delete("namespace", created.name);
+    if (!created) return;
+    // The file's operator has stopped by now (its afterAll runs first): what it kept finalized
+    // would hold the namespace in Terminating for good, and kube-controller-manager would go over
+    // all its resource types again and again for the rest of the run.
+    await clusterApi(admin.kubeconfigPath).releaseFinalizers(created.name);
+    await admin.delete("namespace", created.name);
   });
   const current = (): TestNamespace => {
     if (!created) throw new Error("useNamespace(): the namespace exists from beforeAll on");

@@ -101,6 +101,37 @@ export class ClusterApi {
   }
 
   /**
+   * Takes the operator's finalizers (every `harborconfig.io/…` one) off what is left in the
+   * namespace, its kinds and Secrets: for a test file's namespace once its operator has stopped.
+   * Without them the namespace's deletion would wait forever, and kube-controller-manager would go
+   * over every resource type of the namespace again and again for the rest of the run.
+   */
+  async releaseFinalizers(namespace: string): Promise<void> {
+    this.#types ??= this.#discover();
+    const types = (await this.#types)
+      .map((t) => t.type)
+      .filter(
+        (t) => t.namespaced && (t.group === "harborconfig.io" || (t.group === "" && t.plural === "secrets")),
+      );
+    const ours = (f: string) => f.startsWith("harborconfig.io/");
+    await Promise.all(
+      types.map(async (type) => {
+        for (const o of (await this.client.list(type, { namespace })).items) {
+          const finalizers = o.metadata.finalizers ?? [];
+          if (!finalizers.some(ours)) continue;
+          await this.client
+            .mergePatch(type, namespace, o.metadata.name, {
+              metadata: { finalizers: finalizers.filter((f) => !ours(f)) },
+            })
+            .catch((e: unknown) => {
+              if (!(e instanceof KubeError && e.kind === "notFound")) throw e;
+            });
+        }
+      }),
+    );
+  }
+
+  /**
    * Follows the object until `predicate` holds for it, and returns it then: one read, then a watch
    * of that one object. The predicate sees each version the apiserver sends; an absent object is
    * never passed to it. Rejects after `timeoutMs` (the budget's operator wait by default), naming

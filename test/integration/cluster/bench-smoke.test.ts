@@ -9,6 +9,7 @@ import { renderResult, renderScaling } from "../../bench/report.ts";
 import { runBenchmark } from "../../bench/scenario.ts";
 import { type BenchResult, KIND_NAMES } from "../../bench/types.ts";
 import { mixFor } from "../../bench/workload.ts";
+import { budget } from "../../env/budget.ts";
 import { sharedControlPlane } from "../../env/cluster.ts";
 
 const workDir = mkdtempSync(join(tmpdir(), "hco-bench-smoke-"));
@@ -22,7 +23,7 @@ function numbers(value: unknown, path = "result"): Array<[string, number]> {
 }
 
 describe("the benchmark on a tiny workload", () => {
-  test("runs every phase and fills in a complete result", { timeout: 90_000 }, async () => {
+  test("runs every phase and fills in a complete result", { timeout: budget.longTestMs }, async () => {
     const cp = sharedControlPlane();
     const r: BenchResult = await runBenchmark({
       label: "smoke",
@@ -36,7 +37,8 @@ describe("the benchmark on a tiny workload", () => {
       createConcurrency: 4,
       connection: { requestsPerSecond: 500, burst: 500, maxConcurrency: 16 },
       updateFraction: 0.1,
-      timeoutMs: 60_000,
+      // How long each phase may wait for the operator.
+      timeoutMs: budget.operatorMs,
       restartMinMs: 2000,
       workDir,
       cluster: cp,

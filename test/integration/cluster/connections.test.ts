@@ -25,6 +25,7 @@ import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
 import { NotReady } from "../../../src/runtime/managed.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
+import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 import { useEmulator } from "../../env/harbor.ts";
 import {
@@ -69,7 +70,7 @@ beforeAll(async () => {
     endpoints: new EndpointRegistry(),
   });
   running.connections.onChange((key) => changes.push(key));
-  await running.waitForSync(AbortSignal.timeout(20_000));
+  await running.waitForSync(AbortSignal.timeout(budget.operatorMs));
 });
 
 afterAll(async () => {
@@ -96,7 +97,7 @@ async function waitFor(
   namespace: string | undefined,
   name: string,
   ready: (c: Connection) => boolean,
-  timeoutMs = 20_000,
+  timeoutMs = budget.operatorMs,
 ): Promise<Connection> {
   const deadline = Date.now() + timeoutMs;
   let last: Connection | undefined;
@@ -184,10 +185,11 @@ describe("HarborConnection", () => {
     const before = await waitFor(HarborConnections, ns.name, "steady", hasReady("True", "Connected"));
     const calls = h.emulator.counters.total({ op: "getCurrentUserInfo" });
     const controller = running.controllers.find((x) => x.name === "harborconnection");
+    // One guard for the three checks; the assertion below tells if they did not all come.
+    const deadline = Date.now() + budget.operatorMs;
     for (let i = 0; i < 3; i++) {
       controller?.enqueue(`${ns.name}/steady`);
       const target = calls + i + 1;
-      const deadline = Date.now() + 10_000;
       while (h.emulator.counters.total({ op: "getCurrentUserInfo" }) < target && Date.now() < deadline) {
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -380,7 +382,7 @@ describe("HarborConnection", () => {
     await waitFor(HarborConnections, ns.name, "gone", hasReady("True", "Connected"));
     await running.connections.resolve(ns.name, { kind: "HarborConnection", name: "gone" });
     await ns.kubectl.delete("harborconnection", "gone", { wait: true });
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + budget.operatorMs;
     let message = "";
     while (Date.now() < deadline) {
       try {
@@ -436,7 +438,7 @@ describe("ClusterHarborConnection", () => {
 describe("credentials Secrets", () => {
   /** Polls until isCredentialsSecret gives `expected` (the informers see changes within moments). */
   const becomes = async (namespace: string, name: string, expected: boolean) => {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + budget.operatorMs;
     while (running.connections.isCredentialsSecret(namespace, name) !== expected) {
       if (Date.now() > deadline)
         throw new Error(`isCredentialsSecret(${namespace}, ${name}) stayed ${!expected}`);

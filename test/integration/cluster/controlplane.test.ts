@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
@@ -85,9 +86,7 @@ describe("the test control plane", () => {
     await admin.delete("crd", crdName);
   });
 
-  it("serves a custom resource with a status subresource and printer columns", {
-    timeout: 30_000,
-  }, async () => {
+  it("serves a custom resource with a status subresource and printer columns", async () => {
     const k = ns.kubectl;
     await k.apply(widget("status"));
     const created = await k.get<Widget>("widget", "status");
@@ -99,7 +98,7 @@ describe("the test control plane", () => {
         JSON.stringify({ status: { conditions: [condition] } }),
       ),
     );
-    await k.wait("widget", "status", "condition=Ready", 10_000);
+    await k.wait("widget", "status", "condition=Ready");
     const patched = await k.get<Widget>("widget", "status");
     expect(patched.status?.conditions).toEqual([condition]);
     expect(patched.metadata.generation).toBe(created.metadata.generation);
@@ -119,7 +118,7 @@ describe("the test control plane", () => {
     expect(table).toMatch(/^status\s+True\s+/m);
   });
 
-  it("rejects what the CRD's schema and CEL rules forbid", { timeout: 30_000 }, async () => {
+  it("rejects what the CRD's schema and CEL rules forbid", async () => {
     const tooSmall = await ns.kubectl.tryRun(["apply", "-f", "-"], {
       input: JSON.stringify(widget("small", 0)),
     });
@@ -135,7 +134,7 @@ describe("the test control plane", () => {
     expect(tooLarge.stderr).toContain("size is at most 10");
   });
 
-  it("answers 409 Conflict to an update with a stale resourceVersion", { timeout: 30_000 }, async () => {
+  it("answers 409 Conflict to an update with a stale resourceVersion", async () => {
     const k = ns.kubectl;
     await k.apply(widget("conflict"));
     const stale = await k.get<Widget>("widget", "conflict");
@@ -151,9 +150,7 @@ describe("the test control plane", () => {
     expect((await k.get<Widget>("widget", "conflict")).spec.size).toBe(2);
   });
 
-  it("ends a watch from a resourceVersion it no longer keeps with 410 Gone", {
-    timeout: 60_000,
-  }, async () => {
+  it("ends a watch from a resourceVersion it no longer keeps with 410 Gone", async () => {
     const k = ns.kubectl;
     await k.apply(widget("expired"));
     const { resourceVersion } = (await k.get<Widget>("widget", "expired")).metadata;
@@ -164,12 +161,12 @@ describe("the test control plane", () => {
     // restart of the apiserver does: the resourceVersion read above is then too old.
     await admin.apply(widgetCrd([{ name: "Size", type: "integer", jsonPath: ".spec.size" }]));
     await expect
-      .poll(() => k.run(["get", "widgets"]), { timeout: 20_000, interval: 250 })
+      .poll(() => k.run(["get", "widgets"]), { timeout: budget.operatorMs, interval: 250 })
       .toMatch(/\bSIZE\b/);
 
     const path = `/apis/${group}/v1/namespaces/${ns.name}/widgets?watch=true&resourceVersion=${resourceVersion}`;
     // An expired watch ends at once with one ERROR event; a live one would stream until killed.
-    const result = await k.tryRun(["get", "--raw", path], { timeoutMs: 15_000 });
+    const result = await k.tryRun(["get", "--raw", path]);
     const event = JSON.parse(result.stdout.split("\n")[0] ?? "") as {
       type: string;
       object: { kind: string; code: number; reason: string };
@@ -178,7 +175,7 @@ describe("the test control plane", () => {
     expect(event.object).toMatchObject({ kind: "Status", code: 410, reason: "Expired" });
   });
 
-  it("issues ServiceAccount tokens and enforces RBAC on them", { timeout: 30_000 }, async () => {
+  it("issues ServiceAccount tokens and enforces RBAC on them", async () => {
     const k = ns.kubectl;
     await k.apply([
       { apiVersion: "v1", kind: "ServiceAccount", metadata: { name: "reader" } },
@@ -225,7 +222,7 @@ describe("the test control plane", () => {
     }
   });
 
-  it("garbage-collects an object whose owner is deleted", { timeout: 30_000 }, async () => {
+  it("garbage-collects an object whose owner is deleted", async () => {
     // The owner is of a built-in kind: the garbage collector learns of kinds added after it
     // started (this file's CRD) only at its next discovery, up to 30 s later.
     const k = ns.kubectl;
@@ -240,22 +237,26 @@ describe("the test control plane", () => {
       },
     });
     await k.delete("configmap", "owner");
-    await k.wait("configmap", "owned", "delete", 20_000);
+    await k.wait("configmap", "owned", "delete", budget.operatorMs);
   });
 
-  it("deletes a namespace together with its contents", { timeout: 90_000 }, async () => {
+  it("deletes a namespace together with its contents", async () => {
     const name = `${ns.name}-doomed`;
     await admin.run(["create", "namespace", name]);
     const doomed = admin.inNamespace(name);
     await doomed.apply(widget("inside"));
     await doomed.run(["create", "configmap", "inside"]);
-    // kubectl waits until the namespace controller has emptied it and the namespace is gone.
-    await admin.run(["delete", "namespace", name, "--wait=true", "--timeout=75s"], { timeoutMs: 80_000 });
+    // kubectl waits until the namespace controller has emptied it and the namespace is gone; the
+    // process gets a request's time more than its own wait.
+    const seconds = Math.ceil(budget.operatorMs / 1000);
+    await admin.run(["delete", "namespace", name, "--wait=true", `--timeout=${seconds}s`], {
+      timeoutMs: budget.operatorMs + budget.requestMs,
+    });
     const gone = await admin.tryRun(["get", "namespace", name]);
     expect(gone.stderr).toContain("NotFound");
   });
 
-  it("records who changed what in the audit log", { timeout: 30_000 }, async () => {
+  it("records who changed what in the audit log", async () => {
     await ns.kubectl.apply(widget("audited"));
     const writes = readAuditLog(sharedControlPlane().auditLogPath).filter(isWrite);
     const create = writes.find(

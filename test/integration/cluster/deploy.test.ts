@@ -12,6 +12,7 @@ import { API_VERSION } from "../../../src/api/common.ts";
 import { harborRobot } from "../../../src/api/robot.ts";
 import { harborUser } from "../../../src/api/user.ts";
 import { ALL_DEFINITIONS } from "../../../src/controllers/registry.ts";
+import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
@@ -55,7 +56,7 @@ describe("deploy/ passes a server-side dry run", () => {
     for (const name of created) await admin.delete("namespace", name);
   });
 
-  test("kubectl apply --dry-run=server -k deploy/", { timeout: 60_000 }, async () => {
+  test("kubectl apply --dry-run=server -k deploy/", async () => {
     const objects = await render(admin, deployDir);
     // A dry run cannot put objects into a namespace it only pretended to create: the namespace
     // is created for real first, as the first real apply does.
@@ -64,7 +65,10 @@ describe("deploy/ passes a server-side dry run", () => {
     if (await ensureNamespace(admin, namespace as object, OPERATOR_NAMESPACE))
       created.push(OPERATOR_NAMESPACE);
 
-    const r = await admin.tryRun(["apply", "--dry-run=server", "-k", deployDir], { timeoutMs: 60_000 });
+    // Every object of the install admitted in turn, the CRDs' rules compiled: more than one request.
+    const r = await admin.tryRun(["apply", "--dry-run=server", "-k", deployDir], {
+      timeoutMs: budget.operatorMs,
+    });
     expect(r.stderr, r.stderr).not.toMatch(/error|would violate PodSecurity/i);
     expect(r.code).toBe(0);
     for (const o of objects) {
@@ -81,7 +85,7 @@ describe("deploy/ passes a server-side dry run", () => {
     expect(crds.sort()).toEqual(ours.sort());
   });
 
-  test("the Deployment is locked down, and the namespace enforces that", { timeout: 60_000 }, async () => {
+  test("the Deployment is locked down, and the namespace enforces that", async () => {
     const objects = await render(admin, deployDir);
     const deployment = objects.find((o) => o.kind === "Deployment") as Resource & {
       spec: { template: { spec: PodSpec } };
@@ -123,14 +127,17 @@ describe("deploy/ passes a server-side dry run", () => {
     expect(r.stderr).toContain('would violate PodSecurity "restricted:latest"');
   });
 
-  test("every example passes a server-side dry run", { timeout: 60_000 }, async () => {
+  test("every example passes a server-side dry run", async () => {
     const objects = await render(admin, examplesDir);
     const kinds = new Set(objects.map((o) => o.kind));
     for (const { kind } of ALL_DEFINITIONS) expect(kinds, `an example of ${kind}`).toContain(kind);
     for (const ns of objects.filter((o) => o.kind === "Namespace")) {
       if (await ensureNamespace(admin, ns, ns.metadata.name)) created.push(ns.metadata.name);
     }
-    const r = await admin.tryRun(["apply", "--dry-run=server", "-k", examplesDir], { timeoutMs: 60_000 });
+    // An example of every kind, each admitted in turn: more than one request.
+    const r = await admin.tryRun(["apply", "--dry-run=server", "-k", examplesDir], {
+      timeoutMs: budget.operatorMs,
+    });
     expect(r.stderr, r.stderr).toBe("");
     expect(r.code).toBe(0);
     expect(r.stdout.trim().split("\n")).toHaveLength(objects.length);
@@ -218,11 +225,12 @@ describe("the operator with the RBAC of deploy/", () => {
     },
   });
 
+  // findLua() may install lua5.1 with apt-get (a package download), more than a hook's default.
   beforeAll(() => {
     findLua();
     appsNamespace = `${op.namespace}-apps`;
     sharedConnection = `${op.namespace}-shared`;
-  }, 240_000);
+  }, budget.longTestMs);
 
   /**
    * The examples as a user would adapt them: their namespaces, the cluster-wide connection's name,
@@ -262,13 +270,13 @@ describe("the operator with the RBAC of deploy/", () => {
     expect(lease.spec.holderIdentity).toBeTruthy();
   });
 
-  test("the examples, pointed at the emulator, all become Ready", { timeout: 180_000 }, async () => {
+  test("the examples, pointed at the emulator, all become Ready", async () => {
     addExampleAdapters(op.emulator.control);
     const text = await adaptedExamples();
     await admin.apply(text);
 
     const k = op.kubectl;
-    const robot = await op.waitReady<RobotCR>("harborrobot", "example-team-pull", 90_000);
+    const robot = await op.waitReady<RobotCR>("harborrobot", "example-team-pull");
     // The copy in the labelled namespace, and the default ServiceAccount there pulls with it.
     expect(robot.status?.copiedTo).toEqual([appsNamespace]);
     const apps = admin.inNamespace(appsNamespace);
@@ -278,9 +286,7 @@ describe("the operator with the RBAC of deploy/", () => {
       .poll(
         async () =>
           (await apps.get<{ imagePullSecrets?: Array<{ name: string }> }>("sa", "default")).imagePullSecrets,
-        {
-          timeout: 30_000,
-        },
+        { timeout: budget.operatorMs },
       )
       .toEqual([{ name: "example-team-pull" }]);
 
@@ -290,7 +296,7 @@ describe("the operator with the RBAC of deploy/", () => {
       .map((o) => [o.kind.toLowerCase(), o.metadata.name] as const);
     expect(new Set(all.map(([resource]) => resource)).size).toBe(ALL_DEFINITIONS.length);
     for (const [resource, name] of all) {
-      const o = await op.waitReady<Resource>(resource, name, 90_000).catch((e: unknown) => {
+      const o = await op.waitReady<Resource>(resource, name).catch((e: unknown) => {
         throw new Error(
           `${resource}/${name} did not become Ready: ${(e as Error).message}\n${op.output().slice(-3000)}`,
         );
@@ -304,7 +310,7 @@ describe("the operator with the RBAC of deploy/", () => {
     expect(events.items.some((e) => e.source?.component === "harbor-config-operator")).toBe(true);
   });
 
-  test("deleting the robot removes its copy and the ServiceAccount entry", { timeout: 90_000 }, async () => {
+  test("deleting the robot removes its copy and the ServiceAccount entry", async () => {
     await op.kubectl.delete("harborrobot", "example-team-pull", { wait: true });
     const apps = admin.inNamespace(appsNamespace);
     expect((await apps.tryRun(["get", "secret", "example-team-pull"])).stderr).toContain("NotFound");

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { KubeClient } from "../../../src/kube/client.ts";
 import type { KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { Informer } from "../../../src/runtime/informer.ts";
+import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 import { type ControlPlane, startControlPlane } from "../../env/controlplane/launcher.ts";
 import { kubectl } from "../../env/kubectl.ts";
@@ -111,7 +112,7 @@ describe("informer on the shared control plane", () => {
       await new Promise((r) => setTimeout(r, 700)); // spread changes across several watches
     }
     await ns.kubectl.delete("gadget", "g2", { wait: true });
-    await expect.poll(() => state(informer), { timeout: 15_000 }).toEqual({ g1: 1, g3: 3, g4: 4 });
+    await expect.poll(() => state(informer), { timeout: budget.operatorMs }).toEqual({ g1: 1, g3: 3, g4: 4 });
     expect(seen).toEqual(["add g1 1", "add g2 2", "add g3 3", "add g4 4", "delete g2"]);
     await informer.stop();
   });
@@ -130,10 +131,10 @@ describe("informer on the shared control plane", () => {
     informer.start();
     await informer.waitForSync();
     await expect
-      .poll(() => lines.some((l) => l.includes("watch was silent too long")), { timeout: 10_000 })
+      .poll(() => lines.some((l) => l.includes("watch was silent too long")), { timeout: budget.operatorMs })
       .toBe(true);
     await ns.kubectl.apply(gadget("late", 7));
-    await expect.poll(() => state(informer).late, { timeout: 10_000 }).toBe(7);
+    await expect.poll(() => state(informer).late, { timeout: budget.operatorMs }).toBe(7);
     await informer.stop();
     await ns.kubectl.delete("gadget", "late", { wait: true });
   });
@@ -157,7 +158,9 @@ describe("informer on the shared control plane", () => {
       items: expect.any(Array),
     });
     await ns.kubectl.apply(gadget("crowded", 1));
-    await expect.poll(() => state(informers[0] as Informer<Gadget>).crowded, { timeout: 10_000 }).toBe(1);
+    await expect
+      .poll(() => state(informers[0] as Informer<Gadget>).crowded, { timeout: budget.operatorMs })
+      .toBe(1);
     await Promise.all(informers.map((i) => i.stop()));
     await ns.kubectl.delete("gadget", "crowded", { wait: true });
   });
@@ -182,12 +185,14 @@ describe("informer on the shared control plane", () => {
     await ns.kubectl.apply(gadget("g5", 5));
     await admin.apply(crd([{ name: "Size", type: "integer", jsonPath: ".spec.size" }]));
     await expect
-      .poll(() => admin.run(["get", "gadgets", "-n", ns.name]), { timeout: 20_000 })
+      .poll(() => admin.run(["get", "gadgets", "-n", ns.name]), { timeout: budget.operatorMs })
       .toMatch(/\bSIZE\b/);
 
     seen.length = 0;
     informer.start();
-    await expect.poll(() => state(informer), { timeout: 20_000 }).toEqual({ g3: 33, g4: 4, g5: 5 });
+    await expect
+      .poll(() => state(informer), { timeout: budget.operatorMs })
+      .toEqual({ g3: 33, g4: 4, g5: 5 });
     expect(seen.sort()).toEqual(["add g5 5", "delete g1", "update g3 33"]);
     await informer.stop();
   });
@@ -203,13 +208,13 @@ describe("informer across a kube-apiserver restart", () => {
     await k.apply(crd());
     await k.wait("crd", `gadgets.${group}`, "condition=Established");
     kube = KubeClient.fromOptions({ kubeconfig: cp.kubeconfigPath });
-  }, 90_000);
+  });
   afterAll(async () => {
     kube?.close();
     await cp?.stop();
   });
 
-  test("changes made after the apiserver comes back are all seen", { timeout: 90_000 }, async () => {
+  test("changes made after the apiserver comes back are all seen", async () => {
     const k = adminKubectlFor(cp.kubeconfigPath).inNamespace("default");
     await k.apply(gadget("before", 1));
     const informer = new Informer<Gadget>({
@@ -228,7 +233,9 @@ describe("informer across a kube-apiserver restart", () => {
     await cp.startApiserver();
     await k.apply(gadget("after", 2));
     await k.apply(gadget("before", 10));
-    await expect.poll(() => state(informer), { timeout: 30_000 }).toEqual({ before: 10, after: 2 });
+    await expect
+      .poll(() => state(informer), { timeout: budget.operatorMs })
+      .toEqual({ before: 10, after: 2 });
     await informer.stop();
   });
 });

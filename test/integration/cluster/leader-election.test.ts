@@ -112,7 +112,7 @@ async function leaderGauge(c: Candidate): Promise<number | undefined> {
 async function waitFor<T>(
   what: string,
   probe: () => T | undefined | false | Promise<T | undefined | false>,
-  timeoutMs = 15_000,
+  timeoutMs = budget.operatorMs,
 ): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -282,7 +282,7 @@ describe("LeaderElector", () => {
     const killedAt = performance.now();
     expect((await readLease(lease)).spec?.holderIdentity).toBe(a.elector.identity);
 
-    await waitFor("b takes over", () => b.startedAt, 15_000);
+    await waitFor("b takes over", () => b.startedAt);
     // b must not have taken over before a's last renewal expired; that renewal landed at most
     // about a retry period (plus the request) before the stop.
     expect((b.startedAt ?? 0) - killedAt).toBeGreaterThanOrEqual(
@@ -302,14 +302,14 @@ describe("LeaderElector", () => {
     await waitFor("b sees a", () => b.elector.observedLeader === a.elector.identity);
 
     faults.unreachable = true;
-    await waitFor("a gives up", () => a.events.includes("stopped-leading"), 10_000);
+    await waitFor("a gives up", () => a.events.includes("stopped-leading"));
     expect(a.elector.isLeader).toBe(false);
     expect(a.signal?.aborted).toBe(true);
     expect(await leaderGauge(a)).toBe(0);
     await a.done;
     expect(a.events).toContain("work-stopped");
 
-    await waitFor("b takes over", () => b.startedAt, 15_000);
+    await waitFor("b takes over", () => b.startedAt);
     expect(b.startedAt).toBeGreaterThan(a.stoppedAt ?? Number.POSITIVE_INFINITY);
   });
 
@@ -328,7 +328,7 @@ describe("LeaderElector", () => {
       },
     });
 
-    await waitFor("a gives up", () => a.events.includes("stopped-leading"), 10_000);
+    await waitFor("a gives up", () => a.events.includes("stopped-leading"));
     await a.done;
     expect(a.elector.isLeader).toBe(false);
     expect(a.events).toContain("new-leader:intruder");

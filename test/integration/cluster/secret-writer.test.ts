@@ -8,6 +8,7 @@ import { KubeClient } from "../../../src/kube/client.ts";
 import { SecretWriter } from "../../../src/kube/secrets.ts";
 import { type KubeObject, type ResourceType, type SecretObject, Secrets } from "../../../src/kube/types.ts";
 import { Informer } from "../../../src/runtime/informer.ts";
+import { budget } from "../../env/budget.ts";
 import { sharedControlPlane, useNamespace } from "../../env/cluster.ts";
 
 /** A client whose write answers arrive only after the watch has had time to report the write. */
@@ -80,11 +81,11 @@ describe("SecretWriter on the shared control plane", () => {
     const copyOwner = { ...owner, metadata: { ...owner.metadata, namespace: "elsewhere" } };
 
     expect(await writer.apply(copyOwner, desired("one"))).toBe("created");
-    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => seen.length, { timeout: budget.operatorMs }).toBe(1);
     expect(seen[0]).toMatchObject({ event: "add", own: true });
 
     expect(await writer.apply(copyOwner, desired("two"))).toBe("updated");
-    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => seen.length, { timeout: budget.operatorMs }).toBe(2);
     expect(seen[1]).toMatchObject({ event: "update", own: true });
 
     // Someone else's edit is not the writer's.
@@ -93,11 +94,11 @@ describe("SecretWriter on the shared control plane", () => {
       ...current,
       data: { password: Buffer.from("edited").toString("base64") },
     });
-    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(3);
+    await expect.poll(() => seen.length, { timeout: budget.operatorMs }).toBe(3);
     expect(seen[2]).toMatchObject({ event: "update", own: false });
 
     expect(await writer.deleteOwned(copyOwner, ns.name, "pull")).toBe(true);
-    await expect.poll(() => seen.length, { timeout: 10_000 }).toBe(4);
+    await expect.poll(() => seen.length, { timeout: budget.operatorMs }).toBe(4);
     expect(seen[3]).toMatchObject({ event: "delete", own: true });
     await informer.stop();
   });
