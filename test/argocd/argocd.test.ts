@@ -20,6 +20,7 @@ import { addExampleAdapters, exampleFiles, examplesDir, type Manifest } from "..
 import { useEmulator } from "../env/harbor.ts";
 import { type Kubectl, kubectl } from "../env/kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
+import { harborIdOf } from "../env/resources.ts";
 
 const root = join(import.meta.dirname, "..", "..");
 const say = (line: string) => process.stderr.write(`[argocd] ${line}\n`);
@@ -300,7 +301,7 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
       .inNamespace(NAMESPACE)
       .get<{ status?: { copiedTo?: string[]; harborId?: number } }>("harborrobot", "example-team-pull");
     expect(robot.status?.copiedTo).toEqual([APPS_NAMESPACE]);
-    robotIds.push(robot.status?.harborId as number);
+    robotIds.push(harborIdOf(robot));
     // What the whole-folder prune must remove, there to be seen before it.
     expect(await leftInHarbor()).toEqual(
       expect.arrayContaining([

@@ -5,6 +5,7 @@
 import { describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
+import { logEntries } from "../env/operator-log.ts";
 import { type Condition, condition, eventReasons, project, type Resource, robot } from "../env/resources.ts";
 
 // No drift sweeps in the way: a sweep of the fleet every few seconds would only slow it down.
@@ -37,19 +38,12 @@ async function warnings(): Promise<number> {
 }
 
 /** The fleet objects ("controller/namespace/name") the operator logged as reconciled in this output. */
-function reconciledIn(output: string): Set<string> {
-  const keys = new Set<string>();
-  for (const line of output.split("\n")) {
-    if (!line.includes('"msg":"reconciled"')) continue;
-    try {
-      const e = JSON.parse(line) as { controller?: string; key?: string };
-      if (e.key && /\/fleet-\d+$/.test(e.key)) keys.add(`${e.controller}/${e.key}`);
-    } catch {
-      // a line still being written
-    }
-  }
-  return keys;
-}
+const reconciledIn = (output: string): Set<string> =>
+  new Set(
+    logEntries(output)
+      .filter((e) => e.msg === "reconciled" && e.key !== undefined && /\/fleet-\d+$/.test(e.key))
+      .map((e) => `${e.controller}/${e.key}`),
+  );
 
 /**
  * Resolves once the restarted operator has read the fleet from Harbor again (each object, or in

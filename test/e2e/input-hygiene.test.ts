@@ -14,24 +14,6 @@ type CR = Resource;
 /** Stalled for the spec as it is now. */
 const stalled = (o: CR) => stalledNow(o) && o.status?.observedGeneration === o.metadata.generation;
 
-/** How the operator's reconciles of one resource ended so far, from its log (one line each). */
-function reconciles(controller: string, name: string) {
-  const key = `${op.namespace}/${name}`;
-  const ends: Array<{ msg: string; requeueAfterMs?: number }> = [];
-  for (const line of op.output().split("\n")) {
-    if (!line.startsWith("{")) continue;
-    const entry = JSON.parse(line) as {
-      controller?: string;
-      key?: string;
-      msg?: string;
-      requeueAfterMs?: number;
-    };
-    if (entry.controller !== controller || entry.key !== key || !entry.msg) continue;
-    if (entry.msg === "reconciled" || entry.msg.startsWith("reconcile failed")) ends.push(entry as never);
-  }
-  return ends;
-}
-
 /**
  * The resource is Stalled, and the reconcile that stalled it has ended terminally: the controller
  * forgets a key that ends so ("a TerminalError is not retried", test/unit/runtime/controller.test.ts)
@@ -42,7 +24,7 @@ async function expectStalledForGood(controller: string, name: string): Promise<C
   const cr = await op.waitFor<CR>(controller, name, stalled);
   // The log line follows the status write.
   const ends = await until(`the end of the reconcile that stalled ${name}`, () => {
-    const e = reconciles(controller, name);
+    const e = op.reconciles(controller, name);
     return e.some((x) => x.msg.startsWith("reconcile failed terminally")) ? e : undefined;
   });
   expect(ends.filter((e) => e.msg === "reconcile failed; will retry")).toEqual([]);
