@@ -79,9 +79,11 @@ describe("operator resilience", () => {
       "--leader-elect=true",
       `--leader-election-id=${lease}`,
       `--leader-election-namespace=${op.namespace}`,
-      "--leader-elect-lease-duration=4s",
-      "--leader-elect-renew-deadline=3s",
-      "--leader-elect-retry-period=500ms",
+      // A deployed operator's timings: the test is about who leads and the failover, not how fast;
+      // with a 3 s renew deadline a leader starved of CPU on a busy machine can lose its lease.
+      "--leader-elect-lease-duration=15s",
+      "--leader-elect-renew-deadline=10s",
+      "--leader-elect-retry-period=2s",
     ];
     const a = op.spawn(args, { POD_NAME: "op-a" });
     const b = op.spawn(args, { POD_NAME: "op-b" });
