@@ -266,16 +266,17 @@ describe("HarborProject request costs", () => {
    */
   async function settled(barrier: string): Promise<void> {
     const from = quiet.output().length;
+    const since = Date.now();
     await quiet.kubectl.run([
       "annotate",
       "--overwrite",
       "harborproject",
       barrier,
-      `example.com/barrier=${from}`,
+      `example.com/barrier=${since}`,
     ]);
-    await untilTrue(
-      `a reconcile of ${barrier}`,
-      () => quiet.reconciles("harborproject", barrier, from).length > 0,
+    // By the line's own time: an earlier reconcile's line may still be on its way through the pipe.
+    await untilTrue(`a reconcile of ${barrier}`, () =>
+      quiet.reconciles("harborproject", barrier, from).some((e) => Date.parse(e.time) >= since),
     );
   }
 

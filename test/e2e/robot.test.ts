@@ -307,8 +307,12 @@ describe("HarborRobot, request counts (no drift sweeps)", () => {
    */
   async function settled(): Promise<void> {
     const from = op.output().length;
-    await op.kubectl.run(["annotate", "--overwrite", "secret", "first", `example.com/barrier=${from}`]);
-    await untilTrue("a reconcile of first", () => op.reconciles("harborrobot", "first", from).length > 0);
+    const since = Date.now();
+    await op.kubectl.run(["annotate", "--overwrite", "secret", "first", `example.com/barrier=${since}`]);
+    // By the line's own time: an earlier reconcile's line may still be on its way through the pipe.
+    await untilTrue("a reconcile of first", () =>
+      op.reconciles("harborrobot", "first", from).some((e) => Date.parse(e.time) >= since),
+    );
   }
 
   let createdStatus: RobotCR["status"];

@@ -46,14 +46,23 @@ export const reconcileLog = (
     (e) => e.controller === kind.toLowerCase() && e.key === `${op.namespace}/${name}`,
   );
 
+/**
+ * Whether a line ends a drift sweep of `kind` written at or after `since` (ms since the epoch). The
+ * output reaches the test through a pipe, on a busy machine later than the cluster's watch events,
+ * so the output's length at a moment is not where the log stood at that moment: the line's own time
+ * is (the operator and the tests share the machine's clock).
+ */
+export const endsSweepSince = (e: LogEntry, kind: string, since: number): boolean =>
+  e.msg === "drift sweep done" && e.kind === kind && Date.parse(e.time) >= since;
+
 /** The Harbor calls logged during one whole drift sweep of a kind (and whatever else ran meanwhile). */
 type SweepCalls = Array<{ operation: string; method: string }>;
 
 /**
  * The operator's Harbor calls during each of the next `n` drift sweeps of `kind`, in the order made,
  * read from its log: every call logged between the end of one sweep of the kind and the end of the
- * next (a kind's sweeps follow each other), so each record holds exactly one whole sweep of the
- * kind, and whatever else the operator asked of Harbor meanwhile.
+ * next (a kind's sweeps follow each other), both ended after this call, so each record holds exactly
+ * one whole sweep of the kind, and whatever else the operator asked of Harbor meanwhile.
  */
 async function callsOfSweeps(
   op: Pick<OperatorFixture, "output">,
@@ -61,11 +70,12 @@ async function callsOfSweeps(
   n: number,
 ): Promise<SweepCalls[]> {
   const from = op.output().lastIndexOf("\n") + 1;
+  const since = Date.now();
   const windows = () => {
     const out: SweepCalls[] = [];
     let current: SweepCalls | undefined;
     for (const e of logEntries(op.output().slice(from))) {
-      if (e.msg === "drift sweep done" && e.kind === kind) {
+      if (endsSweepSince(e, kind, since)) {
         if (current) out.push(current);
         current = [];
       } else if (current && e.msg === "Harbor call") {

@@ -14,7 +14,7 @@ import type { Emulator, EmulatorOptions } from "./emulator/index.ts";
 import { useEmulator } from "./harbor.ts";
 import { clusterApi, readyAsKubectlWaits } from "./kube-api.ts";
 import type { Kubectl, KubeObject } from "./kubectl.ts";
-import { type LogEntry, reconcileLog } from "./operator-log.ts";
+import { endsSweepSince, type LogEntry, logEntries, reconcileLog } from "./operator-log.ts";
 import { untilTrue } from "./until.ts";
 
 export interface OperatorOptions {
@@ -234,13 +234,9 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
         timeoutMs,
       ),
     async sweeps(kind: string, n = 2) {
-      const from = out.length;
-      const line = `"kind":"${kind}"`;
-      const done = () =>
-        out
-          .slice(from)
-          .split("\n")
-          .filter((l) => l.includes('"msg":"drift sweep done"') && l.includes(line)).length;
+      const from = out.lastIndexOf("\n") + 1;
+      const since = Date.now();
+      const done = () => logEntries(out.slice(from)).filter((e) => endsSweepSince(e, kind, since)).length;
       await untilTrue(`${n} drift sweeps of ${kind}`, () => done() >= n);
     },
     waitFor: <T>(resource: string, name: string, predicate: (o: T) => boolean, timeoutMs?: number) =>
