@@ -1,6 +1,10 @@
 // `project`: a project's summary, whether Harbor would delete it, and its audit log.
 import { formatStorage } from "../../controllers/project/mapping.ts";
+import { type AuditLogExt, type AuditLogFilter, isRouteNotFound } from "../../harbor/audit-logs.ts";
+import type { HarborClient } from "../../harbor/client.ts";
+import { HarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
+import type { CallOptions } from "../../harbor/transport.ts";
 import { HARBOR_OPTIONS } from "../auth.ts";
 import {
   flagString,
@@ -81,7 +85,7 @@ export const projectGroup: GroupSpec = {
       name: "audit-logs",
       summary: "The project's audit log, newest first, filtered by time, operation, user and resource",
       description:
-        "Harbor records project and robot creation and deletion and artifact, tag and repository events here.",
+        "From Harbor 2.13 the extended audit log (project, repository, artifact, robot and user events; a push is the artifact's create); before 2.13 the project's log (project and robot creation and deletion, artifact, tag and repository events).",
       args: [PROJECT],
       options: [
         {
@@ -116,7 +120,8 @@ async function auditLogs(inv: Invocation): Promise<number> {
   const type = flagString(inv, "resource-type");
   if (type) query.exact("resource_type", type);
   return withHarbor(inv, async (h) => {
-    const logs = await h.client.projects.logs(
+    const logs = await projectAuditLog(
+      h.client,
       inv.args[0] as string,
       { q: query, sort: "-op_time", limit },
       { signal: inv.io.signal },
@@ -138,4 +143,23 @@ async function auditLogs(inv: Invocation): Promise<number> {
     );
     return EXIT.ok;
   });
+}
+
+/**
+ * A project's audit log as the Harbor at hand keeps it: from 2.13 the extended log, where Harbor
+ * records every write (its old project log then shows only what an older release wrote); before
+ * 2.13, which has no such route, the project log.
+ */
+async function projectAuditLog(
+  client: HarborClient,
+  project: string,
+  filter: AuditLogFilter,
+  opts: CallOptions,
+): Promise<AuditLogExt[]> {
+  try {
+    return await client.auditLogs.ofProject(project, filter, opts);
+  } catch (e) {
+    if (!(e instanceof HarborError && isRouteNotFound(e))) throw e;
+    return client.projects.logs(project, filter, opts);
+  }
 }
