@@ -95,6 +95,11 @@ export class AuditLog {
     return this.#entries.filter((e) => e.legacy && e.project_id === projectId && inProjectLog(e));
   }
 
+  /** The old audit log across projects (GET /audit-logs). */
+  legacy(): AuditEntry[] {
+    return this.#entries.filter((e) => e.legacy && inProjectLog(e));
+  }
+
   /** The extended audit log (2.13 on), of one project or (undefined) of all. */
   extended(projectId?: number): AuditEntry[] {
     return this.#entries.filter((e) => e.ext && (projectId === undefined || e.project_id === projectId));

@@ -1,6 +1,6 @@
-// The audit logs a client reads: the project audit log of every release (GET
-// /projects/{project_name}/logs, deprecated from 2.13, when it only shows what an older release
-// wrote), and from 2.13 the extended audit log (GET /auditlog-exts, GET
+// The audit logs a client reads: the old audit log of every release (GET /audit-logs across
+// projects, GET /projects/{project_name}/logs of one; deprecated from 2.13, when they only show what
+// an older release wrote), and from 2.13 the extended audit log (GET /auditlog-exts, GET
 // /projects/{project_name}/auditlog-exts) with its event types (GET /auditlog-exts/events). What
 // is recorded where is audit.ts's.
 //
@@ -78,6 +78,28 @@ function administers(ctx: Ctx, project: ProjectRecord): boolean {
   return project.members.get(c.user.user_id) === ROLES.projectAdmin;
 }
 
+/**
+ * The entries of the system-wide logs the caller may read: all of them with system audit-log access,
+ * else those of the projects whose log the caller may read (a robot by its permissions, a user as a
+ * member: from 2.13 as a project admin only).
+ */
+function readable(ctx: Ctx, entries: AuditEntry[]): AuditEntry[] {
+  const c = ctx.caller;
+  if (canSystem(c, "audit-log", "list")) return entries;
+  const projects = new Set(
+    ctx.world.projects
+      .all()
+      .filter((p) => {
+        if (c.kind === "robot") return canProject(c, p, "log", "list");
+        if (c.kind !== "user" || !p.members.has(c.user.user_id)) return false;
+        const adminOnly = ctx.world.version.has("projectLogAdminOnly");
+        return canProject(c, p, "log", "list") && (!adminOnly || administers(ctx, p));
+      })
+      .map((p) => p.project_id),
+  );
+  return entries.filter((e) => projects.has(e.project_id));
+}
+
 const paging = {
   paged: true,
   query: { q: { type: "string" as const }, sort: { type: "string" as const } },
@@ -92,6 +114,20 @@ const routes: RouteSpec[] = [
     handle(ctx) {
       const project = logProject(ctx);
       return listReply(ctx, ctx.world.audit.forProject(project.project_id), fields, {
+        defaultOrder: newestFirst,
+        render: renderLegacy,
+      });
+    },
+  },
+  {
+    // The old log across projects; deprecated from 2.13, which no longer writes it.
+    op: "listAuditLogs",
+    method: "GET",
+    path: "/audit-logs",
+    ...paging,
+    handle(ctx) {
+      requireAuthenticated(ctx);
+      return listReply(ctx, readable(ctx, ctx.world.audit.legacy()), fields, {
         defaultOrder: newestFirst,
         render: renderLegacy,
       });
@@ -119,19 +155,10 @@ const routes: RouteSpec[] = [
     ...paging,
     handle(ctx) {
       requireAuthenticated(ctx);
-      let entries = ctx.world.audit.extended();
-      if (!canSystem(ctx.caller, "audit-log", "list")) {
-        // Everyone else: the projects they administer (a robot: those it may read the log of).
-        const c = ctx.caller;
-        const readable = new Set(
-          ctx.world.projects
-            .all()
-            .filter((p) => (c.kind === "robot" ? canProject(c, p, "log", "list") : administers(ctx, p)))
-            .map((p) => p.project_id),
-        );
-        entries = entries.filter((e) => readable.has(e.project_id));
-      }
-      return listReply(ctx, entries, fields, { defaultOrder: newestFirst, render: renderExt });
+      return listReply(ctx, readable(ctx, ctx.world.audit.extended()), fields, {
+        defaultOrder: newestFirst,
+        render: renderExt,
+      });
     },
   },
   {
