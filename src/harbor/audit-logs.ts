@@ -5,13 +5,15 @@
 // audit-log purge's include_event_types and the configuration's disabled_audit_log_event_types
 // take, e.g. create_artifact, delete_project, update_configuration).
 //
-// From 2.13 Harbor records writes here only: the older project log (`projects.logs`, GET
-// /projects/{p}/logs, deprecated) shows only what a release before 2.13 wrote. Harbor 2.12 and
-// older have none of these operations: each is a 404 whose message says the path was not found
-// (`isRouteNotFound`), which is how a caller tells "no such release feature" from "no such project".
+// From 2.13 Harbor records writes here only: the old log (`listLegacy`, GET /audit-logs, and
+// `projects.logs`, GET /projects/{p}/logs; deprecated) shows only what a release before 2.13
+// wrote. Harbor 2.12 and older have none of the three new operations: each is a 404 whose message
+// says the path was not found (`isRouteNotFound`), which is how a caller tells "no such release
+// feature" from "no such project".
 import { z } from "zod";
 import { Timestamp } from "./common.ts";
 import type { HarborError } from "./errors.ts";
+import { AuditLog } from "./projects.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { type CallOptions, type HarborTransport, path } from "./transport.ts";
 
@@ -53,6 +55,18 @@ export class AuditLogsApi {
         query: listQuery(filter),
       },
       AuditLogExt,
+      filter.limit,
+    );
+  }
+
+  /**
+   * listAuditLogs: the old audit log across the projects the caller may read (every release; from
+   * 2.13 deprecated and no longer written). Its entries are those of `projects.logs`.
+   */
+  listLegacy(filter: AuditLogFilter = {}, opts?: CallOptions): Promise<AuditLog[]> {
+    return this.#t.listAll(
+      { ...opts, operation: "listAuditLogs", method: "GET", path: "/audit-logs", query: listQuery(filter) },
+      AuditLog,
       filter.limit,
     );
   }

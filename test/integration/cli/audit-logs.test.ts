@@ -103,6 +103,45 @@ describe.each([
     );
   });
 
+  test("audit-log list: every project's entries from the same log, with the same filters", async () => {
+    await seed("other");
+    const listed = `${extended ? "listAuditLogExts" : "listAuditLogs"} GET 200`;
+    const before =
+      h.emulator.counters.list().find((r) => `${r.op} ${r.method} ${r.status}` === listed)?.count ?? 0;
+    const json = async (...args: string[]) =>
+      JSON.parse(ok(await run(["audit-log", "list", ...args, "-o", "json"])).stdout) as Entry[];
+    const projects = await json("--resource-type", "project");
+    expect(projects.map((e) => `${e.operation} ${e.resource_type} ${e.resource}`)).toEqual([
+      "create project other",
+      "create project filters",
+      "create project shop",
+    ]);
+    expect((await json("--resource-type", "artifact", "--limit", "1")).map((e) => e.resource)).toEqual([
+      "other/api:1.0",
+    ]);
+    expect(ok(await run(["audit-log", "list", "--until", "2001-01-01"])).stdout).toBe(
+      "no audit log entries match\n",
+    );
+    const after =
+      h.emulator.counters.list().find((r) => `${r.op} ${r.method} ${r.status}` === listed)?.count ?? 0;
+    expect(after - before).toBe(3);
+  });
+
+  test("audit-log event-types: Harbor's list from 2.13; before, a clear error", async () => {
+    const r = await run(["audit-log", "event-types"]);
+    if (extended) {
+      expect(ok(r).stdout).toMatch(
+        /^EVENT TYPE\ncreate_artifact\ndelete_artifact\npull_artifact\ncreate_project\n/,
+      );
+      expect(r.stdout.trim().split("\n")).toHaveLength(15);
+    } else
+      expectCleanFailure(
+        r,
+        1,
+        /this Harbor has no audit-log event types \(Harbor 2\.13 added them\); its audit log and purge name operations: create, delete, pull/,
+      );
+  });
+
   test("a project that does not exist is Harbor's 404 for the project, not a missing route", async () => {
     const r = await run(["project", "audit-logs", "nope"]);
     expectCleanFailure(r, 1, /HTTP 404 NOT_FOUND: project nope not found/);

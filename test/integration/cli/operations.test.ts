@@ -144,6 +144,17 @@ const COMMANDS: Array<{
     },
   },
   {
+    args: () => ["audit-log", "list", "--operation", "create"],
+    get op() {
+      return h.emulator.world.version.has("auditLogExt") ? "listAuditLogExts" : "listAuditLogs";
+    },
+    table: /^TIME +USER +OPERATION +TYPE +RESOURCE\n.*admin +create +project +shop\n/m,
+    missing: {
+      args: () => ["audit-log", "list", "--until", "2001-01-01"],
+      empty: /^no audit log entries match\n$/,
+    },
+  },
+  {
     args: () => ["replication", "executions", "--policy", "Backup shop"],
     op: "listReplicationExecutions",
     table:

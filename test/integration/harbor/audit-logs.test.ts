@@ -61,6 +61,11 @@ describe("Harbor 2.15.2", () => {
     expect(new Set(seen.map((e) => e.resource?.split("/")[0]))).toEqual(new Set(["team-b"]));
   });
 
+  test("listLegacy: the old log across projects is served but no longer written", async () => {
+    await h.admin.projects.create({ project_name: "unlogged" });
+    expect(await h.admin.auditLogs.listLegacy()).toEqual([]);
+  });
+
   test("ofProject of a project Harbor lacks: its 404 for the project, not a missing route", async () => {
     const e = await harborFailure(h.admin.auditLogs.ofProject("nope"));
     expect(e).toMatchObject({ kind: "notFound", operation: "getLogExts" });
@@ -85,5 +90,24 @@ describe("Harbor 2.12.4", () => {
     expect((await h.admin.projects.logs("team-a")).map((e) => `${e.operation} ${e.resource}`)).toEqual([
       "create team-a",
     ]);
+  });
+
+  test("listLegacy: the old log across projects; a member reads the projects whose log they may read", async () => {
+    await h.admin.projects.create({ project_name: "team-b" });
+    h.emulator.control.clock.advance(1_000);
+    h.emulator.control.projects.pushArtifact("team-b", "web", { tag: "2.0" });
+    const all = await h.admin.auditLogs.listLegacy({ q: q().exact("resource_type", "project") });
+    expect(all.map((e) => e.resource)).toEqual(["team-b", "team-a"]);
+    expect(await h.admin.auditLogs.listLegacy({ limit: 1 })).toEqual([
+      expect.objectContaining({ resource: "team-b/web:2.0", resource_type: "artifact" }),
+    ]);
+
+    // A developer of team-b (role 2): up to 2.12 developers read their project's log.
+    const dev = { username: "dev", password: "Dev12345" };
+    const { user_id } = h.emulator.control.users.add(dev);
+    await h.admin.members.create("team-b", { role_id: 2, member_user: { user_id } });
+    const seen = await h.client(dev).auditLogs.listLegacy();
+    expect(new Set(seen.map((e) => e.resource?.split("/")[0]))).toEqual(new Set(["team-b"]));
+    expect((await h.raw("GET", "/audit-logs", undefined, { as: "anonymous" })).status).toBe(401);
   });
 });
