@@ -12,6 +12,7 @@ import {
   groupHelp,
   parseCommandLine,
 } from "./command.ts";
+import { auditLogGroup } from "./commands/audit-log.ts";
 import { diffCommand, exportCommand } from "./commands/export.ts";
 import { gcGroup } from "./commands/gc.ts";
 import { jobServiceGroup } from "./commands/jobservice.ts";
@@ -28,6 +29,7 @@ export const COMMANDS: ReadonlyArray<CommandSpec | GroupSpec> = [
   exportCommand,
   diffCommand,
   projectGroup,
+  auditLogGroup,
   replicationGroup,
   gcGroup,
   webhookGroup,

@@ -1,5 +1,6 @@
 // HarborClient: one typed method per Harbor operation, grouped by API area. It owns nothing but a
 // transport; the transport shares connection pool, rate limiter and concurrency cap per base URL.
+import { AuditLogsApi } from "./audit-logs.ts";
 import { GcApi } from "./gc.ts";
 import { ImmutableApi } from "./immutable.ts";
 import { JobServiceApi } from "./jobservice.ts";
@@ -41,6 +42,7 @@ export class HarborClient {
   readonly users: UsersApi;
   readonly gc: GcApi;
   readonly purge: PurgeApi;
+  readonly auditLogs: AuditLogsApi;
   readonly webhooks: WebhooksApi;
   readonly system: SystemApi;
   readonly retention: RetentionApi;
@@ -66,6 +68,7 @@ export class HarborClient {
     this.users = new UsersApi(t);
     this.gc = new GcApi(t);
     this.purge = new PurgeApi(t);
+    this.auditLogs = new AuditLogsApi(t);
     this.webhooks = new WebhooksApi(t);
     this.system = new SystemApi(t);
     this.retention = new RetentionApi(t);

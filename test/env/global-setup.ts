@@ -10,6 +10,7 @@ import { join } from "node:path";
 import type { TestProject } from "vitest/node";
 import { startControlPlane } from "./controlplane/launcher.ts";
 import { startEmulator } from "./emulator/index.ts";
+import { testHarborVersion } from "./harbor-version.ts";
 import { clusterApi } from "./kube-api.ts";
 
 /** A control plane the test files of one worker slot share: `sharedControlPlane()` (cluster.ts). */
@@ -61,7 +62,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         teardown.push(controlPlane.stop);
         // In the background: the files' first kubectl apply over an existing object needs them.
         void clusterApi(controlPlane.kubeconfigPath).warmOpenApi();
-        const harbor = await startEmulator();
+        const harbor = await startEmulator({ harborVersion: testHarborVersion() });
         teardown.push(harbor.close);
         return {
           controlPlane: {

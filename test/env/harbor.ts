@@ -7,6 +7,7 @@ import { HarborError } from "../../src/harbor/errors.ts";
 import type { RobotCreate, RobotPermissionInput } from "../../src/harbor/robots.ts";
 import { EndpointRegistry } from "../../src/harbor/transport.ts";
 import { type Emulator, type EmulatorOptions, startEmulator } from "./emulator/index.ts";
+import { testHarborVersion } from "./harbor-version.ts";
 
 export interface EmulatorFixture {
   readonly emulator: Emulator;
@@ -141,6 +142,11 @@ export const systemRobot = (
   permissions: [{ kind: "system", namespace: "/", access }],
 });
 
+/**
+ * An emulator for the file (or the describe block it is called in), started before its tests and
+ * closed after them, of the release `options.harborVersion` names or else the tests' release
+ * (harbor-version.ts).
+ */
 export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
   let emulator: Emulator | undefined;
   let admin: HarborClient | undefined;
@@ -197,7 +203,10 @@ export function useEmulator(options: EmulatorOptions = {}): EmulatorFixture {
   };
 
   beforeAll(async () => {
-    emulator = await startEmulator(options);
+    emulator = await startEmulator({
+      ...options,
+      harborVersion: options.harborVersion ?? testHarborVersion(),
+    });
     admin = fixture.client();
   });
   afterAll(async () => {

@@ -230,9 +230,17 @@ export async function populateHarbor(
     schedule: { type: "Custom", cron: "0 30 2 * * 6" },
     parameters: { delete_untagged: true, workers: 2 },
   });
+  // The UI's purge of every create, delete and pull: from 2.13 named by event type.
+  const eventTypes = await eventTypesRelease(h);
   await h.purge.updateSchedule({
     schedule: { type: "Weekly", cron: "0 0 0 * * 0" },
-    parameters: { audit_retention_hour: 720, include_operations: "create,delete,pull", dry_run: false },
+    parameters: {
+      audit_retention_hour: 720,
+      // The client's purge model still requires the 2.12 key; 2.13+ reads only include_event_types.
+      include_operations: "create,delete,pull",
+      ...(eventTypes ? { include_event_types: "create_artifact,delete_artifact,pull_artifact" } : {}),
+      dry_run: false,
+    },
   });
   await h.jobService.actOnQueue(POPULATED.pausedQueue, "pause");
   // Users and the system configuration.
@@ -291,4 +299,10 @@ export async function populateHarbor(
       credential: { type: "basic", access_key: c.accessKey, access_secret: c.accessSecret },
     });
   }
+}
+
+/** Whether the Harbor is 2.13 or newer, where the audit-log purge takes event types. */
+async function eventTypesRelease(h: HarborClient): Promise<boolean> {
+  const m = /^v?(\d+)\.(\d+)/.exec((await h.system.getSystemInfo()).harbor_version ?? "");
+  return m !== null && (Number(m[1]) > 2 || Number(m[2]) >= 13);
 }

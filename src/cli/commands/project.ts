@@ -1,18 +1,11 @@
 // `project`: a project's summary, whether Harbor would delete it, and its audit log.
 import { formatStorage } from "../../controllers/project/mapping.ts";
-import { q } from "../../harbor/query.ts";
 import { HARBOR_OPTIONS } from "../auth.ts";
-import {
-  flagString,
-  flagValue,
-  type GroupSpec,
-  type Invocation,
-  pointInTime,
-  wholeNumber,
-} from "../command.ts";
+import type { GroupSpec, Invocation } from "../command.ts";
 import { formatOf, OUTPUT_OPTIONS, print, withHarbor } from "../context.ts";
 import { EXIT } from "../errors.ts";
-import { list, record } from "../output.ts";
+import { record } from "../output.ts";
+import { AUDIT_FILTER_OPTIONS, auditFilter, printAuditLog, projectAuditLog } from "./audit-log.ts";
 
 const PROJECT = { name: "PROJECT", help: "the Harbor project's name" };
 const bytes = (n: number | undefined) => (n === undefined ? undefined : formatStorage(n));
@@ -81,22 +74,9 @@ export const projectGroup: GroupSpec = {
       name: "audit-logs",
       summary: "The project's audit log, newest first, filtered by time, operation, user and resource",
       description:
-        "Harbor records project and robot creation and deletion and artifact, tag and repository events here.",
+        "From Harbor 2.13 the extended audit log (project, repository, artifact, robot and user events; a push is the artifact's create); before 2.13 the project's log (project and robot creation and deletion, artifact, tag and repository events).",
       args: [PROJECT],
-      options: [
-        {
-          name: "since",
-          arg: "TIME",
-          help: 'entries at or after TIME ("2025-03-01T10:00:00Z", "2025-03-01", or an age: "24h", "7d")',
-        },
-        { name: "until", arg: "TIME", help: "entries at or before TIME" },
-        { name: "operation", arg: "OP", help: "only this operation, e.g. create, delete, pull" },
-        { name: "user", arg: "USER", help: "only entries of this user" },
-        { name: "resource-type", arg: "TYPE", help: "only this resource type, e.g. artifact, robot" },
-        { name: "limit", arg: "N", help: "at most N entries", default: "100" },
-        ...OUTPUT_OPTIONS,
-        ...HARBOR_OPTIONS,
-      ],
+      options: [...AUDIT_FILTER_OPTIONS, ...OUTPUT_OPTIONS, ...HARBOR_OPTIONS],
       examples: ["kubectl harbor project audit-logs team-a --since 24h --operation delete"],
       run: (inv) => auditLogs(inv),
     },
@@ -104,37 +84,11 @@ export const projectGroup: GroupSpec = {
 };
 
 async function auditLogs(inv: Invocation): Promise<number> {
-  const since = flagValue(inv, "since", pointInTime(Date.now));
-  const until = flagValue(inv, "until", pointInTime(Date.now));
-  const limit = flagValue(inv, "limit", wholeNumber(1, 100_000), "100");
-  const query = q();
-  if (since || until) query.range("op_time", since, until);
-  const operation = flagString(inv, "operation");
-  if (operation) query.exact("operation", operation);
-  const user = flagString(inv, "user");
-  if (user) query.exact("username", user);
-  const type = flagString(inv, "resource-type");
-  if (type) query.exact("resource_type", type);
+  const filter = auditFilter(inv);
   return withHarbor(inv, async (h) => {
-    const logs = await h.client.projects.logs(
-      inv.args[0] as string,
-      { q: query, sort: "-op_time", limit },
-      { signal: inv.io.signal },
-    );
-    print(
+    printAuditLog(
       inv,
-      list(
-        logs,
-        [
-          { header: "time", value: (l) => l.op_time },
-          { header: "user", value: (l) => l.username },
-          { header: "operation", value: (l) => l.operation },
-          { header: "type", value: (l) => l.resource_type },
-          { header: "resource", value: (l) => l.resource },
-        ],
-        formatOf(inv),
-        "no audit log entries match",
-      ),
+      await projectAuditLog(h.client, inv.args[0] as string, filter, { signal: inv.io.signal }),
     );
     return EXIT.ok;
   });

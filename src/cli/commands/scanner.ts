@@ -66,15 +66,21 @@ export const scannerGroup: GroupSpec = {
           const signal = inv.io.signal;
           const s = await registration(h, inv.args[0] as string, signal);
           try {
-            await h.client.scanners.ping(
-              {
-                name: s.name ?? "",
-                url: s.url ?? "",
-                ...(s.auth ? { auth: s.auth as "Basic" | "Bearer" | "APIKey" } : {}),
-                ...(s.access_credential ? { access_credential: s.access_credential } : {}),
-              },
-              { signal },
-            );
+            // From 2.14.4 Harbor no longer returns a registration's credential, so a ping with the
+            // settings read back would go without it; asking for the adapter's metadata makes
+            // Harbor call the adapter with the credential it stored.
+            if (s.auth && !s.access_credential)
+              await h.client.scanners.getMetadata(s.uuid as string, { signal });
+            else
+              await h.client.scanners.ping(
+                {
+                  name: s.name ?? "",
+                  url: s.url ?? "",
+                  ...(s.auth ? { auth: s.auth as "Basic" | "Bearer" | "APIKey" } : {}),
+                  ...(s.access_credential ? { access_credential: s.access_credential } : {}),
+                },
+                { signal },
+              );
           } catch (e) {
             if (isHarborError(e, "invalid") || isHarborError(e, "server"))
               throw new CliError(

@@ -1,7 +1,13 @@
 // An audit log entry for every write (in full through the control API, for tests that check who
-// wrote what), and the part of it Harbor 2.12.4's project audit log shows through
-// GET /projects/{name}/logs: project and robot creation and deletion, and artifact, tag and
-// repository events — not project updates, labels, webhook policies or scanner settings.
+// wrote what), and the parts of it Harbor shows:
+// - up to 2.12, the project audit log (GET /projects/{name}/logs): project and robot creation and
+//   deletion, and artifact, tag and repository events — not project updates, labels, webhook
+//   policies or scanner settings;
+// - from 2.13, the extended audit log (GET /auditlog-exts, /projects/{name}/auditlog-exts): the
+//   writes of the event types GET /auditlog-exts/events lists (`<operation>_<resource type>`),
+//   unless the configuration's disabled_audit_log_event_types names the type when it happens.
+//   2.13 no longer writes the old log: /projects/{name}/logs only shows what an older release
+//   wrote (in the emulator, nothing).
 import { callerName } from "./auth.ts";
 import type { Ctx } from "./router.ts";
 import type { World } from "./world.ts";
@@ -16,6 +22,34 @@ export interface AuditEntry {
   resource_type: string;
   operation: "create" | "update" | "delete" | "pull" | "push";
   op_time: string;
+  /** Written to the old audit log (up to 2.12). */
+  legacy: boolean;
+  /** Written to the extended audit log (2.13 on: a listed event type, not disabled then). */
+  ext: boolean;
+}
+
+/** The event types of the extended audit log (2.13 on), in GET /auditlog-exts/events order. */
+export const AUDIT_EVENT_TYPES = [
+  "create_artifact",
+  "delete_artifact",
+  "pull_artifact",
+  "create_project",
+  "delete_project",
+  "delete_repository",
+  "login_user",
+  "logout_user",
+  "create_user",
+  "delete_user",
+  "update_user",
+  "create_robot",
+  "delete_robot",
+  "update_configuration",
+] as const;
+
+/** An entry's event type, `<operation>_<resource type>` (a push creates an artifact). */
+export function eventType(e: Pick<AuditEntry, "operation" | "resource_type">): string {
+  const operation = e.operation === "push" ? "create" : e.operation;
+  return `${operation}_${e.resource_type}`;
 }
 
 export class AuditLog {
@@ -26,8 +60,22 @@ export class AuditLog {
     this.#world = world;
   }
 
-  record(e: Omit<AuditEntry, "id" | "op_time">): void {
-    this.#entries.push({ ...e, id: this.#world.ids.next("audit"), op_time: this.#world.nowText() });
+  record(e: Omit<AuditEntry, "id" | "op_time" | "legacy" | "ext">): void {
+    const world = this.#world;
+    const extended = world.version.has("auditLogExt");
+    const type = eventType(e);
+    const disabled = extended
+      ? String(world.config.get("disabled_audit_log_event_types"))
+          .split(",")
+          .map((t) => t.trim().toLowerCase())
+      : [];
+    this.#entries.push({
+      ...e,
+      id: world.ids.next("audit"),
+      op_time: world.nowText(),
+      legacy: !extended,
+      ext: extended && (AUDIT_EVENT_TYPES as readonly string[]).includes(type) && !disabled.includes(type),
+    });
   }
 
   all(): AuditEntry[] {
@@ -42,9 +90,19 @@ export class AuditLog {
     return before - kept.length;
   }
 
-  /** The project's audit log as Harbor shows it. */
+  /** The project's (old) audit log as Harbor shows it. */
   forProject(projectId: number): AuditEntry[] {
-    return this.#entries.filter((e) => e.project_id === projectId && inProjectLog(e));
+    return this.#entries.filter((e) => e.legacy && e.project_id === projectId && inProjectLog(e));
+  }
+
+  /** The old audit log across projects (GET /audit-logs). */
+  legacy(): AuditEntry[] {
+    return this.#entries.filter((e) => e.legacy && inProjectLog(e));
+  }
+
+  /** The extended audit log (2.13 on), of one project or (undefined) of all. */
+  extended(projectId?: number): AuditEntry[] {
+    return this.#entries.filter((e) => e.ext && (projectId === undefined || e.project_id === projectId));
   }
 }
 
@@ -57,6 +115,9 @@ export function inProjectLog(e: Pick<AuditEntry, "resource_type" | "operation">)
 }
 
 /** Records a write made by the request's caller. */
-export function auditWrite(ctx: Ctx, e: Omit<AuditEntry, "id" | "op_time" | "username">): void {
+export function auditWrite(
+  ctx: Ctx,
+  e: Omit<AuditEntry, "id" | "op_time" | "username" | "legacy" | "ext">,
+): void {
   ctx.world.audit.record({ ...e, username: callerName(ctx.caller) });
 }

@@ -11,6 +11,7 @@ import type { z } from "zod";
 import type { Caller } from "./auth.ts";
 import { ApiError, failureList, internal, unauthorized, unprocessable } from "./errors.ts";
 import { goDecode, goUnmarshalError, objectAncestors } from "./gojson.ts";
+import type { Change, HarborVersion } from "./version.ts";
 import type { World } from "./world.ts";
 
 export type Method = "GET" | "HEAD" | "POST" | "PUT" | "PATCH" | "DELETE";
@@ -37,10 +38,39 @@ export interface RouteSpec {
   headers?: Record<string, ParamSpec>;
   /**
    * The body parameter: its swagger name and a zod schema of the swagger-level constraints only
-   * (object schemas carry their Go model's name as `.meta({ goType })`, for Go's type errors).
+   * (object schemas carry their Go model's name as `.meta({ goType })`, for Go's type errors), or
+   * a function that gives the model of a release, for models that differ by release (go-swagger
+   * drops the fields a release's model does not have).
    */
-  body?: { name: string; schema: z.ZodType; optional?: boolean };
+  body?: { name: string; schema: z.ZodType | ((version: HarborVersion) => z.ZodType); optional?: boolean };
+  /** The operation exists from the release that has this change (version.ts) on. */
+  since?: Change;
+  /** The operation exists only in releases before the one that has this change. */
+  until?: Change;
   handle(ctx: Ctx): Reply | Promise<Reply>;
+}
+
+/**
+ * A body model per release, built once per release: `build` gets the release and says which
+ * fields its model has.
+ */
+export function perRelease(
+  build: (version: HarborVersion) => z.ZodType,
+): (version: HarborVersion) => z.ZodType {
+  const built = new Map<string, z.ZodType>();
+  return (version) => {
+    let model = built.get(version.name);
+    if (!model) {
+      model = build(version);
+      built.set(version.name, model);
+    }
+    return model;
+  };
+}
+
+/** Whether the release serves the operation: one it does not have is a route not found (404). */
+export function servedBy(route: RouteSpec, version: HarborVersion): boolean {
+  return (!route.since || version.has(route.since)) && (!route.until || !version.has(route.until));
 }
 
 export interface Ctx {
@@ -165,6 +195,8 @@ export function bind(
     headers: IncomingHttpHeaders;
     body: Buffer;
     anonymous?: boolean;
+    /** The release modelled, for body models that differ by release. */
+    version: HarborVersion;
   },
 ): Pick<Ctx, "params" | "query" | "body"> {
   const failures: string[] = [];
@@ -195,7 +227,9 @@ export function bind(
 
   let body: unknown;
   if (route.body) {
-    body = bindBody(route.body, raw.headers, raw.body, failures);
+    const { schema } = route.body;
+    const model = typeof schema === "function" ? schema(raw.version) : schema;
+    body = bindBody({ ...route.body, schema: model }, raw.headers, raw.body, failures);
   }
   if (failures.length) throw unprocessable(failures);
   if (overflow !== undefined) throw raw.anonymous ? unauthorized() : int4Overflow(overflow);
@@ -241,7 +275,7 @@ function bindValue(
 }
 
 function bindBody(
-  spec: NonNullable<RouteSpec["body"]>,
+  spec: { name: string; schema: z.ZodType; optional?: boolean },
   headers: IncomingHttpHeaders,
   raw: Buffer,
   failures: string[],

@@ -10,8 +10,8 @@ import { basicCredentials, identify } from "./auth.ts";
 import { buildControl, CONTROL_PREFIX, type Control, callControl } from "./control.ts";
 import { ApiError, BareError, envelope, errorBody } from "./errors.ts";
 import { Counters, Faults } from "./faults.ts";
-import { bind, type Ctx, type Method, type Reply, Router } from "./router.ts";
-import { World } from "./world.ts";
+import { bind, type Ctx, type Method, type Reply, Router, type RouteSpec, servedBy } from "./router.ts";
+import { type WebhookPrivateAddresses, World } from "./world.ts";
 
 export const API_PREFIX = "/api/v2.0";
 export const DEFAULT_ADMIN_PASSWORD = "Harbor12345";
@@ -26,8 +26,25 @@ export interface EmulatorOptions {
   seed?: number;
   /** How often executions and runs progress on their own; 0 disables the timer. Default 100 ms. */
   tickMs?: number;
-  /** The Harbor release modelled: "2.12.4" (default) or "2.10.3" (see version.ts). */
+  /**
+   * The Harbor release modelled: "2.15.2" (the default), "2.14.4", "2.13.5", "2.12.4" or "2.10.3"
+   * (see version.ts and VERSIONS.md).
+   */
   harborVersion?: string;
+  /**
+   * The deployment's REPLICATION_ADAPTER_WHITELIST, which 2.14+ applies to the adapter lists (not
+   * to registry creation): the registry types listed. Default: what Harbor's default install sets
+   * (every type but dtr, gitlab and quay); null stands for the variable unset (nothing listed).
+   * Releases before 2.14 list every type whatever it says.
+   */
+  replicationAdapterWhitelist?: readonly string[] | null;
+  /**
+   * Whether webhook delivery to private addresses is refused, as the patch releases 2.13.6,
+   * 2.14.5 and 2.15.3 do unless the project's metadata says `webhook_allow_private_ip: "true"`
+   * ("refuse"; the metadata key exists then), or allowed as in the modelled patches ("allow", the
+   * default). "refuse" needs 2.13 or later.
+   */
+  webhookPrivateAddresses?: WebhookPrivateAddresses;
   /**
    * How long a failed password login locks the principal and delays its answer. Harbor's 1500 ms
    * by default. 0 (no lock, no delay) is for tests where a wrong password is only a way to a 401;
@@ -59,6 +76,12 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
     ...(o.seed === undefined ? {} : { seed: o.seed }),
     ...(o.harborVersion === undefined ? {} : { harborVersion: o.harborVersion }),
     ...(o.loginFreezeMs === undefined ? {} : { loginFreezeMs: o.loginFreezeMs }),
+    ...(o.replicationAdapterWhitelist === undefined
+      ? {}
+      : { replicationAdapterWhitelist: o.replicationAdapterWhitelist }),
+    ...(o.webhookPrivateAddresses === undefined
+      ? {}
+      : { webhookPrivateAddresses: o.webhookPrivateAddresses }),
   });
   world.webhooks.allowExternal = o.allowExternalWebhooks ?? false;
   const faults = new Faults(world.random, o.latencyMs ?? 0);
@@ -66,9 +89,11 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
   const control = buildControl(world, faults, counters);
   const api = new Router();
   const root = new Router();
+  // Only the operations of the release modelled: any other path is Harbor's route not found.
+  const served = (routes: RouteSpec[]) => routes.filter((r) => servedBy(r, world.version));
   for (const a of Object.values(areas)) {
-    api.add(...a.routes);
-    root.add(...(a.rootRoutes ?? []));
+    api.add(...served(a.routes));
+    root.add(...served(a.rootRoutes ?? []));
   }
 
   const server = createServer((req, res) => {
@@ -140,6 +165,7 @@ export async function startEmulator(o: EmulatorOptions = {}): Promise<Emulator> 
         headers: req.headers,
         body,
         anonymous: caller.kind === "anonymous",
+        version: world.version,
       });
       const ctx: Ctx = {
         world,

@@ -13,7 +13,7 @@ import { LdapStore } from "./areas/ldap.ts";
 import { PreheatStore } from "./areas/preheat.ts";
 import { ProjectStore } from "./areas/projects.ts";
 import { PurgeStore } from "./areas/purge.ts";
-import { RegistryStore } from "./areas/registries.ts";
+import { DEFAULT_INSTALL_ADAPTER_WHITELIST, RegistryStore } from "./areas/registries.ts";
 import { ReplicationStore } from "./areas/replication.ts";
 import { RetentionStore } from "./areas/retention.ts";
 import { RobotStore } from "./areas/robots.ts";
@@ -24,7 +24,7 @@ import { WebhookStore } from "./areas/webhooks.ts";
 import { AuditLog } from "./audit.ts";
 import { Identities } from "./identities.ts";
 import { harborTime } from "./time.ts";
-import { HarborVersion } from "./version.ts";
+import { HarborVersion, PRIVATE_WEBHOOK_REFUSAL_PATCHES } from "./version.ts";
 
 export { harborTime, ZERO_TIME } from "./time.ts";
 
@@ -92,10 +92,23 @@ export interface WorldOptions {
   adminPassword: string;
   /** Seed for every random choice the emulator makes (fault rates, generated secrets stay random). */
   seed?: number;
-  /** The Harbor release modelled, e.g. "2.10.3". Default 2.12.4. */
+  /** The Harbor release modelled, e.g. "2.12.4". Default: the newest (version.ts). */
   harborVersion?: string;
+  /** The deployment's REPLICATION_ADAPTER_WHITELIST (null: unset); see EmulatorOptions. */
+  replicationAdapterWhitelist?: readonly string[] | null;
+  /** Whether webhook delivery to private addresses is refused; see EmulatorOptions. */
+  webhookPrivateAddresses?: WebhookPrivateAddresses;
   /** How long a failed password login locks its principal and delays the answer. Default 1500 ms. */
   loginFreezeMs?: number;
+}
+
+export type WebhookPrivateAddresses = "refuse" | "allow";
+
+/** What a deployment sets around the release (not a version): see EmulatorOptions. */
+export interface DeploymentSettings {
+  /** The registry types the adapter lists show on 2.14+; null when the variable is unset. */
+  readonly replicationAdapterWhitelist: readonly string[] | null;
+  readonly webhookPrivateAddresses: WebhookPrivateAddresses;
 }
 
 export class World {
@@ -103,6 +116,7 @@ export class World {
   readonly ids = new IdSource();
   readonly random: () => number;
   readonly version: HarborVersion;
+  readonly settings: DeploymentSettings;
   readonly audit: AuditLog;
   readonly identities: Identities;
   readonly config: ConfigStore;
@@ -126,6 +140,7 @@ export class World {
   constructor(o: WorldOptions) {
     this.random = mulberry32(o.seed ?? 42);
     this.version = new HarborVersion(o.harborVersion);
+    this.settings = deploymentSettings(this.version, o);
     this.audit = new AuditLog(this);
     this.identities = new Identities(this, o.adminPassword, o.loginFreezeMs);
     this.config = new ConfigStore(this);
@@ -154,6 +169,25 @@ export class World {
   nowText(): string {
     return harborTime(this.clock.now());
   }
+}
+
+function deploymentSettings(version: HarborVersion, o: WorldOptions): DeploymentSettings {
+  const webhookPrivateAddresses = o.webhookPrivateAddresses ?? "allow";
+  if (webhookPrivateAddresses !== "refuse" && webhookPrivateAddresses !== "allow") {
+    throw new Error(
+      `webhookPrivateAddresses must be "refuse" or "allow", got ${String(webhookPrivateAddresses)}`,
+    );
+  }
+  if (webhookPrivateAddresses === "refuse" && !version.atLeast("2.13")) {
+    throw new Error(
+      `webhookPrivateAddresses "refuse" models the patches ${PRIVATE_WEBHOOK_REFUSAL_PATCHES.join(", ")}; Harbor ${version.name} has no such patch`,
+    );
+  }
+  const whitelist = o.replicationAdapterWhitelist;
+  return {
+    replicationAdapterWhitelist: whitelist === undefined ? DEFAULT_INSTALL_ADAPTER_WHITELIST : whitelist,
+    webhookPrivateAddresses,
+  };
 }
 
 /** A small seeded PRNG so fault injection is repeatable. */

@@ -2,7 +2,7 @@
 // the emulator answers them (Harbor 2.12's rules; see src/harbor/README.md, "System configuration
 // and users").
 import { describe, expect, test } from "vitest";
-import { CONFIG_ITEMS } from "../../env/emulator/areas/configurations.ts";
+import { configItems } from "../../env/emulator/areas/configurations.ts";
 import { harborFailure, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();
@@ -12,7 +12,7 @@ describe("configurations", () => {
     const res = await h.raw("GET", "/configurations");
     expect(res.status).toBe(200);
     const body = JSON.parse(res.text) as Record<string, { value: unknown; editable: boolean }>;
-    const keys = Object.keys(CONFIG_ITEMS).filter(
+    const keys = Object.keys(configItems(h.emulator.world.version)).filter(
       (k) => !["ldap_search_password", "oidc_client_secret"].includes(k),
     );
     expect(Object.keys(body).sort()).toEqual(keys.sort());
@@ -54,12 +54,37 @@ describe("configurations", () => {
       { robot_token_duration: 10_000_000_000 },
       { auth_mode: "kerberos_auth" },
       { skip_audit_log_database: true },
-      { no_such_item: 1 },
     ];
     for (const bad of bads) {
       const e = await harborFailure(h.admin.system.updateConfigurations(bad));
       expect(e, JSON.stringify(bad)).toMatchObject({ status: 400 });
     }
+  });
+
+  test("PUT decodes into Harbor's model: a key outside it is dropped (200), a value of the wrong JSON type is a 422", async () => {
+    // scan_all_policy is in ConfigurationsResponse, not in the Configurations model PUT decodes.
+    const dropped = await h.raw("PUT", "/configurations", {
+      token_expiration: 31,
+      no_such_item: 1,
+      scan_all_policy: { type: "daily" },
+    });
+    expect(dropped).toMatchObject({ status: 200, text: "" });
+    const after = JSON.parse((await h.raw("GET", "/configurations")).text) as Record<string, unknown>;
+    expect(after.token_expiration).toEqual({ value: 31, editable: true });
+    expect(after).not.toHaveProperty("no_such_item");
+    // null leaves a setting as it is (Go leaves the pointer nil).
+    expect((await h.raw("PUT", "/configurations", { token_expiration: null })).status).toBe(200);
+    expect((await h.admin.system.getConfigurations()).token_expiration?.value).toBe(31);
+
+    const typed = await h.raw("PUT", "/configurations", { read_only: "true" });
+    expect(typed.status).toBe(422);
+    expect(JSON.parse(typed.text).errors[0].message).toContain(
+      "json: cannot unmarshal string into Go struct field Configurations.read_only of type bool",
+    );
+    const fraction = await h.raw("PUT", "/configurations", { ldap_timeout: 1.5 });
+    expect(fraction.status).toBe(422);
+    expect((await h.admin.system.getConfigurations()).read_only?.value).toBe(false);
+    await h.admin.system.updateConfigurations({ token_expiration: 30 });
   });
 
   test("the auth mode is not editable once a user other than admin exists", async () => {

@@ -46,6 +46,8 @@ function startEmulatorProcess(args: string[]): Promise<string> {
 describe("npm run emulator", () => {
   test("prints URL and credentials first, serves Harbor's API and the control API, stops on SIGTERM", async () => {
     const first = await startEmulatorProcess(["--admin-password", "Demo-Pass-1"]);
+    // The newest modelled release unless told otherwise.
+    expect(first).toMatch(/ harbor=2\.15\.2$/);
     const m = /url=(\S+) username=(\S+) password=(\S+) control=(\S+)/.exec(first);
     expect(m, first).not.toBeNull();
     const [, url, username, password, controlUrl] = m as unknown as [string, string, string, string, string];
@@ -95,7 +97,8 @@ describe("npm run emulator", () => {
     expect(first).toMatch(/ harbor=2\.10\.3$/);
     const url = /url=(\S+)/.exec(first)?.[1] as string;
     const info = (await (await fetch(`${url}/api/v2.0/systeminfo`)).json()) as { harbor_version: string };
-    expect(info.harbor_version).toBe("v2.10.3-emulator");
+    // Up to 2.12 an anonymous caller is told the version.
+    expect(info.harbor_version).toMatch(/^v2\.10\.3-[0-9a-f]{8}$/);
     // 2.10 still takes a robot duration of 0 as the 30-day default (2.11 refuses it).
     const harbor = new HarborClient({ url, username: "admin", password: "Harbor12345" });
     const robot = await harbor.robots.create(
@@ -119,7 +122,49 @@ describe("npm run emulator", () => {
     });
     const code = await new Promise((resolve) => proc.once("exit", resolve));
     expect(code).toBe(2);
-    expect(stderr).toContain("--harbor-version must be one of 2.12.4, 2.10.3, got 2.9.0");
+    expect(stderr).toContain(
+      "--harbor-version must be one of 2.15.2, 2.14.4, 2.13.5, 2.12.4, 2.10.3, got 2.9.0",
+    );
+  });
+
+  test("--replication-adapter-whitelist sets what 2.14+ lists; --webhook-private-addresses refuse needs 2.13+", async () => {
+    const first = await startEmulatorProcess([
+      "--harbor-version",
+      "2.14.4",
+      "--replication-adapter-whitelist",
+      "harbor,docker-hub",
+    ]);
+    const url = /url=(\S+)/.exec(first)?.[1] as string;
+    const harbor = new HarborClient({ url, username: "admin", password: "Harbor12345" });
+    expect(await harbor.registries.listProviderTypes()).toEqual(["docker-hub", "harbor"]);
+    await harbor.close();
+    const proc = child as ChildProcess;
+    const exited = new Promise((resolve) => proc.once("exit", resolve));
+    process.kill(-(proc.pid as number), "SIGTERM");
+    await exited;
+
+    const refused = spawn(
+      "npm",
+      [
+        "run",
+        "--silent",
+        "emulator",
+        "--",
+        "--harbor-version",
+        "2.12.4",
+        "--webhook-private-addresses",
+        "refuse",
+      ],
+      { cwd: root },
+    );
+    let stderr = "";
+    refused.stderr.setEncoding("utf8").on("data", (c: string) => {
+      stderr += c;
+    });
+    expect(await new Promise((resolve) => refused.once("exit", resolve))).toBe(2);
+    expect(stderr).toContain(
+      "--webhook-private-addresses refuse models the patches 2.13.6, 2.14.5 and 2.15.3",
+    );
   });
 
   test("rejects a bad flag with a clear message", async () => {

@@ -468,66 +468,6 @@ describe("projects", () => {
     expect((await projClient.projects.list({ name: "robo-" })).map((p) => p.name)).toEqual(["robo-home"]);
   });
 
-  test("audit logs: the project's events, filtered by q, newest first, by name only", async () => {
-    const id = await h.admin.projects.create({ project_name: "audited" });
-    await h.admin.projects.update(id, { metadata: { auto_scan: "true" } });
-    const robot = await h.admin.robots.create({
-      name: "audit-bot",
-      level: "project",
-      duration: 30,
-      permissions: [
-        { kind: "project", namespace: "audited", access: [{ resource: "repository", action: "pull" }] },
-      ],
-    });
-    h.emulator.control.projects.pushArtifact("audited", "app", { tag: "v1" });
-    await h.admin.robots.delete(robot.id);
-    const logs = await h.admin.projects.logs("audited");
-    // The project update is not recorded, as in Harbor 2.12.4.
-    expect(logs.map((l) => [l.operation, l.resource_type, l.resource, l.username])).toEqual([
-      ["delete", "robot", "robot$audited+audit-bot", "admin"],
-      ["push", "artifact", "audited/app:v1", "admin"],
-      ["create", "robot", "robot$audited+audit-bot", "admin"],
-      ["create", "project", "audited", "admin"],
-    ]);
-    expect(logs[0]).not.toHaveProperty("project_id");
-    expect(logs[0]?.op_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
-    const deletes = await h.admin.projects.logs("audited", { q: q().exact("operation", "delete") });
-    expect(deletes.map((l) => l.resource_type)).toEqual(["robot"]);
-    const oldestFirst = await h.admin.projects.logs("audited", { sort: "op_time,id" });
-    expect(oldestFirst[0]?.resource_type).toBe("project");
-
-    const outsider = h.client(h.addUser("liam"));
-    expect((await harborFailure(outsider.projects.logs("audited"))).status).toBe(403);
-    // {project_name} is a name even when it looks like an id.
-    expect((await harborFailure(h.admin.projects.logs(String(id)))).harborMessage).toBe(
-      `project ${id} not found`,
-    );
-  });
-
-  test("audit logs hold only what Harbor 2.12.4 records: no project updates, labels or webhook policies", async () => {
-    const id = await h.admin.projects.create({ project_name: "quiet" });
-    await h.admin.projects.update(id, { metadata: { public: "true" } });
-    const label = await h.admin.labels.create({ name: "quiet-label", scope: "p", project_id: id });
-    await h.admin.labels.update(label, { name: "quiet-label-2" });
-    const hook = await h.admin.webhooks.createPolicy("quiet", {
-      name: "quiet-hook",
-      enabled: true,
-      event_types: ["PUSH_ARTIFACT"],
-      targets: [{ type: "http", address: "http://127.0.0.1:9/hook" }],
-    });
-    await h.admin.webhooks.deletePolicy("quiet", hook);
-    await h.admin.labels.delete(label);
-    const logs = await h.admin.projects.logs("quiet");
-    expect(logs.map((l) => [l.operation, l.resource_type, l.resource])).toEqual([
-      ["create", "project", "quiet"],
-    ]);
-    // The emulator's own record of writes (control API) still has them all.
-    const written = h.emulator.control.audit.list().filter((e) => e.project_id === id);
-    expect(written.map((e) => e.resource_type)).toEqual(
-      expect.arrayContaining(["project", "label", "notification_policy"]),
-    );
-  });
-
   test("control: pushArtifact adds content, audits the push and notifies webhooks", async () => {
     await h.admin.projects.create({ project_name: "pushed", metadata: { public: "true" } });
     const notify = vi.spyOn(h.emulator.world.webhooks, "notify");
@@ -557,10 +497,79 @@ describe("projects", () => {
       quota: { used: { storage: 42 } },
     });
     expect(
-      (await h.admin.projects.logs("pushed", { q: q().exact("operation", "push") })).map((l) => l.resource),
+      h.emulator.control.audit
+        .list()
+        .filter((e) => e.operation === "push")
+        .map((e) => e.resource),
     ).toEqual(["pushed/app:v1"]);
     h.emulator.control.projects.setRepositorySize("pushed", "app", 7);
     expect((await h.admin.projects.summary("pushed")).quota?.used).toEqual({ storage: 7 });
     expect(h.emulator.control.projects.list().some((p) => p.name === "pushed")).toBe(true);
+  });
+});
+
+// The old project audit log as Harbor up to 2.12 writes it; from 2.13 it only shows what an older
+// release wrote, and the extended audit log takes over (versions.test.ts).
+describe("project audit logs up to 2.12 (GET /projects/{p}/logs)", () => {
+  const old = useEmulator({ harborVersion: "2.12.4" });
+
+  test("the project's events, filtered by q, newest first, by name only", async () => {
+    const id = await old.admin.projects.create({ project_name: "audited" });
+    await old.admin.projects.update(id, { metadata: { auto_scan: "true" } });
+    const robot = await old.admin.robots.create({
+      name: "audit-bot",
+      level: "project",
+      duration: 30,
+      permissions: [
+        { kind: "project", namespace: "audited", access: [{ resource: "repository", action: "pull" }] },
+      ],
+    });
+    old.emulator.control.projects.pushArtifact("audited", "app", { tag: "v1" });
+    await old.admin.robots.delete(robot.id);
+    const logs = await old.admin.projects.logs("audited");
+    // The project update is not recorded, as in Harbor 2.12.4.
+    expect(logs.map((l) => [l.operation, l.resource_type, l.resource, l.username])).toEqual([
+      ["delete", "robot", "robot$audited+audit-bot", "admin"],
+      ["push", "artifact", "audited/app:v1", "admin"],
+      ["create", "robot", "robot$audited+audit-bot", "admin"],
+      ["create", "project", "audited", "admin"],
+    ]);
+    expect(logs[0]).not.toHaveProperty("project_id");
+    expect(logs[0]?.op_time).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
+    const deletes = await old.admin.projects.logs("audited", { q: q().exact("operation", "delete") });
+    expect(deletes.map((l) => l.resource_type)).toEqual(["robot"]);
+    const oldestFirst = await old.admin.projects.logs("audited", { sort: "op_time,id" });
+    expect(oldestFirst[0]?.resource_type).toBe("project");
+
+    const outsider = old.client(old.addUser("liam"));
+    expect((await harborFailure(outsider.projects.logs("audited"))).status).toBe(403);
+    // {project_name} is a name even when it looks like an id.
+    expect((await harborFailure(old.admin.projects.logs(String(id)))).harborMessage).toBe(
+      `project ${id} not found`,
+    );
+  });
+
+  test("they hold only what Harbor 2.12.4 records: no project updates, labels or webhook policies", async () => {
+    const id = await old.admin.projects.create({ project_name: "quiet" });
+    await old.admin.projects.update(id, { metadata: { public: "true" } });
+    const label = await old.admin.labels.create({ name: "quiet-label", scope: "p", project_id: id });
+    await old.admin.labels.update(label, { name: "quiet-label-2" });
+    const hook = await old.admin.webhooks.createPolicy("quiet", {
+      name: "quiet-hook",
+      enabled: true,
+      event_types: ["PUSH_ARTIFACT"],
+      targets: [{ type: "http", address: "http://127.0.0.1:9/hook" }],
+    });
+    await old.admin.webhooks.deletePolicy("quiet", hook);
+    await old.admin.labels.delete(label);
+    const logs = await old.admin.projects.logs("quiet");
+    expect(logs.map((l) => [l.operation, l.resource_type, l.resource])).toEqual([
+      ["create", "project", "quiet"],
+    ]);
+    // The emulator's own record of writes (control API) still has them all.
+    const written = old.emulator.control.audit.list().filter((e) => e.project_id === id);
+    expect(written.map((e) => e.resource_type)).toEqual(
+      expect.arrayContaining(["project", "label", "notification_policy"]),
+    );
   });
 });

@@ -2,11 +2,13 @@
 // for None), manual runs that really purge the audit log (by age and operation, or only count on a
 // dry run) and show their end after Harbor's lag, the schedule (a bad cron leaves none), stop, logs,
 // history with q and limit, and the scheduler: a purge schedule waits while SCHEDULER is paused.
+// On Harbor 2.12.4: what to purge is include_operations up to 2.12; from 2.13 it is
+// include_event_types, and versions.test.ts holds the two side by side.
 import { beforeAll, describe, expect, test } from "vitest";
 import { q } from "../../../src/harbor/query.ts";
 import { firstError, harborError, harborFailure, useEmulator } from "../../env/harbor.ts";
 
-const h = useEmulator();
+const h = useEmulator({ harborVersion: "2.12.4" });
 // Runs are looked at before their planned end: the world's time moves only when advanced.
 beforeAll(() => h.emulator.control.clock.freeze());
 const purge = () => h.emulator.control.purge;

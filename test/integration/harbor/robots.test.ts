@@ -568,200 +568,210 @@ describe("robot accounts (v2)", () => {
   });
 });
 
-describe("robot accounts (v1), as Harbor 2.12.4 has them (the emulator's default)", () => {
-  test("create is broken: 201 with robot$+<name>, stored without a project, already expired", async () => {
-    const res = await h.api("/projects/team/robots", {
-      method: "POST",
-      headers: { "X-Is-Resource-Name": "true" },
-      body: JSON.stringify({
-        name: "lost",
-        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
-      }),
-    });
-    expect(res.status).toBe(201);
-    const body = (await res.json()) as { id: number; name: string; secret: string };
-    expect(res.headers.get("location")).toBe(`/api/v2.0/projects/team/robots/${body.id}`);
-    expect(body.name).toBe("robot$+lost");
-    expect(body).not.toHaveProperty("expires_at");
-
-    // It is a system-level robot without permissions, expired at creation: its secret never works.
-    const got = await h.admin.robots.get(body.id);
-    const created = Math.floor(Date.parse(got.creation_time ?? "") / 1000);
-    expect(got).toMatchObject({ name: "robot$+lost", level: "system", duration: 0, expires_at: created });
-    expect(got.permissions ?? []).toEqual([]);
-    expect((await h.admin.robots.list()).map((r) => r.name)).toContain("robot$+lost");
-    expect((await h.admin.robots.list({ projectId: teamId })).map((r) => r.id)).not.toContain(body.id);
-    expect(h.emulator.control.robots.verify("robot$+lost", body.secret)).toBe(false);
-
-    // The project's v1 routes do not find it; only the v2 delete removes it.
-    const message = `resource not found: cannot find robot with project id: ${teamId} and id: ${body.id}`;
-    expect(await harborFailure(h.admin.robotsV1.get("team", body.id))).toMatchObject({
-      status: 404,
-      harborMessage: message,
-    });
-    expect(await harborFailure(h.admin.robotsV1.update("team", body.id, { disable: true }))).toMatchObject({
-      status: 404,
-    });
-    expect(await harborFailure(h.admin.robotsV1.delete("team", body.id))).toMatchObject({ status: 404 });
-    await h.admin.robots.delete(body.id);
-    expect(await harborFailure(h.admin.robots.get(body.id))).toMatchObject({ status: 404 });
+// The project robot v1 operations exist up to 2.12 (from 2.13 their routes are not found:
+// versions.test.ts); these run on a 2.12.4 of their own, with a project "team" of its own.
+describe("robot accounts v1 (Harbor up to 2.12)", () => {
+  const h = useEmulator({ harborVersion: "2.12.4" });
+  let teamId = 0;
+  beforeAll(async () => {
+    teamId = await h.admin.projects.create({ project_name: "team" });
   });
 
-  test("the client refuses the broken answer, naming it and the robot left behind", async () => {
-    const err = await harborFailure(
-      h.admin.robotsV1.create("team", {
-        name: "refused",
-        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
-      }),
-    );
-    expect(err).toMatchObject({ kind: "invalidResponse", operation: "CreateRobotV1", status: 201 });
-    const left = (await h.admin.robots.list()).find((r) => r.name === "robot$+refused");
-    expect(err.message).toContain(`robot$+refused (id ${left?.id})`);
-    expect(err.message).toContain("v1 robot creation is broken on this Harbor");
-    await h.admin.robots.delete(left?.id as number);
-  });
-
-  test("v1 get, update and delete work on robots created through v2", async () => {
-    const robot = await h.admin.robots.create(
-      projectRobot("via-v2", "team", [{ resource: "repository", action: "pull" }]),
-    );
-    expect((await h.admin.robotsV1.get("team", robot.id)).name).toBe("robot$team+via-v2");
-    expect((await h.admin.robotsV1.list("team")).map((r) => r.id)).toContain(robot.id);
-    await h.admin.robotsV1.update("team", robot.id, { disable: true, description: "off" });
-    expect(await h.admin.robots.get(robot.id)).toMatchObject({ disable: true, description: "off" });
-    await h.admin.robotsV1.delete("team", robot.id);
-    expect(await harborFailure(h.admin.robots.get(robot.id))).toMatchObject({ status: 404 });
-  });
-
-  test("the 2.11 model keeps the project but expires the robot at creation", async () => {
-    h.emulator.control.robots.setV1Create("2.11");
-    try {
-      const robot = await h.admin.robotsV1.create("team", {
-        name: "short-lived",
-        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+  describe("robot accounts (v1), as Harbor 2.12.4 has them", () => {
+    test("create is broken: 201 with robot$+<name>, stored without a project, already expired", async () => {
+      const res = await h.api("/projects/team/robots", {
+        method: "POST",
+        headers: { "X-Is-Resource-Name": "true" },
+        body: JSON.stringify({
+          name: "lost",
+          access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+        }),
       });
-      expect(robot.name).toBe("robot$team+short-lived");
-      const got = await h.admin.robotsV1.get("team", robot.id);
-      expect(got).toMatchObject({ level: "project", duration: 0 });
-      expect(got.expires_at).toBe(Math.floor(Date.parse(got.creation_time ?? "") / 1000));
+      expect(res.status).toBe(201);
+      const body = (await res.json()) as { id: number; name: string; secret: string };
+      expect(res.headers.get("location")).toBe(`/api/v2.0/projects/team/robots/${body.id}`);
+      expect(body.name).toBe("robot$+lost");
+      expect(body).not.toHaveProperty("expires_at");
+
+      // It is a system-level robot without permissions, expired at creation: its secret never works.
+      const got = await h.admin.robots.get(body.id);
+      const created = Math.floor(Date.parse(got.creation_time ?? "") / 1000);
+      expect(got).toMatchObject({ name: "robot$+lost", level: "system", duration: 0, expires_at: created });
+      expect(got.permissions ?? []).toEqual([]);
+      expect((await h.admin.robots.list()).map((r) => r.name)).toContain("robot$+lost");
+      expect((await h.admin.robots.list({ projectId: teamId })).map((r) => r.id)).not.toContain(body.id);
+      expect(h.emulator.control.robots.verify("robot$+lost", body.secret)).toBe(false);
+
+      // The project's v1 routes do not find it; only the v2 delete removes it.
+      const message = `resource not found: cannot find robot with project id: ${teamId} and id: ${body.id}`;
+      expect(await harborFailure(h.admin.robotsV1.get("team", body.id))).toMatchObject({
+        status: 404,
+        harborMessage: message,
+      });
+      expect(await harborFailure(h.admin.robotsV1.update("team", body.id, { disable: true }))).toMatchObject({
+        status: 404,
+      });
+      expect(await harborFailure(h.admin.robotsV1.delete("team", body.id))).toMatchObject({ status: 404 });
+      await h.admin.robots.delete(body.id);
+      expect(await harborFailure(h.admin.robots.get(body.id))).toMatchObject({ status: 404 });
+    });
+
+    test("the client refuses the broken answer, naming it and the robot left behind", async () => {
+      const err = await harborFailure(
+        h.admin.robotsV1.create("team", {
+          name: "refused",
+          access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+        }),
+      );
+      expect(err).toMatchObject({ kind: "invalidResponse", operation: "CreateRobotV1", status: 201 });
+      const left = (await h.admin.robots.list()).find((r) => r.name === "robot$+refused");
+      expect(err.message).toContain(`robot$+refused (id ${left?.id})`);
+      expect(err.message).toContain("v1 robot creation is broken on this Harbor");
+      await h.admin.robots.delete(left?.id as number);
+    });
+
+    test("v1 get, update and delete work on robots created through v2", async () => {
+      const robot = await h.admin.robots.create(
+        projectRobot("via-v2", "team", [{ resource: "repository", action: "pull" }]),
+      );
+      expect((await h.admin.robotsV1.get("team", robot.id)).name).toBe("robot$team+via-v2");
+      expect((await h.admin.robotsV1.list("team")).map((r) => r.id)).toContain(robot.id);
+      await h.admin.robotsV1.update("team", robot.id, { disable: true, description: "off" });
+      expect(await h.admin.robots.get(robot.id)).toMatchObject({ disable: true, description: "off" });
+      await h.admin.robotsV1.delete("team", robot.id);
+      expect(await harborFailure(h.admin.robots.get(robot.id))).toMatchObject({ status: 404 });
+    });
+
+    test("the 2.11 model keeps the project but expires the robot at creation", async () => {
+      h.emulator.control.robots.setV1Create("2.11");
+      try {
+        const robot = await h.admin.robotsV1.create("team", {
+          name: "short-lived",
+          access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+        });
+        expect(robot.name).toBe("robot$team+short-lived");
+        const got = await h.admin.robotsV1.get("team", robot.id);
+        expect(got).toMatchObject({ level: "project", duration: 0 });
+        expect(got.expires_at).toBe(Math.floor(Date.parse(got.creation_time ?? "") / 1000));
+        expect(h.emulator.control.robots.verify(robot.name, robot.secret)).toBe(false);
+        await h.admin.robotsV1.delete("team", robot.id);
+      } finally {
+        h.emulator.control.robots.setV1Create("2.12");
+      }
+    });
+  });
+
+  describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set to 2.10)", () => {
+    beforeAll(() => h.emulator.control.robots.setV1Create("2.10"));
+    afterAll(() => h.emulator.control.robots.setV1Create("2.12"));
+
+    test("create from the path's project with /project/<id>/<resource>; 30-day expiry; no expires_at in the response", async () => {
+      const res = await h.api("/projects/team/robots", {
+        method: "POST",
+        headers: { "X-Is-Resource-Name": "true" },
+        body: JSON.stringify({
+          name: "legacy-ci",
+          expires_at: 1,
+          access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+        }),
+      });
+      expect(res.status).toBe(201);
+      const body = (await res.json()) as Record<string, unknown>;
+      expect(res.headers.get("location")).toBe(`/api/v2.0/projects/team/robots/${body.id}`);
+      expect(body).not.toHaveProperty("expires_at");
+      expect(body).toMatchObject({ name: "robot$team+legacy-ci" });
+      expect(body.secret).toEqual(expect.stringMatching(/^[A-Za-z0-9]{32}$/));
+
+      const id = body.id as number;
+      const got = await h.admin.robotsV1.get("team", id);
+      const created = Math.floor(Date.parse(got.creation_time ?? "") / 1000);
+      expect(got).toMatchObject({
+        name: "robot$team+legacy-ci",
+        level: "project",
+        duration: 30,
+        expires_at: created + 30 * DAY,
+        editable: true,
+        permissions: [
+          { kind: "project", namespace: "team", access: [{ resource: "repository", action: "pull" }] },
+        ],
+      });
+      // The same robot through v2 and the v2 project list.
+      expect((await h.admin.robots.get(id)).name).toBe("robot$team+legacy-ci");
+      expect((await h.admin.robots.list({ projectId: teamId })).map((r) => r.id)).toContain(id);
+      expect(h.emulator.control.robots.verify("robot$team+legacy-ci", body.secret as string)).toBe(true);
+    });
+
+    test("client round trip: create, list, get, update (disable), delete", async () => {
+      const robot = await h.admin.robotsV1.create(teamId, {
+        name: "v1-bot",
+        description: "first",
+        access: [
+          { resource: `/project/${teamId}/repository`, action: "pull" },
+          { resource: `/project/${teamId}/repository`, action: "push" },
+        ],
+      });
+      expect(robot.id).toBeGreaterThan(0);
+      expect(robot.expires_at).toBeUndefined();
+      expect(
+        (await h.admin.robotsV1.list("team", { q: q().fuzzy("name", "v1-bot") })).map((r) => r.name),
+      ).toEqual(["robot$team+v1-bot"]);
+      await h.admin.robotsV1.update("team", robot.id, { disable: true });
+      const got = await h.admin.robotsV1.get(teamId, robot.id);
+      expect(got.disable).toBe(true);
+      expect(got.description).toBeUndefined(); // v1 update sets the description too (omitted → cleared)
       expect(h.emulator.control.robots.verify(robot.name, robot.secret)).toBe(false);
       await h.admin.robotsV1.delete("team", robot.id);
-    } finally {
-      h.emulator.control.robots.setV1Create("2.12");
-    }
-  });
-});
+      const err = await harborFailure(h.admin.robotsV1.get("team", robot.id));
+      expect(err).toMatchObject({
+        status: 404,
+        harborMessage: `resource not found: cannot find robot with project id: ${teamId} and id: ${robot.id}`,
+      });
+    });
 
-describe("robot accounts (v1), as Harbor 2.8–2.10 create them (the switch set to 2.10)", () => {
-  beforeAll(() => h.emulator.control.robots.setV1Create("2.10"));
-  afterAll(() => h.emulator.control.robots.setV1Create("2.12"));
-
-  test("create from the path's project with /project/<id>/<resource>; 30-day expiry; no expires_at in the response", async () => {
-    const res = await h.api("/projects/team/robots", {
-      method: "POST",
-      headers: { "X-Is-Resource-Name": "true" },
-      body: JSON.stringify({
-        name: "legacy-ci",
-        expires_at: 1,
-        access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
-      }),
+    test("v1 validation: resources must be /project/<this id>/<resource> from the role policies", async () => {
+      const message = async (access: Array<{ resource: string; action: string }>) =>
+        (await harborFailure(h.admin.robotsV1.create("team", { name: "bad", access }))).harborMessage;
+      expect(await message([{ resource: "repository", action: "pull" }])).toBe(
+        "pull action of repository resource not exist in project team",
+      );
+      expect(await message([{ resource: "/project/999/repository", action: "pull" }])).toBe(
+        "pull action of /project/999/repository resource not exist in project team",
+      );
+      expect(await message([{ resource: `/project/${teamId}/repository`, action: "fly" }])).toBe(
+        `fly action of /project/${teamId}/repository resource not exist in project team`,
+      );
+      expect(await message([{ resource: `/project/${teamId}`, action: "read" }])).toBe(
+        `bad resource /project/${teamId}`,
+      );
+      const noAccess = await h.api(`/projects/${teamId}/robots`, {
+        method: "POST",
+        body: JSON.stringify({ name: "empty", access: [] }),
+      });
+      expect(await noAccess.json()).toEqual({
+        errors: [{ code: "BAD_REQUEST", message: "bad request no access" }],
+      });
+      // A robot of another project is not found through this project's path.
+      const other = await h.admin.projects.create({ project_name: "v1-other" });
+      const robot = await h.admin.robotsV1.create(other, {
+        name: "theirs",
+        access: [{ resource: `/project/${other}/repository`, action: "pull" }],
+      });
+      expect((await harborFailure(h.admin.robotsV1.get("team", robot.id))).status).toBe(404);
+      // v1 needs project robot permissions.
+      h.addUser("nina");
+      h.emulator.control.users.setMember("team", "nina", "developer");
+      const nina = h.client({ username: "nina", password: "Nina12345" });
+      await nina.robotsV1.list("team");
+      expect(
+        (
+          await harborFailure(
+            nina.robotsV1.create("team", {
+              name: "x",
+              access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
+            }),
+          )
+        ).status,
+      ).toBe(403);
     });
-    expect(res.status).toBe(201);
-    const body = (await res.json()) as Record<string, unknown>;
-    expect(res.headers.get("location")).toBe(`/api/v2.0/projects/team/robots/${body.id}`);
-    expect(body).not.toHaveProperty("expires_at");
-    expect(body).toMatchObject({ name: "robot$team+legacy-ci" });
-    expect(body.secret).toEqual(expect.stringMatching(/^[A-Za-z0-9]{32}$/));
-
-    const id = body.id as number;
-    const got = await h.admin.robotsV1.get("team", id);
-    const created = Math.floor(Date.parse(got.creation_time ?? "") / 1000);
-    expect(got).toMatchObject({
-      name: "robot$team+legacy-ci",
-      level: "project",
-      duration: 30,
-      expires_at: created + 30 * DAY,
-      editable: true,
-      permissions: [
-        { kind: "project", namespace: "team", access: [{ resource: "repository", action: "pull" }] },
-      ],
-    });
-    // The same robot through v2 and the v2 project list.
-    expect((await h.admin.robots.get(id)).name).toBe("robot$team+legacy-ci");
-    expect((await h.admin.robots.list({ projectId: teamId })).map((r) => r.id)).toContain(id);
-    expect(h.emulator.control.robots.verify("robot$team+legacy-ci", body.secret as string)).toBe(true);
-  });
-
-  test("client round trip: create, list, get, update (disable), delete", async () => {
-    const robot = await h.admin.robotsV1.create(teamId, {
-      name: "v1-bot",
-      description: "first",
-      access: [
-        { resource: `/project/${teamId}/repository`, action: "pull" },
-        { resource: `/project/${teamId}/repository`, action: "push" },
-      ],
-    });
-    expect(robot.id).toBeGreaterThan(0);
-    expect(robot.expires_at).toBeUndefined();
-    expect(
-      (await h.admin.robotsV1.list("team", { q: q().fuzzy("name", "v1-bot") })).map((r) => r.name),
-    ).toEqual(["robot$team+v1-bot"]);
-    await h.admin.robotsV1.update("team", robot.id, { disable: true });
-    const got = await h.admin.robotsV1.get(teamId, robot.id);
-    expect(got.disable).toBe(true);
-    expect(got.description).toBeUndefined(); // v1 update sets the description too (omitted → cleared)
-    expect(h.emulator.control.robots.verify(robot.name, robot.secret)).toBe(false);
-    await h.admin.robotsV1.delete("team", robot.id);
-    const err = await harborFailure(h.admin.robotsV1.get("team", robot.id));
-    expect(err).toMatchObject({
-      status: 404,
-      harborMessage: `resource not found: cannot find robot with project id: ${teamId} and id: ${robot.id}`,
-    });
-  });
-
-  test("v1 validation: resources must be /project/<this id>/<resource> from the role policies", async () => {
-    const message = async (access: Array<{ resource: string; action: string }>) =>
-      (await harborFailure(h.admin.robotsV1.create("team", { name: "bad", access }))).harborMessage;
-    expect(await message([{ resource: "repository", action: "pull" }])).toBe(
-      "pull action of repository resource not exist in project team",
-    );
-    expect(await message([{ resource: "/project/999/repository", action: "pull" }])).toBe(
-      "pull action of /project/999/repository resource not exist in project team",
-    );
-    expect(await message([{ resource: `/project/${teamId}/repository`, action: "fly" }])).toBe(
-      `fly action of /project/${teamId}/repository resource not exist in project team`,
-    );
-    expect(await message([{ resource: `/project/${teamId}`, action: "read" }])).toBe(
-      `bad resource /project/${teamId}`,
-    );
-    const noAccess = await h.api(`/projects/${teamId}/robots`, {
-      method: "POST",
-      body: JSON.stringify({ name: "empty", access: [] }),
-    });
-    expect(await noAccess.json()).toEqual({
-      errors: [{ code: "BAD_REQUEST", message: "bad request no access" }],
-    });
-    // A robot of another project is not found through this project's path.
-    const other = await h.admin.projects.create({ project_name: "v1-other" });
-    const robot = await h.admin.robotsV1.create(other, {
-      name: "theirs",
-      access: [{ resource: `/project/${other}/repository`, action: "pull" }],
-    });
-    expect((await harborFailure(h.admin.robotsV1.get("team", robot.id))).status).toBe(404);
-    // v1 needs project robot permissions.
-    h.addUser("nina");
-    h.emulator.control.users.setMember("team", "nina", "developer");
-    const nina = h.client({ username: "nina", password: "Nina12345" });
-    await nina.robotsV1.list("team");
-    expect(
-      (
-        await harborFailure(
-          nina.robotsV1.create("team", {
-            name: "x",
-            access: [{ resource: `/project/${teamId}/repository`, action: "pull" }],
-          }),
-        )
-      ).status,
-    ).toBe(403);
   });
 });

@@ -1,8 +1,12 @@
 // The system configuration (/configurations) and the system CVE allowlist (/system/CVEAllowlist).
 //
-// GET answers every user-scope setting of Harbor 2.12's ConfigurationsResponse as `{value,
+// GET answers every user-scope setting of the release's ConfigurationsResponse as `{value,
 // editable}`, defaults included, and never a password or client secret (ldap_search_password,
-// oidc_client_secret). PUT takes plain values and checks them as Harbor's config controller does:
+// oidc_client_secret); 2.13 adds disabled_audit_log_event_types and oidc_logout. PUT decodes the body
+// into the release's Configurations model, as go-swagger does: a value of the wrong JSON type is a
+// 422, a key outside the model is dropped without a word (scan_all_policy, and on 2.12 the 2.13 keys:
+// the answer is 200 all the same), null leaves the setting as it is. It then checks the values as
+// Harbor's config controller does:
 // - the whole configuration is fixed when Harbor was started with CONFIG_OVERWRITE_JSON (control
 //   `fixByEnvironment`): every item reads `editable: false` and a PUT is 403;
 // - the auth mode cannot change once users other than admin exist (400; `editable` of auth_mode
@@ -19,7 +23,8 @@ import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { requireAuthenticated, requireSystem } from "../auth.ts";
 import { badRequest, forbidden } from "../errors.ts";
-import { ok, type RouteSpec } from "../router.ts";
+import { ok, perRelease, type RouteSpec } from "../router.ts";
+import type { Change, HarborVersion } from "../version.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { AuthMode } from "./ldap.ts";
@@ -39,13 +44,18 @@ type ItemType =
 interface Item {
   type: ItemType;
   default: string | number | boolean;
+  /** Only releases with this change have the item. */
+  since?: Change;
 }
 
 const s = (d = ""): Item => ({ type: "string", default: d });
 const b = (d: boolean): Item => ({ type: "bool", default: d });
 const i = (d: number): Item => ({ type: "int", default: d });
 
-/** Every user-scope item of Harbor 2.12 with its type and default, in ConfigurationsResponse order. */
+/**
+ * Every user-scope item of the modelled releases with its type and default, in
+ * ConfigurationsResponse order; `configItems` gives a release's.
+ */
 export const CONFIG_ITEMS: Readonly<Record<string, Item>> = {
   auth_mode: { type: "authMode", default: "db_auth" },
   primary_auth_mode: b(false),
@@ -92,6 +102,7 @@ export const CONFIG_ITEMS: Readonly<Record<string, Item>> = {
   oidc_verify_cert: b(true),
   oidc_auto_onboard: b(false),
   oidc_extra_redirect_parms: { type: "stringMap", default: "{}" },
+  oidc_logout: { type: "bool", default: false, since: "auditLogConfiguration" },
   robot_token_duration: i(30),
   robot_name_prefix: s("robot$"),
   notification_enable: b(true),
@@ -102,7 +113,39 @@ export const CONFIG_ITEMS: Readonly<Record<string, Item>> = {
   session_timeout: i(60),
   scanner_skip_update_pulltime: b(false),
   banner_message: s(),
+  // A comma list of event types (GET /auditlog-exts/events); Harbor does not check the names.
+  disabled_audit_log_event_types: { type: "string", default: "", since: "auditLogConfiguration" },
 };
+
+/** The items of a release's Configurations model. */
+export function configItems(version: HarborVersion): Readonly<Record<string, Item>> {
+  return Object.fromEntries(
+    Object.entries(CONFIG_ITEMS).filter(([, item]) => !item.since || version.has(item.since)),
+  );
+}
+
+/** The Go type of each item's field in the Configurations model. */
+function fieldSchema(item: Item): z.ZodType {
+  switch (item.type) {
+    case "bool":
+      return z.boolean().nullish();
+    case "int":
+    case "quota":
+    case "ldapScope":
+      return z.number().int().nullish();
+    default:
+      return z.string().nullish();
+  }
+}
+
+/** A release's Configurations model: its keys with their JSON types; any other key is dropped. */
+const ConfigurationsBody = perRelease((version) =>
+  z
+    .object(
+      Object.fromEntries(Object.entries(configItems(version)).map(([k, item]) => [k, fieldSchema(item)])),
+    )
+    .meta({ goType: "Configurations" }),
+);
 
 const AUTH_MODES = ["db_auth", "ldap_auth", "uaa_auth", "http_auth", "oidc_auth"];
 /** Ten digits: the largest number Harbor's UI (and so its API) takes for the durations below. */
@@ -156,10 +199,10 @@ export class ConfigStore {
     return this.#world.identities.all().every((u) => u.user_id === 1);
   }
 
-  /** GET's view: every item but passwords, as {value, editable}. */
+  /** GET's view: every item of the release but passwords, as {value, editable}. */
   view(): Record<string, { value: ConfigValue; editable: boolean }> {
     const out: Record<string, { value: ConfigValue; editable: boolean }> = {};
-    for (const [k, item] of Object.entries(CONFIG_ITEMS)) {
+    for (const [k, item] of Object.entries(configItems(this.#world.version))) {
       if (item.type === "password") continue;
       out[k] = { value: this.get(k), editable: !this.fixed };
     }
@@ -168,15 +211,21 @@ export class ConfigStore {
     return out;
   }
 
-  /** Harbor's PUT: checks everything first, then stores all of it. */
+  /**
+   * Harbor's PUT of a decoded Configurations model (keys outside it are gone, null ones are left
+   * out): checks everything first, then stores all of it.
+   */
   update(change: Record<string, unknown>): void {
     if (this.fixed) {
       throw forbidden("current config is init by env variable: CONFIG_OVERWRITE_JSON, it cannot be updated");
     }
+    const items = configItems(this.#world.version);
     const parsed = new Map<string, ConfigValue>();
     for (const [k, raw] of Object.entries(change)) {
-      const item = CONFIG_ITEMS[k];
-      if (!item) throw badRequest(`the configure item ${k} is not found or not a user setting`);
+      if (raw === null || raw === undefined) continue;
+      const item = items[k];
+      // The control API's own callers pass plain maps: the model has no such field.
+      if (!item) continue;
       parsed.set(k, parseValue(k, item, raw));
     }
     const mode = parsed.get("auth_mode");
@@ -312,10 +361,7 @@ const routes: RouteSpec[] = [
     op: "updateConfigurations",
     method: "PUT",
     path: "/configurations",
-    body: {
-      name: "configurations",
-      schema: z.record(z.string(), z.unknown()).meta({ goType: "Configurations" }),
-    },
+    body: { name: "configurations", schema: ConfigurationsBody },
     handle(ctx) {
       requireSystem(ctx, "configuration", "update");
       ctx.world.config.update(ctx.body as Record<string, unknown>);

@@ -8,6 +8,8 @@
 // The job service runs one GC job at a time (Harbor's GC job has MaxCurrency 1), and the API does not
 // refuse a second run: its job waits in the queue (the execution shows Running, its log is 404)
 // and starts when the one before it has ended, in world time.
+// By release: `workers` 1–5 up to 2.12 and 1–10 from 2.13; from 2.13 the schedule's job_parameters
+// also say "delete_tag": false.
 import { badRequest, internal, notFound } from "../errors.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -242,8 +244,8 @@ export class GcStore extends JobStoreBase<GcRunRecord, GcPlan, GcPolicy> {
 // ---------------------------------------------------------------------------------------------
 // API
 
-/** Reads the policy out of the parameters the way Harbor's handler does. */
-function gcPolicy(parameters: Record<string, unknown>): GcPolicy {
+/** Reads the policy out of the parameters the way Harbor's handler does (workers 1–5, from 2.13 1–10). */
+function gcPolicy(world: World, parameters: Record<string, unknown>): GcPolicy {
   const policy: GcPolicy = {
     deleteUntagged: parameters.delete_untagged === true,
     dryRun: parameters.dry_run === true,
@@ -252,9 +254,10 @@ function gcPolicy(parameters: Record<string, unknown>): GcPolicy {
   const workers = parameters.workers;
   if (typeof workers === "number") {
     if (!Number.isInteger(workers)) throw badRequest("bad request: workers should be integer format");
-    if (workers <= 0 || workers > 5) {
+    const max = world.version.has("gcTenWorkers") ? 10 : 5;
+    if (workers <= 0 || workers > max) {
       throw badRequest(
-        `Error: Invalid number of workers:${workers}. Workers must be greater than 0 and less than or equal to 5.`,
+        `Error: Invalid number of workers:${workers}. Workers must be greater than 0 and less than or equal to ${max}.`,
       );
     }
     policy.workers = workers;
@@ -270,7 +273,7 @@ function kick(world: World, body: ScheduleBody): number {
   const parameters = body.parameters ?? {};
   switch (type) {
     case "Manual":
-      return world.gc.start(gcPolicy(parameters), "MANUAL").id;
+      return world.gc.start(gcPolicy(world, parameters), "MANUAL").id;
     case "None":
       world.gc.deleteSchedule();
       return 0;
@@ -278,7 +281,7 @@ function kick(world: World, body: ScheduleBody): number {
     case "Daily":
     case "Weekly":
     case "Custom": {
-      const policy = gcPolicy(parameters);
+      const policy = gcPolicy(world, parameters);
       let spec: CronSpec;
       try {
         spec = parseCron(cron ?? "");
@@ -314,8 +317,12 @@ const routes = jobRoutes({
   audit: { resource: "garbage collection", resource_type: "gc" },
   jobName: "GARBAGE_COLLECTION",
   store: (world) => world.gc,
-  renderSchedule: (s: GcScheduleRecord) =>
-    renderSchedule(s, { delete_untagged: s.policy.deleteUntagged, workers: s.policy.workers }),
+  renderSchedule: (s: GcScheduleRecord, world: World) =>
+    renderSchedule(s, {
+      delete_untagged: s.policy.deleteUntagged,
+      ...(world.version.has("gcDeleteTag") ? { delete_tag: false } : {}),
+      workers: s.policy.workers,
+    }),
   kick,
   // The request path with its last segment replaced by the id (…/schedule → …/<id>).
   location: (ctx, id) => `${ctx.url.pathname.slice(0, ctx.url.pathname.lastIndexOf("/"))}/${id}`,

@@ -1,4 +1,5 @@
 // Every API area of the emulator, in one list.
+import { area as auditLogs } from "./audit-logs.ts";
 import { area as configurations } from "./configurations.ts";
 import { area as gc } from "./gc.ts";
 import { area as immutable } from "./immutable.ts";
@@ -26,6 +27,7 @@ import { area as webhooks } from "./webhooks.ts";
 export const areas = {
   labels,
   projects,
+  auditLogs,
   members,
   quotas,
   robots,

@@ -7,7 +7,9 @@
 //   (its UI pings first). A new instance marked default does not unmark the others; an update that
 //   marks one default does. Update finds the instance by the body's id (not the path), refuses a
 //   vendor change (500) and disabling one a policy uses (412). Delete is 412 while a policy uses it.
-//   Reads return auth_info as stored — the credential included — and status "Unknown".
+//   Reads return status "Unknown" and, up to 2.14.3, auth_info as stored — the credential included;
+//   from 2.14.4 (2.15.1 on the 2.15 line) reads leave auth_info out, and an update whose auth_info
+//   is empty or absent keeps the stored one unless its auth_mode is NONE.
 // - Ping (by id, or by endpoint and credential) asks the provider's health endpoint. The emulator
 //   never dials out, whatever the address: it answers for the providers the world holds
 //   (`addProvider`, with an optional required credential, as scanner adapters are), and a 500 as
@@ -17,15 +19,20 @@
 //   scheduled with a cron, event_based), refusing what does not decode with a plain 500 and what
 //   does not validate with 400. The provider must exist (404). The name is unique in the project
 //   (409). Update replaces the policy the body's id names. Deleting a project deletes its policies.
+//   The scope (Dragonfly's single_seed_peer, all_seed_peers, all_peers; not checked) is the policy's
+//   `scope` up to 2.12; from 2.13 it lives in `extra_attrs`, a JSON object in a string
+//   (`{"scope":"all_peers"}`) that Harbor decodes (a plain 500 when it does not) and encodes again,
+//   and `scope` is no field any more (dropped from requests, absent from answers).
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { projectAccess, requireSystem } from "../auth.ts";
 import { badRequest, conflict, internal, notFound, precondition } from "../errors.ts";
 import { type Fields, listReply } from "../listing.ts";
-import { type Ctx, createdAt, ok, type RouteSpec } from "../router.ts";
+import { type Ctx, createdAt, ok, perRelease, type RouteSpec } from "../router.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import { parseCron } from "./cron.ts";
+import { goJson } from "./system-job.ts";
 
 const NAME = /^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$/;
 
@@ -71,7 +78,10 @@ export interface PreheatPolicyRecord {
   filters: string;
   trigger: string;
   enabled: boolean;
+  /** Up to 2.12: the scope. */
   scope: string;
+  /** 2.13 on: the extra attributes as Harbor encodes them again ("" when none). */
+  extra_attrs: string;
   creation_time: string;
   update_time: string;
 }
@@ -286,23 +296,59 @@ const InstanceBody = z
   .meta({ goType: "Instance" });
 type InstanceBody = z.output<typeof InstanceBody>;
 
-const PolicyBody = z
-  .object({
-    id: z.number().int().nullish(),
-    name: z.string().nullish(),
-    description: z.string().nullish(),
-    project_id: z.number().int().nullish(),
-    provider_id: z.number().int().nullish(),
-    provider_name: z.string().nullish(),
-    filters: z.string().nullish(),
-    trigger: z.string().nullish(),
-    enabled: z.boolean().nullish(),
-    scope: z.string().nullish(),
-    creation_time: z.string().nullish(),
-    update_time: z.string().nullish(),
-  })
-  .meta({ goType: "PreheatPolicy" });
-type PolicyBody = z.output<typeof PolicyBody>;
+/** PreheatPolicy: `scope` up to 2.12, `extra_attrs` from 2.13. */
+const PolicyBody = perRelease((version) =>
+  z
+    .object({
+      id: z.number().int().nullish(),
+      name: z.string().nullish(),
+      description: z.string().nullish(),
+      project_id: z.number().int().nullish(),
+      provider_id: z.number().int().nullish(),
+      provider_name: z.string().nullish(),
+      filters: z.string().nullish(),
+      trigger: z.string().nullish(),
+      enabled: z.boolean().nullish(),
+      ...(version.has("preheatExtraAttrs")
+        ? { extra_attrs: z.string().nullish() }
+        : { scope: z.string().nullish() }),
+      creation_time: z.string().nullish(),
+      update_time: z.string().nullish(),
+    })
+    .meta({ goType: "PreheatPolicy" }),
+);
+interface PolicyBody {
+  id?: number | null;
+  name?: string | null;
+  description?: string | null;
+  provider_id?: number | null;
+  filters?: string | null;
+  trigger?: string | null;
+  enabled?: boolean | null;
+  scope?: string | null;
+  extra_attrs?: string | null;
+}
+
+/**
+ * extra_attrs as Harbor's policy schema handles it: decoded into a map (a plain error, so 500,
+ * when it is no JSON object) and encoded again with Go's sorted keys; nothing when empty.
+ */
+function extraAttrs(text: string): string {
+  if (text === "") return "";
+  let attrs: unknown;
+  try {
+    attrs = JSON.parse(text);
+  } catch (e) {
+    throw internal(`decode extra attributes: ${(e as Error).message}`);
+  }
+  if (attrs === null) return "";
+  if (typeof attrs !== "object" || Array.isArray(attrs)) {
+    throw internal(
+      `decode extra attributes: json: cannot unmarshal ${Array.isArray(attrs) ? "array" : typeof attrs} into Go value of type map[string]interface {}`,
+    );
+  }
+  return goJson(attrs as Record<string, unknown>);
+}
 
 function instanceInput(b: InstanceBody) {
   return {
@@ -319,12 +365,36 @@ function instanceInput(b: InstanceBody) {
   };
 }
 
-function renderInstance(i: PreheatInstanceRecord) {
-  return { ...i, status: "Unknown" };
+/** An instance as reads show it: from 2.14.4 without its credential. */
+function renderInstance(world: World, i: PreheatInstanceRecord) {
+  if (!world.version.has("credentialsKept")) return { ...i, status: "Unknown" };
+  const { auth_info: _hidden, ...shown } = i;
+  return { ...shown, status: "Unknown" };
+}
+
+/**
+ * From 2.14.4 an update keeps what it does not say: the stored auth_mode when it sends none, and
+ * the stored auth_info when it sends none (or an empty one) and the mode is not NONE.
+ */
+function keptCredential(
+  world: World,
+  input: ReturnType<typeof instanceInput>,
+): ReturnType<typeof instanceInput> {
+  const old = world.preheat.instance(input.id);
+  if (!old || !world.version.has("credentialsKept")) return input;
+  const auth_mode = input.auth_mode || old.auth_mode;
+  const keep = auth_mode !== "NONE" && Object.keys(input.auth_info).length === 0;
+  return { ...input, auth_mode, auth_info: keep ? old.auth_info : input.auth_info };
 }
 
 function renderPolicy(world: World, p: PreheatPolicyRecord) {
-  return { ...p, provider_name: world.preheat.instance(p.provider_id)?.name ?? "" };
+  const { scope, extra_attrs, ...rest } = p;
+  return {
+    ...rest,
+    provider_name: world.preheat.instance(p.provider_id)?.name ?? "",
+    // 2.13 on: extra_attrs, left out when empty (omitempty); before: scope.
+    ...(world.version.has("preheatExtraAttrs") ? (extra_attrs ? { extra_attrs } : {}) : { scope }),
+  };
 }
 
 function existingInstance(ctx: Ctx): PreheatInstanceRecord {
@@ -382,6 +452,7 @@ function policyInput(b: PolicyBody, projectId: number) {
     trigger: b.trigger ?? "",
     enabled: b.enabled ?? false,
     scope: b.scope ?? "",
+    extra_attrs: extraAttrs(b.extra_attrs ?? ""),
   };
 }
 
@@ -405,7 +476,7 @@ const routes: RouteSpec[] = [
       requireSystem(ctx, "preheat-instance", "list");
       return listReply(ctx, ctx.world.preheat.instances(), instanceFields, {
         defaultOrder: (a, b) => a.id - b.id,
-        render: renderInstance,
+        render: (i) => renderInstance(ctx.world, i),
       });
     },
   },
@@ -449,7 +520,7 @@ const routes: RouteSpec[] = [
     path: "/p2p/preheat/instances/{preheat_instance_name}",
     handle(ctx) {
       requireSystem(ctx, "preheat-instance", "read");
-      return ok(renderInstance(existingInstance(ctx)));
+      return ok(renderInstance(ctx.world, existingInstance(ctx)));
     },
   },
   {
@@ -459,7 +530,7 @@ const routes: RouteSpec[] = [
     body: { name: "instance", schema: InstanceBody },
     handle(ctx) {
       requireSystem(ctx, "preheat-instance", "update");
-      const input = instanceInput(ctx.body as InstanceBody);
+      const input = keptCredential(ctx.world, instanceInput(ctx.body as InstanceBody));
       ctx.world.preheat.updateInstance(input);
       audit(ctx, input.name, "preheat_instance", "update");
       return ok();
@@ -559,8 +630,8 @@ export const area = defineArea({
     setProviderHealthy(endpoint: string, healthy: boolean): void {
       world.preheat.setService(endpoint, { healthy });
     },
-    /** Every instance as the API renders it (credentials included, as Harbor does). */
-    instances: () => world.preheat.instances().map(renderInstance),
+    /** Every instance as stored, credentials included (what 2.12 – 2.14.3 reads show). */
+    instances: () => world.preheat.instances().map((i) => ({ ...i, status: "Unknown" })),
     /** Every policy as the API renders it. */
     policies: () => world.preheat.policies().map((p) => renderPolicy(world, p)),
   }),

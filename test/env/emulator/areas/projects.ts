@@ -1,10 +1,15 @@
 // Projects: the records every other area hangs off, name-or-id resolution, repositories (the
 // simulated content that blocks deletion and fills the quota), members with their roles, and the
-// project API of Harbor v2.12 (create, head, list, get, update, delete, _deletable, summary, logs).
-// The registry's token service, which judges pulls by these projects' members, is registry-auth.ts.
+// project API (create, head, list, get, update, delete, _deletable, summary; the audit logs are
+// audit-logs.ts's). The release decides which metadata keys a project has: auto_sbom_generation from
+// 2.11, proxy_speed_kb from 2.12, max_upstream_conn from 2.14.1 and proxy_cache_local_on_not_found
+// from 2.15.1 (the three proxy-cache settings are kept on proxy-cache projects only; the two
+// numbers must be int32s), and webhook_allow_private_ip where the webhook refusal of private
+// addresses is modelled (world settings). The registry's token service, which judges pulls by these
+// projects' members, is registry-auth.ts.
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
-import { type AuditEntry, auditWrite } from "../audit.ts";
+import { auditWrite } from "../audit.ts";
 import {
   type Caller,
   canProject,
@@ -27,6 +32,7 @@ import {
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply, page } from "../listing.ts";
 import { type Ctx, inInt4, int4Overflow, ok, parseInt64, type RouteSpec } from "../router.ts";
+import type { Change } from "../version.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import { ProjectMembers } from "./members.ts";
@@ -121,12 +127,34 @@ const METADATA_KEYS = [
   "reuse_sys_cve_allowlist",
   "retention_id",
   "proxy_speed_kb",
+  "max_upstream_conn",
+  "proxy_cache_local_on_not_found",
+  "webhook_allow_private_ip",
 ] as const;
-/** Keys a release's ProjectMetadata does not have yet (go-swagger drops them from a request). */
-const METADATA_SINCE: Partial<Record<(typeof METADATA_KEYS)[number], string>> = {
-  auto_sbom_generation: "2.11",
-  proxy_speed_kb: "2.12",
+type MetadataKey = (typeof METADATA_KEYS)[number];
+/** Keys a release's ProjectMetadata has only from a change on (go-swagger drops them before). */
+const METADATA_SINCE: Partial<Record<MetadataKey, Change>> = {
+  auto_sbom_generation: "autoSbomGeneration",
+  proxy_speed_kb: "proxySpeedKb",
+  max_upstream_conn: "maxUpstreamConn",
+  proxy_cache_local_on_not_found: "proxyCacheLocalOnNotFound",
 };
+/** Settings of a proxy cache: dropped from the request of any other project. */
+const PROXY_CACHE_KEYS: readonly MetadataKey[] = [
+  "proxy_speed_kb",
+  "max_upstream_conn",
+  "proxy_cache_local_on_not_found",
+];
+/** Proxy-cache settings Harbor parses as an int32. */
+const INT32_KEYS: readonly MetadataKey[] = ["proxy_speed_kb", "max_upstream_conn"];
+
+/** Whether the modelled Harbor's ProjectMetadata has the key. */
+function hasMetadataKey(world: World, key: MetadataKey): boolean {
+  // Only the patches that refuse private webhook targets know the exemption (world.ts).
+  if (key === "webhook_allow_private_ip") return world.settings.webhookPrivateAddresses === "refuse";
+  const change = METADATA_SINCE[key];
+  return !change || world.version.has(change);
+}
 
 export class ProjectStore {
   readonly #world: World;
@@ -334,8 +362,7 @@ type ProjectReq = z.output<typeof ProjectReqBody>;
 function requestedMetadata(world: World, body: ProjectReq["metadata"]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const key of METADATA_KEYS) {
-    const since = METADATA_SINCE[key];
-    if (since && !world.version.atLeast(since)) continue;
+    if (!hasMetadataKey(world, key)) continue;
     const v = body?.[key];
     if (v === undefined || v === null || (key === "public" && v === "")) continue;
     out[key] = v;
@@ -343,13 +370,13 @@ function requestedMetadata(world: World, body: ProjectReq["metadata"]): Record<s
   return out;
 }
 
-/** strconv.ParseInt(s, 10, 32), for metadata.proxy_speed_kb. */
-function checkInt32(s: string): void {
+/** strconv.ParseInt(s, 10, 32), for metadata.proxy_speed_kb and max_upstream_conn. */
+function checkInt32(key: MetadataKey, s: string): void {
   const syntax = !/^[+-]?\d+$/.test(s);
   const range = !syntax && (Number(s) > 2 ** 31 - 1 || Number(s) < -(2 ** 31));
   if (syntax || range) {
     throw badRequest(
-      `metadata.proxy_speed_kb should by an int32, but got: '${s}', err: strconv.ParseInt: parsing "${s}": ${syntax ? "invalid syntax" : "value out of range"}`,
+      `metadata.${key} should by an int32, but got: '${s}', err: strconv.ParseInt: parsing "${s}": ${syntax ? "invalid syntax" : "value out of range"}`,
     );
   }
 }
@@ -411,18 +438,7 @@ const projectFields: Fields<ProjectRecord> = {
   owner: (p) => p.owner_name,
 };
 
-const auditFields: Fields<AuditEntry> = {
-  id: (e) => e.id,
-  username: (e) => e.username,
-  resource: (e) => e.resource,
-  resource_type: (e) => e.resource_type,
-  operation: (e) => e.operation,
-  op_time: (e) => e.op_time,
-};
-
 const byName = (a: ProjectRecord, b: ProjectRecord) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
-const newestFirst = (a: AuditEntry, b: AuditEntry) =>
-  a.op_time < b.op_time ? 1 : a.op_time > b.op_time ? -1 : b.id - a.id;
 
 function pathRef(ctx: Ctx): string {
   return ctx.params.project_name_or_id as string;
@@ -507,7 +523,7 @@ const routes: RouteSpec[] = [
       if (metadata.public !== "true" && metadata.public !== "false") {
         throw badRequest(`metadata.public should only be 'true' or 'false', but got: '${metadata.public}'`);
       }
-      if (registryId === undefined) delete metadata.proxy_speed_kb;
+      if (registryId === undefined) for (const k of PROXY_CACHE_KEYS) delete metadata[k];
       else delete metadata.enable_content_trust;
       if (metadata.retention_id) {
         throw badRequest(
@@ -527,7 +543,7 @@ const routes: RouteSpec[] = [
         if (!PROXY_CACHE_TYPES.includes(registry.type)) {
           throw badRequest(`bad request: unsupported registry type ${registry.type}`);
         }
-        if (metadata.proxy_speed_kb !== undefined) checkInt32(metadata.proxy_speed_kb);
+        for (const k of INT32_KEYS) if (metadata[k] !== undefined) checkInt32(k, metadata[k]);
       }
       if ((storageLimit <= 0 && storageLimit !== -1) || storageLimit > MAX_STORAGE_LIMIT) {
         throw badRequest("bad request: invalid value for resource storage");
@@ -631,7 +647,7 @@ const routes: RouteSpec[] = [
       }
       // name, storage_limit and registry_id in the body are ignored on update.
       const metadata = requestedMetadata(ctx.world, b.metadata);
-      if (project.registry_id === 0) delete metadata.proxy_speed_kb;
+      if (project.registry_id === 0) for (const k of PROXY_CACHE_KEYS) delete metadata[k];
       else delete metadata.enable_content_trust;
       if (metadata.retention_id !== undefined && metadata.retention_id !== project.metadata.retention_id) {
         throw badRequest(
@@ -732,26 +748,6 @@ const routes: RouteSpec[] = [
       return ok(
         omitEmpty({ repo_count: project.repositories.size, ...members, ...quota, registry }, ["repo_count"]),
       );
-    },
-  },
-  {
-    op: "getLogs",
-    method: "GET",
-    path: "/projects/{project_name}/logs",
-    paged: true,
-    query: { q: { type: "string" }, sort: { type: "string" } },
-    handle(ctx) {
-      // Only a name is accepted here, also when it looks like a number.
-      const project = projectAccess(
-        { ...ctx, query: { ...ctx.query, "X-Is-Resource-Name": true } },
-        ctx.params.project_name as string,
-        "log",
-        "list",
-      );
-      return listReply(ctx, ctx.world.audit.forProject(project.project_id), auditFields, {
-        defaultOrder: newestFirst,
-        render: (e) => omitEmpty({ ...e, project_id: undefined }),
-      });
     },
   },
 ];

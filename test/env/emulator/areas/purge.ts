@@ -1,13 +1,18 @@
-// Audit-log purge (/system/purgeaudit) as Harbor 2.12.4's handler runs it: the schedule (a cron type
+// Audit-log purge (/system/purgeaudit) as Harbor's handler runs it: the schedule (a cron type
 // replaces it, None deletes it, Manual starts a run, "Schedule" does nothing; every request, None
-// included, must carry audit_retention_hour and include_operations), runs that progress on the
-// world clock and really purge the emulator's audit log, history, log and stop.
+// included, must carry audit_retention_hour and the list of what to purge), runs that progress on
+// the world clock and really purge the emulator's audit log, history, log and stop.
+//
+// What to purge: up to 2.12 `include_operations`, operations (create, delete and pull only; other
+// values are ignored); from 2.13 `include_event_types`, event types as GET /auditlog-exts/events
+// lists them (create_artifact, delete_project, …), not checked: a name that is no event type
+// (`create`, an operation of 2.12) matches nothing. A request without the release's key is a 400
+// "<key> should provide"; the other release's key is not read.
 //
 // A run occupies a job service worker (job PURGE_AUDIT) for its planned time (1 s of world time
 // unless a plan says otherwise); the job then removes the audit records older than
-// audit_retention_hour whose operation is one of include_operations (create, delete and pull only;
-// other values are ignored, and none purges nothing; 0 or -1 hours end the job without purging),
-// or with dry_run only counts them, and logs the number. The execution shows the job's end
+// audit_retention_hour that the list names (none purges nothing; 0 or -1 hours end the job without
+// purging), or with dry_run only counts them, and logs the number. The execution shows the job's end
 // PURGE_STATUS_LAG_MS later, as a GC run does (core refreshes a task-based execution's status
 // asynchronously; observed for GC on a real 2.12.4 and modelled the same way here).
 //
@@ -15,6 +20,7 @@
 // request with a bad cron leaves no schedule; GET of an unknown run id is a masked 500 (the handler
 // dereferences the missing execution); a cron schedule fires through the job service's SCHEDULER
 // queue, so it waits while that queue is paused.
+import { type AuditEntry, eventType } from "../audit.ts";
 import { badRequest, internal } from "../errors.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -40,7 +46,8 @@ export interface PurgePlan {
 
 interface PurgePolicy {
   retentionHour: number;
-  includeOperations: string;
+  /** include_operations (up to 2.12) or include_event_types (2.13 on), as sent. */
+  include: string;
   dryRun: boolean;
 }
 
@@ -73,6 +80,11 @@ export const PURGE_STATUS_LAG_MS = 25_000;
 /** The operations the 2.12 purge can remove; anything else in include_operations is ignored. */
 const PERMITTED_OPERATIONS = ["create", "delete", "pull"];
 
+/** The parameter that says what to purge in this release. */
+export function includeKey(world: World): "include_event_types" | "include_operations" {
+  return world.version.has("purgeEventTypes") ? "include_event_types" : "include_operations";
+}
+
 export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePolicy, PurgeScheduleRecord> {
   constructor(world: World) {
     super(world, {
@@ -92,7 +104,7 @@ export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePol
       parameters: {
         audit_retention_hour: policy.retentionHour,
         dry_run: policy.dryRun,
-        include_operations: policy.includeOperations,
+        [includeKey(this.world)]: policy.include,
       },
       policy,
       startTime: now,
@@ -146,18 +158,22 @@ export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePol
       this.log(run, "failed to purge audit log, error: the database is unreachable", "ERROR");
       return;
     }
-    const { retentionHour, includeOperations, dryRun } = run.policy;
+    const { retentionHour, include, dryRun } = run.policy;
     if (retentionHour === -1 || retentionHour === 0) {
       this.log(run, `quit purge job, retentionHour:${retentionHour} `);
       return;
     }
-    const operations = includeOperations === "" ? [] : includeOperations.split(",");
-    const permitted = operations.map((o) => o.toLowerCase()).filter((o) => PERMITTED_OPERATIONS.includes(o));
+    const named = include === "" ? [] : include.split(",");
+    const byEventType = this.world.version.has("purgeEventTypes");
+    // 2.13 on: event types, compared as sent; up to 2.12: the three operations it knows.
+    const wanted = byEventType
+      ? named.map((t) => t.trim().toLowerCase())
+      : named.map((o) => o.toLowerCase()).filter((o) => PERMITTED_OPERATIONS.includes(o));
     const cutoff = at - retentionHour * 3_600_000;
-    const matches = (e: { operation: string; op_time: string }) =>
-      permitted.includes(e.operation) && Date.parse(e.op_time) < cutoff;
+    const matches = (e: AuditEntry) =>
+      wanted.includes(byEventType ? eventType(e) : e.operation) && Date.parse(e.op_time) < cutoff;
     const n =
-      permitted.length === 0
+      wanted.length === 0
         ? 0
         : dryRun
           ? this.world.audit.all().filter(matches).length
@@ -165,7 +181,7 @@ export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePol
     run.purged = n;
     this.log(
       run,
-      `Purge operation parameter, renention_hour=${retentionHour}, include_operations:[${operations.join(" ")}], dry_run:${dryRun}`,
+      `Purge operation parameter, renention_hour=${retentionHour}, ${includeKey(this.world)}:[${named.join(" ")}], dry_run:${dryRun}`,
     );
     this.log(run, `${dryRun ? "[DRYRUN]" : ""}Purged ${n} rows of audit logs`);
   }
@@ -186,20 +202,21 @@ export class PurgeStore extends JobStoreBase<PurgeRunRecord, PurgePlan, PurgePol
 // API
 
 /** The handler's checks before anything happens (verifyCreateRequest / verifyUpdateRequest). */
-function verify(body: ScheduleBody): void {
+function verify(body: ScheduleBody, world: World): void {
   if (!body.schedule) throw badRequest("schedule cann't be empty");
   const parameters = body.parameters ?? {};
   if (Object.keys(parameters).length === 0) throw badRequest("schedule parameter cann't be empty");
   if (!("audit_retention_hour" in parameters)) throw badRequest("audit_retention_hour should provide");
-  if (!("include_operations" in parameters)) throw badRequest("include_operations should provide");
+  const key = includeKey(world);
+  if (!(key in parameters)) throw badRequest(`${key} should provide`);
 }
 
 /** Reads the policy out of the parameters the way Harbor's handler does. */
-function purgePolicy(parameters: Record<string, unknown>): PurgePolicy {
-  const policy: PurgePolicy = { retentionHour: 0, includeOperations: "", dryRun: false };
+function purgePolicy(world: World, parameters: Record<string, unknown>): PurgePolicy {
+  const policy: PurgePolicy = { retentionHour: 0, include: "", dryRun: false };
   if (typeof parameters.dry_run === "boolean") policy.dryRun = parameters.dry_run;
-  if (typeof parameters.include_operations === "string")
-    policy.includeOperations = parameters.include_operations;
+  const include = parameters[includeKey(world)];
+  if (typeof include === "string") policy.include = include;
   const hours = parameters.audit_retention_hour;
   // Only a JSON number is read (a string leaves 0: the job then ends without purging).
   if (typeof hours === "number") {
@@ -217,7 +234,7 @@ function purgePolicy(parameters: Record<string, unknown>): PurgePolicy {
 function kick(world: World, body: ScheduleBody): number {
   const schedule = body.schedule ?? {};
   const parameters = body.parameters ?? {};
-  const policy = purgePolicy(parameters);
+  const policy = purgePolicy(world, parameters);
   switch (schedule.type) {
     case "Manual":
       return world.purge.start(policy, "MANUAL").id;

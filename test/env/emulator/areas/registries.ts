@@ -2,13 +2,19 @@
 // knows. Id 0 is the built-in "Local" registry: never stored, always resolvable. A remote URL is
 // healthy unless the control API marked it unhealthy; Harbor's regular health check (every five
 // minutes of world time) refreshes the stored `status` of every registry from that.
+//
+// By release: from 2.14 the adapter lists (/replication/adapters, /replication/adapterinfos) show
+// only the types of the deployment's REPLICATION_ADAPTER_WHITELIST (world settings; nothing when it
+// is unset), while creating a registry of any known type still works; from 2.15 a registry has a
+// `ca_certificate` (create, update, ping; stored and shown as sent, not checked).
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { requireSystem } from "../auth.ts";
 import { badRequest, conflict, internal, notFound, precondition } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply } from "../listing.ts";
-import { createdAt, ok, type RouteSpec } from "../router.ts";
+import { createdAt, ok, perRelease, type RouteSpec } from "../router.ts";
+import type { HarborVersion } from "../version.ts";
 import { type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
 
@@ -25,6 +31,8 @@ export interface RegistryRecord {
   url: string;
   description: string;
   insecure: boolean;
+  /** 2.15 on: the CA certificate (PEM) to trust for the registry; "" when none. */
+  ca_certificate: string;
   /** Stored only when an access key is given (as Harbor does); its type defaults to basic. */
   credential?: RegistryCredential;
   status: string;
@@ -50,6 +58,18 @@ export const REGISTRY_TYPES = [
   "github-ghcr",
   "volcengine-cr",
 ] as const;
+
+/** What Harbor's default install sets as REPLICATION_ADAPTER_WHITELIST: every type but these three. */
+export const DEFAULT_INSTALL_ADAPTER_WHITELIST: readonly string[] = REGISTRY_TYPES.filter(
+  (t) => !["dtr", "gitlab", "quay"].includes(t),
+);
+
+/** The types the adapter lists show: from 2.14 only the whitelisted ones. */
+function listedTypes(world: World): string[] {
+  if (!world.version.has("adapterWhitelist")) return [...REGISTRY_TYPES];
+  const whitelist = world.settings.replicationAdapterWhitelist ?? [];
+  return REGISTRY_TYPES.filter((t) => whitelist.includes(t));
+}
 
 const LOCAL_URL = "http://core:8080";
 const HEALTH_CHECK_INTERVAL_MS = 5 * 60_000;
@@ -242,6 +262,7 @@ function localRegistry(): RegistryRecord {
     url: LOCAL_URL,
     description: "",
     insecure: true,
+    ca_certificate: "",
     credential: { type: "secret", access_key: "", access_secret: "internal-jobservice-secret" },
     status: "healthy",
     creation_time: ZERO_TIME,
@@ -249,8 +270,11 @@ function localRegistry(): RegistryRecord {
   };
 }
 
-/** The Registry model: id always emitted, the secret masked, the credential object always present. */
-export function renderRegistry(r: RegistryRecord): Record<string, unknown> {
+/**
+ * The Registry model: id always emitted, the secret masked, the credential object always present;
+ * ca_certificate on releases that have it.
+ */
+export function renderRegistry(r: RegistryRecord, world: World): Record<string, unknown> {
   const credential = omitEmpty({
     type: r.credential?.type ?? "",
     access_key: r.credential?.access_key ?? "",
@@ -265,6 +289,7 @@ export function renderRegistry(r: RegistryRecord): Record<string, unknown> {
       type: r.type,
       insecure: r.insecure,
       description: r.description,
+      ca_certificate: world.version.has("registryCaCertificate") ? r.ca_certificate : undefined,
       status: r.status,
       creation_time: r.creation_time,
       update_time: r.update_time,
@@ -392,35 +417,64 @@ const Credential = z
     access_secret: z.string().nullish(),
   })
   .meta({ goType: "RegistryCredential" });
-const RegistryBody = z
-  .object({
-    id: z.number().int().nullish(),
-    url: z.string().nullish(),
-    name: z.string().nullish(),
-    credential: Credential.nullish(),
-    type: z.string().nullish(),
-    insecure: z.boolean().nullish(),
-    description: z.string().nullish(),
-    status: z.string().nullish(),
-  })
-  .meta({ goType: "Registry" });
-const RegistryUpdateBody = z
-  .object({
-    name: z.string().nullish(),
-    description: z.string().nullish(),
-    url: z.string().nullish(),
-    credential_type: z.string().nullish(),
-    access_key: z.string().nullish(),
-    access_secret: z.string().nullish(),
-    insecure: z.boolean().nullish(),
-  })
-  .meta({ goType: "RegistryUpdate" });
-const RegistryPingBody = RegistryUpdateBody.omit({ name: true, description: true })
-  .extend({
-    id: z.number().int().nullish(),
-    type: z.string().nullish(),
-  })
-  .meta({ goType: "RegistryPing" });
+/** 2.15's ca_certificate, in the models of the releases that have it (go-swagger drops it before). */
+const caCertificate = (version: HarborVersion) =>
+  version.has("registryCaCertificate") ? { ca_certificate: z.string().nullish() } : {};
+const RegistryBody = perRelease((version) =>
+  z
+    .object({
+      id: z.number().int().nullish(),
+      url: z.string().nullish(),
+      name: z.string().nullish(),
+      credential: Credential.nullish(),
+      type: z.string().nullish(),
+      insecure: z.boolean().nullish(),
+      description: z.string().nullish(),
+      status: z.string().nullish(),
+      ...caCertificate(version),
+    })
+    .meta({ goType: "Registry" }),
+);
+type RegistryBody = {
+  id?: number | null;
+  url?: string | null;
+  name?: string | null;
+  credential?: { type?: string | null; access_key?: string | null; access_secret?: string | null } | null;
+  type?: string | null;
+  insecure?: boolean | null;
+  description?: string | null;
+  ca_certificate?: string | null;
+};
+const updateFields = {
+  name: z.string().nullish(),
+  description: z.string().nullish(),
+  url: z.string().nullish(),
+  credential_type: z.string().nullish(),
+  access_key: z.string().nullish(),
+  access_secret: z.string().nullish(),
+  insecure: z.boolean().nullish(),
+};
+const RegistryUpdateBody = perRelease((version) =>
+  z.object({ ...updateFields, ...caCertificate(version) }).meta({ goType: "RegistryUpdate" }),
+);
+type RegistryUpdateBody = {
+  [K in keyof typeof updateFields]?: z.output<(typeof updateFields)[K]>;
+} & { ca_certificate?: string | null };
+const RegistryPingBody = perRelease((version) =>
+  z
+    .object({
+      id: z.number().int().nullish(),
+      type: z.string().nullish(),
+      url: z.string().nullish(),
+      credential_type: z.string().nullish(),
+      access_key: z.string().nullish(),
+      access_secret: z.string().nullish(),
+      insecure: z.boolean().nullish(),
+      ...caCertificate(version),
+    })
+    .meta({ goType: "RegistryPing" }),
+);
+type RegistryPingBody = { id?: number | null; type?: string | null; url?: string | null };
 
 /** Harbor keeps a credential only when it has an access key; the type then defaults to basic. */
 function credentialOf(c: {
@@ -460,7 +514,7 @@ const routes: RouteSpec[] = [
     body: { name: "registry", schema: RegistryBody },
     handle(ctx) {
       requireSystem(ctx, "registry", "create");
-      const b = ctx.body as z.output<typeof RegistryBody>;
+      const b = ctx.body as RegistryBody;
       const credential = credentialOf(b.credential ?? {});
       const rec = ctx.world.registries.create({
         name: b.name ?? "",
@@ -468,6 +522,7 @@ const routes: RouteSpec[] = [
         url: b.url ?? "",
         description: b.description ?? "",
         insecure: b.insecure ?? false,
+        ca_certificate: b.ca_certificate ?? "",
         ...(credential ? { credential } : {}),
       });
       audit(ctx, rec.name, "create");
@@ -486,7 +541,10 @@ const routes: RouteSpec[] = [
       // The deprecated `name` parameter is a fuzzy match.
       const name = ctx.query.name as string | undefined;
       if (name) items = items.filter((r) => r.name.toUpperCase().includes(name.toUpperCase()));
-      return listReply(ctx, items, fields, { render: renderRegistry, defaultOrder: (a, b) => a.id - b.id });
+      return listReply(ctx, items, fields, {
+        render: (r) => renderRegistry(r, ctx.world),
+        defaultOrder: (a, b) => a.id - b.id,
+      });
     },
   },
   {
@@ -496,7 +554,7 @@ const routes: RouteSpec[] = [
     body: { name: "registry", schema: RegistryPingBody },
     handle(ctx) {
       requireSystem(ctx, "registry", "read");
-      const b = ctx.body as z.output<typeof RegistryPingBody>;
+      const b = ctx.body as RegistryPingBody;
       // Fields in the body override those of the stored registry named by `id`.
       const base = b.id == null ? undefined : ctx.world.registries.resolve(b.id);
       const type = b.type ?? base?.type ?? "";
@@ -513,7 +571,7 @@ const routes: RouteSpec[] = [
     params: { id: "int" },
     handle(ctx) {
       requireSystem(ctx, "registry", "read");
-      return ok(renderRegistry(ctx.world.registries.resolve(ctx.params.id as number)));
+      return ok(renderRegistry(ctx.world.registries.resolve(ctx.params.id as number), ctx.world));
     },
   },
   {
@@ -526,7 +584,7 @@ const routes: RouteSpec[] = [
       requireSystem(ctx, "registry", "update");
       const id = ctx.params.id as number;
       const cur = ctx.world.registries.resolve(id);
-      const b = ctx.body as z.output<typeof RegistryUpdateBody>;
+      const b = ctx.body as RegistryUpdateBody;
       // A partial update: only the fields present change.
       const credential = credentialOf({
         type: b.credential_type ?? cur.credential?.type,
@@ -539,6 +597,7 @@ const routes: RouteSpec[] = [
         description: b.description ?? cur.description,
         url: b.url ?? cur.url,
         insecure: b.insecure ?? cur.insecure,
+        ca_certificate: b.ca_certificate ?? cur.ca_certificate,
         ...(credential ? { credential } : {}),
       });
       audit(ctx, b.name ?? cur.name, "update");
@@ -575,7 +634,7 @@ const routes: RouteSpec[] = [
     path: "/replication/adapters",
     handle(ctx) {
       requireSystem(ctx, "replication-adapter", "list");
-      return ok([...REGISTRY_TYPES].sort());
+      return ok(listedTypes(ctx.world).sort());
     },
   },
   {
@@ -584,7 +643,8 @@ const routes: RouteSpec[] = [
     path: "/replication/adapterinfos",
     handle(ctx) {
       requireSystem(ctx, "replication-adapter", "list");
-      return ok(PROVIDER_INFOS);
+      const listed = listedTypes(ctx.world);
+      return ok(Object.fromEntries(Object.entries(PROVIDER_INFOS).filter(([type]) => listed.includes(type))));
     },
   },
 ];
@@ -593,7 +653,7 @@ export const area = defineArea({
   routes,
   control: (world: World) => ({
     /** Every stored registry, as the API renders it (secrets masked). */
-    list: () => world.registries.all().map(renderRegistry),
+    list: () => world.registries.all().map((r) => renderRegistry(r, world)),
     /**
      * Marks a remote registry URL healthy or unhealthy (default: every URL is healthy). Create,
      * update and ping check it; replication runs against an unhealthy remote fail at start.

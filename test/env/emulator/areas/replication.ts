@@ -9,7 +9,9 @@
 // the execution is InProgress with total 0 and ends Succeed 0.1 s later with "no resources need to
 // be replicated" and no tasks, as in Harbor 2.12.4. A run against a remote registry the world marked
 // unhealthy fails at once. Schedules are not fired by the clock: the control API's `trigger` fires a
-// scheduled or event-based run of a policy that has that trigger.
+// scheduled or event-based run of a policy that has that trigger. From 2.14 a policy has
+// `single_active_replication`: such a scheduled or event-based run starts nothing while another run
+// of the policy is in progress (a manual one always starts).
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
@@ -17,7 +19,7 @@ import { callerName, requireSystem } from "../auth.ts";
 import { badRequest, conflict, notFound, precondition } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { applySort, type Fields, listReply, page } from "../listing.ts";
-import { type Ctx, createdAt, ok, type RouteSpec, textReply } from "../router.ts";
+import { type Ctx, createdAt, ok, perRelease, type RouteSpec, textReply } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
 import { normalizeUrl, type RegistryRecord, renderRegistry } from "./registries.ts";
@@ -60,6 +62,8 @@ export interface PolicyRecord {
   enabled: boolean;
   speed: number;
   copy_by_chunk: boolean;
+  /** 2.14 on: a scheduled or event-based run is skipped while one of the policy's runs is in progress. */
+  single_active_replication: boolean;
   creation_time: string;
   update_time: string;
 }
@@ -275,9 +279,17 @@ export class ReplicationStore {
     this.#remote.delete(normalizeUrl(registryUrl));
   }
 
-  start(policyId: number, trigger: Trigger): ExecutionRecord {
+  /** A run of the policy; undefined when single active replication skips it. */
+  start(policyId: number, trigger: Trigger): ExecutionRecord | undefined {
     const p = this.policy(policyId);
     if (!p.enabled) throw precondition(`the policy ${p.id} is disabled`);
+    if (p.single_active_replication && trigger !== "MANUAL") {
+      this.#advance();
+      const active = [...this.#executions.values()].some(
+        (e) => e.policy_id === p.id && e.status === "Running",
+      );
+      if (active) return undefined;
+    }
     const remote = this.#world.registries.resolve(p.src_registry_id || p.dest_registry_id);
     const plan = this.#plans.get(p.id) ?? this.#defaultPlan;
     const id = this.#world.ids.next("replication_execution");
@@ -556,8 +568,8 @@ function renderPolicy(world: World, p: PolicyRecord): Record<string, unknown> {
       name: p.name,
       description: p.description,
       // Both sides in full; the local side is the Local registry with id 0.
-      src_registry: renderRegistry(world.registries.resolve(p.src_registry_id)),
-      dest_registry: renderRegistry(world.registries.resolve(p.dest_registry_id)),
+      src_registry: renderRegistry(world.registries.resolve(p.src_registry_id), world),
+      dest_registry: renderRegistry(world.registries.resolve(p.dest_registry_id), world),
       dest_namespace: p.dest_namespace,
       dest_namespace_replace_count: p.dest_namespace_replace_count,
       trigger: p.trigger
@@ -575,8 +587,18 @@ function renderPolicy(world: World, p: PolicyRecord): Record<string, unknown> {
       update_time: p.update_time,
       speed: p.speed,
       copy_by_chunk: p.copy_by_chunk,
+      single_active_replication: world.version.has("singleActiveReplication")
+        ? p.single_active_replication
+        : undefined,
     },
-    ["dest_namespace_replace_count", "speed", "copy_by_chunk", "creation_time", "update_time"],
+    [
+      "dest_namespace_replace_count",
+      "speed",
+      "copy_by_chunk",
+      "creation_time",
+      "update_time",
+      "single_active_replication",
+    ],
   );
 }
 
@@ -639,7 +661,7 @@ function taskLog(t: TaskRecord): string {
 // ---- routes
 
 const RegistryRef = z.object({ id: z.number().int().nullish() });
-const PolicyBody = z.object({
+const policyBodyFields = {
   id: z.number().int().nullish(),
   name: z.string().nullish(),
   description: z.string().nullish(),
@@ -664,11 +686,23 @@ const PolicyBody = z.object({
   update_time: z.string().nullish(),
   speed: z.number().int().nullish(),
   copy_by_chunk: z.boolean().nullish(),
-});
+};
+/** ReplicationPolicy: 2.14 adds single_active_replication (go-swagger drops it before). */
+const PolicyBody = perRelease((version) =>
+  z
+    .object({
+      ...policyBodyFields,
+      ...(version.has("singleActiveReplication") ? { single_active_replication: z.boolean().nullish() } : {}),
+    })
+    .meta({ goType: "ReplicationPolicy" }),
+);
+type PolicyBody = { [K in keyof typeof policyBodyFields]?: z.output<(typeof policyBodyFields)[K]> } & {
+  single_active_replication?: boolean | null;
+};
 const StartBody = z.object({ policy_id: z.number().int().nullish() });
 
 /** The handler's mapping: replicate-deletion comes from `deletion`; speed is clamped at 0. */
-function policyInput(b: z.output<typeof PolicyBody>): PolicyInput {
+function policyInput(b: PolicyBody): PolicyInput {
   return {
     name: b.name ?? "",
     description: b.description ?? "",
@@ -696,6 +730,7 @@ function policyInput(b: z.output<typeof PolicyBody>): PolicyInput {
     enabled: b.enabled ?? false,
     speed: Math.max(0, b.speed ?? 0),
     copy_by_chunk: b.copy_by_chunk ?? false,
+    single_active_replication: b.single_active_replication ?? false,
   };
 }
 
@@ -764,7 +799,7 @@ const routes: RouteSpec[] = [
     body: { name: "policy", schema: PolicyBody },
     handle(ctx) {
       requireSystem(ctx, "replication-policy", "create");
-      const input = policyInput(ctx.body as z.output<typeof PolicyBody>);
+      const input = policyInput(ctx.body as PolicyBody);
       const rec = ctx.world.replication.createPolicy(input, callerName(ctx.caller));
       auditPolicy(ctx, rec.name, "create");
       return createdAt(ctx, rec.id);
@@ -788,7 +823,7 @@ const routes: RouteSpec[] = [
     body: { name: "policy", schema: PolicyBody },
     handle(ctx) {
       requireSystem(ctx, "replication-policy", "update");
-      const input = policyInput(ctx.body as z.output<typeof PolicyBody>);
+      const input = policyInput(ctx.body as PolicyBody);
       const rec = ctx.world.replication.updatePolicy(ctx.params.id as number, input);
       auditPolicy(ctx, rec.name, "update");
       return ok();
@@ -852,6 +887,8 @@ const routes: RouteSpec[] = [
       // Harbor's own scheduler calls this endpoint with ?trigger=scheduled.
       const trigger = ctx.query.trigger === "scheduled" ? "SCHEDULE" : "MANUAL";
       const exec = ctx.world.replication.start(b.policy_id ?? 0, trigger);
+      // A scheduled run that single active replication skips starts nothing (the id is 0).
+      if (!exec) return createdAt(ctx, 0);
       auditWrite(ctx, {
         project_id: 0,
         resource: String(exec.id),
@@ -956,7 +993,8 @@ export const area = defineArea({
     schedules: () => world.replication.schedules(),
     /**
      * Fires a run as Harbor's scheduler or event handler would: the policy must be enabled and have
-     * that trigger type. Returns the new execution's id.
+     * that trigger type. Returns the new execution's id, or 0 when the policy's single active
+     * replication (2.14 on) skipped the run because another one is in progress.
      */
     trigger: (policyId: number, trigger: "scheduled" | "event_based"): number => {
       const p = world.replication.allPolicies().find((x) => x.id === policyId);
@@ -964,7 +1002,7 @@ export const area = defineArea({
       if (!p.enabled || p.trigger?.type !== trigger) {
         throw new Error(`replication policy ${policyId} has no enabled ${trigger} trigger`);
       }
-      return world.replication.start(policyId, trigger === "scheduled" ? "SCHEDULE" : "EVENT").id;
+      return world.replication.start(policyId, trigger === "scheduled" ? "SCHEDULE" : "EVENT")?.id ?? 0;
     },
   }),
 });

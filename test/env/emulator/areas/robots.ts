@@ -1,4 +1,5 @@
-// Robot accounts (v2 /robots and v1 /projects/{p}/robots), their names, secrets and permissions.
+// Robot accounts (v2 /robots and v1 /projects/{p}/robots, the latter up to 2.12: from 2.13 its
+// routes are not found), their names, secrets and permissions.
 //
 // Harbor v2.12 behaviour:
 // - names: v2 create checks the name pattern; stored as "<name>" (system) or "<project>+<name>"
@@ -182,10 +183,11 @@ export class RobotStore {
   readonly #robots = new Map<number, RobotRecord>();
   readonly #secrets = new Map<number, StoredSecret>();
   /** How POST /projects/{p}/robots behaves. */
-  v1Create: V1CreateModel = "2.12";
+  v1Create: V1CreateModel;
 
   constructor(world: World) {
     this.#world = world;
+    this.v1Create = v1CreateModelFor(world.version.name);
   }
 
   get world(): World {
@@ -236,12 +238,12 @@ export class RobotStore {
       disable: false,
       editable: true,
       // Who created a robot is recorded from 2.12 on; before, the fields do not exist.
-      creator_type: !this.#world.version.atLeast("2.12")
+      creator_type: !this.#world.version.has("robotCreator")
         ? ""
         : r.creator.kind === "robot"
           ? "robot"
           : "local",
-      creator_ref: !this.#world.version.atLeast("2.12")
+      creator_ref: !this.#world.version.has("robotCreator")
         ? 0
         : r.creator.kind === "robot"
           ? r.creator.robot.id
@@ -611,7 +613,8 @@ const routes: RouteSpec[] = [
       const permissions = toPermissions(b.permissions);
       // Up to 2.10, duration 0 (or none) means the system default; 2.11 rejects it.
       const asked = b.duration ?? 0;
-      const duration = asked === 0 && !ctx.world.version.atLeast("2.11") ? DEFAULT_ROBOT_DAYS : asked;
+      const duration =
+        asked === 0 && !ctx.world.version.has("robotZeroDurationRefused") ? DEFAULT_ROBOT_DAYS : asked;
       validate(duration, level, permissions);
       const namespace = (permissions[0] as RobotPermission).namespace;
       requireRobotAccess(ctx, level, namespace, "create");
@@ -761,6 +764,7 @@ const routes: RouteSpec[] = [
   // v1: /projects/{project_name_or_id}/robots
   {
     op: "CreateRobotV1",
+    until: "robotsV1Removed",
     method: "POST",
     path: "/projects/{project_name_or_id}/robots",
     headers: projectHeader,
@@ -793,6 +797,7 @@ const routes: RouteSpec[] = [
   },
   {
     op: "ListRobotV1",
+    until: "robotsV1Removed",
     method: "GET",
     path: "/projects/{project_name_or_id}/robots",
     headers: projectHeader,
@@ -806,6 +811,7 @@ const routes: RouteSpec[] = [
   },
   {
     op: "GetRobotByIDV1",
+    until: "robotsV1Removed",
     method: "GET",
     path: "/projects/{project_name_or_id}/robots/{robot_id}",
     params: { robot_id: "int" },
@@ -817,6 +823,7 @@ const routes: RouteSpec[] = [
   },
   {
     op: "UpdateRobotV1",
+    until: "robotsV1Removed",
     method: "PUT",
     path: "/projects/{project_name_or_id}/robots/{robot_id}",
     params: { robot_id: "int" },
@@ -836,6 +843,7 @@ const routes: RouteSpec[] = [
   },
   {
     op: "DeleteRobotV1",
+    until: "robotsV1Removed",
     method: "DELETE",
     path: "/projects/{project_name_or_id}/robots/{robot_id}",
     params: { robot_id: "int" },

@@ -9,6 +9,9 @@
 //
 // `capabilities` (2.12 on) always carries both flags, read from the adapter's metadata; it is null
 // where Harbor has no metadata at hand (an unreachable adapter, the registration DELETE returns).
+//
+// From 2.14.4 (2.15.1 on the 2.15 line) `access_credential` is always answered as "", and an update
+// whose access_credential is empty or absent keeps the stored one while `auth` still needs one.
 import { randomUUID } from "node:crypto";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
@@ -286,8 +289,16 @@ const reserved = (name: string) => badRequest(`name "${name}" is reserved, pleas
 const immutable = (name: string, action: "update" | "delete") =>
   forbidden(`registration ${name} is not allowed to ${action} as it is immutable: scanner API: ${action}`);
 
-/** ScannerRegistration as Harbor renders it; `extra` adds capabilities or the project-path health. */
-function render(s: ScannerRecord, extra: Record<string, unknown> = {}): Record<string, unknown> {
+/**
+ * ScannerRegistration as Harbor renders it; `extra` adds capabilities or the project-path health.
+ * With `world`, as that release answers (2.14.4 on: without the credential); without, as stored.
+ */
+function render(
+  s: ScannerRecord,
+  extra: Record<string, unknown> = {},
+  world?: World,
+): Record<string, unknown> {
+  const hidden = world?.version.has("credentialsKept") ?? false;
   return omitEmpty(
     {
       uuid: s.uuid,
@@ -297,7 +308,7 @@ function render(s: ScannerRecord, extra: Record<string, unknown> = {}): Record<s
       disabled: s.disabled,
       is_default: s.is_default,
       auth: s.auth,
-      access_credential: s.access_credential,
+      access_credential: hidden ? "" : s.access_credential,
       skip_certVerify: s.skip_certVerify,
       use_internal_addr: s.use_internal_addr,
       create_time: s.create_time,
@@ -332,12 +343,12 @@ function capabilities(m: ScannerAdapterMetadata): { support_vulnerability: boole
  * field does not exist); a failed ping is only logged and leaves it null.
  */
 function withCapabilities(world: World, s: ScannerRecord, meta = world.scanners.tryPing(s)) {
-  if (!world.version.atLeast("2.12")) return {};
+  if (!world.version.has("scannerCapabilities")) return {};
   return { capabilities: meta ? capabilities(meta) : null };
 }
 
 function renderWithCapabilities(world: World, s: ScannerRecord): Record<string, unknown> {
-  return render(s, withCapabilities(world, s));
+  return render(s, withCapabilities(world, s), world);
 }
 
 const fields: Fields<ScannerRecord> = {
@@ -471,7 +482,12 @@ const routes: RouteSpec[] = [
     handle(ctx) {
       requireSystem(ctx, "scanner", "update");
       const rec = existing(ctx);
-      ctx.world.scanners.update(rec, input(ctx.body as z.output<typeof ScannerReq>));
+      const change = input(ctx.body as z.output<typeof ScannerReq>);
+      // 2.14.4 on: no credential in the request keeps the stored one while the auth type needs one.
+      if (ctx.world.version.has("credentialsKept") && change.auth !== "" && change.access_credential === "") {
+        change.access_credential = rec.access_credential;
+      }
+      ctx.world.scanners.update(rec, change);
       audit(ctx, rec.name, "update");
       return ok();
     },
@@ -486,7 +502,9 @@ const routes: RouteSpec[] = [
       ctx.world.scanners.delete(rec);
       audit(ctx, rec.name, "delete");
       // The deleted registration comes back in the response, without its adapter's metadata.
-      return ok(render(rec, ctx.world.version.atLeast("2.12") ? { capabilities: null } : {}));
+      return ok(
+        render(rec, ctx.world.version.has("scannerCapabilities") ? { capabilities: null } : {}, ctx.world),
+      );
     },
   },
   {
@@ -537,7 +555,7 @@ const routes: RouteSpec[] = [
             version: meta.scanner.version,
           }
         : { health: "unhealthy" };
-      return ok(render(rec, { ...extra, ...withCapabilities(ctx.world, rec, meta) }));
+      return ok(render(rec, { ...extra, ...withCapabilities(ctx.world, rec, meta) }, ctx.world));
     },
   },
   {
@@ -574,7 +592,7 @@ const routes: RouteSpec[] = [
 export const area = defineArea({
   routes,
   control: (world: World) => ({
-    /** Every registration as the API renders it, in Harbor's order. */
+    /** Every registration as stored (credentials included), rendered as 2.12 – 2.14.3 do, in Harbor's order. */
     list: () => world.scanners.all().map((s) => render(s)),
     /** Adds Harbor's built-in immutable "Trivy" registration (as the default); returns its uuid. */
     installTrivy: (): string => world.scanners.installTrivy().uuid,

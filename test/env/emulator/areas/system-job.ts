@@ -205,9 +205,9 @@ export interface JobApi<R extends JobRun, S> {
   /** job_name of an execution. */
   jobName: string;
   store(world: World): JobStore<R, S>;
-  renderSchedule(s: S): unknown;
+  renderSchedule(s: S, world: World): unknown;
   /** The handler's checks before anything happens. */
-  verify?(body: ScheduleBody): void;
+  verify?(body: ScheduleBody, world: World): void;
   /** Applies a schedule request; the execution id for Manual, else 0. */
   kick(world: World, body: ScheduleBody): number;
   /** Location of a created run (default: path.Join(<request path>, "../<id>")). */
@@ -231,7 +231,7 @@ export function jobRoutes<R extends JobRun, S>(job: JobApi<R, S>): RouteSpec[] {
     });
   const request = (ctx: Ctx): ScheduleBody => {
     const body = ctx.body as ScheduleBody;
-    job.verify?.(body);
+    job.verify?.(body, ctx.world);
     return body;
   };
   return [
@@ -257,7 +257,7 @@ export function jobRoutes<R extends JobRun, S>(job: JobApi<R, S>): RouteSpec[] {
         requireSystem(ctx, permission, "read");
         const s = job.store(ctx.world).schedule;
         // No schedule: 200 with an empty body.
-        return s ? ok(job.renderSchedule(s)) : ok();
+        return s ? ok(job.renderSchedule(s, ctx.world)) : ok();
       },
     },
     {

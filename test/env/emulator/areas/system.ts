@@ -1,4 +1,5 @@
-// The system area: /systeminfo (anonymous callers see a subset, as in Harbor) and /users/current
+// The system area: /systeminfo (anonymous callers see a subset, as in Harbor: up to 2.12 with the
+// version, from 2.13 without it: only auth mode, banner and self-registration) and /users/current
 // (401 for anonymous callers, 412 for robots, which have no user record). The settings systeminfo
 // shows are the configurations area's, so systeminfo, configurations, LDAP ping and user groups
 // always agree.
@@ -47,7 +48,11 @@ const routes: RouteSpec[] = [
         // A pointer Harbor always sets: "" when OIDC is not the auth mode or has no provider name.
         oidc_provider_name: "",
       };
-      if (ctx.caller.kind === "anonymous") return ok(open);
+      if (ctx.caller.kind === "anonymous") {
+        if (!ctx.world.version.has("systemInfoVersionAuthenticated")) return ok(open);
+        const { harbor_version: _hidden, ...anonymous } = open;
+        return ok(anonymous);
+      }
       // The registry answers where Harbor does: its external URL without the scheme.
       const host = (Array.isArray(ctx.headers.host) ? ctx.headers.host[0] : ctx.headers.host) ?? ctx.url.host;
       return ok({
@@ -94,7 +99,7 @@ export const area = defineArea({
   control: (world: World) => ({
     /**
      * The version systeminfo reports (only the text: what the emulator models is chosen at start,
-     * see version.ts). Default "v<release>-emulator", e.g. "v2.12.4-emulator".
+     * see version.ts). Default "v<release>-<8 hex>", e.g. "v2.15.2-e15a2c0e".
      */
     setVersion(version: string): void {
       state(world).harborVersion = version;

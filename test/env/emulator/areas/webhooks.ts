@@ -12,16 +12,24 @@
 //
 // Only loopback targets are delivered to unless the emulator was started with
 // allowExternalWebhooks: any other target's job ends Error without a connection or a DNS lookup.
+//
+// The patch releases 2.13.6, 2.14.5 and 2.15.3 refuse delivery to private addresses at send time
+// (not at creation) unless the project's metadata says `webhook_allow_private_ip: "true"`; the
+// setting `webhookPrivateAddresses: "refuse"` models them (world.ts). A refused job ends Error with
+// the reason in its log, without a connection; a name other than localhost is resolved for the
+// check only when deliveries may leave loopback at all.
 import { randomUUID } from "node:crypto";
+import { lookup } from "node:dns/promises";
 import * as http from "node:http";
 import * as https from "node:https";
+import { isIP } from "node:net";
 import { z } from "zod";
 import { auditWrite } from "../audit.ts";
 import { projectAccess, requireProject } from "../auth.ts";
 import { badRequest, conflict, notFound } from "../errors.ts";
 import { omitEmpty } from "../json.ts";
 import { type Fields, listReply } from "../listing.ts";
-import { addressHost, isLoopbackHost } from "../loopback.ts";
+import { addressHost, isLoopbackHost, isPrivateAddress, isPrivateHost } from "../loopback.ts";
 import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec, textReply } from "../router.ts";
 import { harborTime, type World, ZERO_TIME } from "../world.ts";
 import { defineArea } from "./area.ts";
@@ -239,6 +247,14 @@ export class WebhookStore {
     job.start_time = this.#world.now();
     log("INFO", `start to run ${kind} job`);
     const host = addressHost(target.address);
+    const refusal = await this.#privateRefusal(job, host);
+    if (refusal) {
+      job.error = refusal;
+      log("ERROR", `exit ${kind} job, error: ${refusal}`);
+      job.end_time = this.#world.now();
+      this.#setStatus(job, "Error");
+      return;
+    }
     if (!this.allowExternal && !(host !== undefined && isLoopbackHost(host))) {
       // Not Harbor's behaviour: the emulator keeps tests and the demo on loopback.
       job.error = `not delivered: ${host ?? target.address} is not a loopback address (the emulator delivers webhooks to loopback only unless started with --allow-external-webhooks)`;
@@ -262,6 +278,20 @@ export class WebhookStore {
     else log("ERROR", `exit ${kind} job, error: ${failure}`);
     job.end_time = this.#world.now();
     this.#setStatus(job, failure === undefined ? "Success" : "Error");
+  }
+
+  /** Why a patch that refuses private targets would not send this job, or undefined. */
+  async #privateRefusal(job: WebhookJobRecord, host: string | undefined): Promise<string | undefined> {
+    if (this.#world.settings.webhookPrivateAddresses !== "refuse" || host === undefined) return undefined;
+    if (this.#world.projects.byId(job.project_id)?.metadata.webhook_allow_private_ip === "true")
+      return undefined;
+    let privateTarget = isPrivateHost(host);
+    if (!privateTarget && this.allowExternal && !isIP(host.replace(/^\[|\]$/g, ""))) {
+      const addresses = await lookup(host, { all: true }).catch(() => []);
+      privateTarget = addresses.some((a) => isPrivateAddress(a.address));
+    }
+    if (!privateTarget) return undefined;
+    return `the address ${host} of the webhook target is a private address, which the project does not allow (project metadata webhook_allow_private_ip)`;
   }
 
   #setStatus(job: WebhookJobRecord, status: WebhookJobStatus): void {
