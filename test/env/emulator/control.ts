@@ -53,7 +53,9 @@ export function buildControl(world: World, faults: Faults, counters: Counters) {
       },
     },
     audit: {
+      /** Every write the emulator recorded, whichever log of the release shows it. */
       list: () => world.audit.all(),
+      ...areas.auditLogs.control(world),
     },
     labels: areas.labels.control(world),
     projects: areas.projects.control(world),

@@ -6,6 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { startEmulator } from "../../env/emulator/index.ts";
+import { isPrivateHost } from "../../env/emulator/loopback.ts";
 import { useEmulator } from "../../env/harbor.ts";
 
 const byName = { headers: { "x-is-resource-name": "true" } };
@@ -160,6 +161,27 @@ describe("webhook delivery to private addresses", () => {
       await h.emulator.control.webhooks.flush();
       expect(received).toContain("/open");
     });
+  });
+
+  test.each([
+    ["127.0.0.1", true],
+    ["localhost", true],
+    ["10.1.2.3", true],
+    ["172.16.0.1", true],
+    ["172.32.0.1", false],
+    ["192.168.1.10", true],
+    ["169.254.169.254", true],
+    ["100.64.0.1", true],
+    ["0.0.0.0", true],
+    ["[::1]", true],
+    ["fd00::1", true],
+    ["fe80::1", true],
+    ["::ffff:10.0.0.1", true],
+    ["8.8.8.8", false],
+    ["2001:db8::1", false],
+    ["ci.example.com", false],
+  ])("%s is private: %s", (host, expected) => {
+    expect(isPrivateHost(host)).toBe(expected);
   });
 
   test("refusing needs a release that has such a patch (2.13 on)", async () => {

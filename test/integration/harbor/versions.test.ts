@@ -6,8 +6,10 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, test } from "vitest";
+import { areas } from "../../env/emulator/areas/index.ts";
 import { startEmulator } from "../../env/emulator/index.ts";
-import { CHANGES, HARBOR_VERSIONS } from "../../env/emulator/version.ts";
+import { servedBy } from "../../env/emulator/router.ts";
+import { CHANGES, HARBOR_VERSIONS, HarborVersion } from "../../env/emulator/version.ts";
 import { harborErrorOf, type RawReply, systemRobot, useEmulator } from "../../env/harbor.ts";
 
 /** Oldest first. */
@@ -530,6 +532,40 @@ test("the newest release is the default; an unknown release is refused at start"
   await expect(startEmulator({ harborVersion: "2.9.0" })).rejects.toThrow(
     "unsupported Harbor version 2.9.0; the emulator models 2.15.2, 2.14.4, 2.13.5, 2.12.4, 2.10.3",
   );
+});
+
+test("the operations each release serves differ as the swaggers do: 2.13 drops the five v1 robot ones and adds the three audit-log-ext ones", () => {
+  const served = (v: string) => {
+    const version = new HarborVersion(v);
+    return new Set(
+      Object.values(areas)
+        .flatMap((a) => a.routes)
+        .filter((r) => servedBy(r, version))
+        .map((r) => `${r.op} ${r.method} ${r.path}`),
+    );
+  };
+  const diff = (from: string, to: string) => {
+    const a = served(from);
+    const b = served(to);
+    return { removed: [...a].filter((o) => !b.has(o)).sort(), added: [...b].filter((o) => !a.has(o)).sort() };
+  };
+  expect(diff("2.12.4", "2.13.5")).toEqual({
+    removed: [
+      "CreateRobotV1 POST /projects/{project_name_or_id}/robots",
+      "DeleteRobotV1 DELETE /projects/{project_name_or_id}/robots/{robot_id}",
+      "GetRobotByIDV1 GET /projects/{project_name_or_id}/robots/{robot_id}",
+      "ListRobotV1 GET /projects/{project_name_or_id}/robots",
+      "UpdateRobotV1 PUT /projects/{project_name_or_id}/robots/{robot_id}",
+    ],
+    added: [
+      "getLogExts GET /projects/{project_name}/auditlog-exts",
+      "listAuditLogEventTypes GET /auditlog-exts/events",
+      "listAuditLogExts GET /auditlog-exts",
+    ],
+  });
+  expect(diff("2.13.5", "2.14.4")).toEqual({ removed: [], added: [] });
+  expect(diff("2.14.4", "2.15.2")).toEqual({ removed: [], added: [] });
+  expect(diff("2.10.3", "2.12.4")).toEqual({ removed: [], added: [] });
 });
 
 test("VERSIONS.md describes every modelled release and every difference version.ts keys", () => {
