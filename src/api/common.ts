@@ -2,6 +2,7 @@
 // (connectionRef, creationPolicy, deletionPolicy), the status conventions, and references.
 // These zod schemas are the single source of truth: the CRDs in crds/ are generated from them
 // and the operator parses every object with them, so defaults and validation agree.
+import { X509Certificate } from "node:crypto";
 import { z } from "zod";
 
 export const GROUP = "harborconfig.io";
@@ -347,6 +348,31 @@ export const NO_USER_INFO: StringRule = {
   cel: "!self.matches('^[^:/?#]+://[^/?#]*@')",
   message: "must not contain user info (user:password@ before the host); credentials go in a Secret",
   test: (v) => !/^[^:/?#]+:\/\/[^/?#]*@/.test(v),
+};
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
+
+/** Node ignores what is not a certificate in a CA list: the handshake would then fail unexplained. */
+/** Whether the text holds PEM certificates, each one readable. */
+export function readableCertificates(v: string): boolean {
+  const blocks = v.match(PEM_CERTIFICATE) ?? [];
+  return (
+    blocks.length > 0 &&
+    blocks.every((pem) => {
+      try {
+        return Boolean(new X509Certificate(pem));
+      } catch {
+        return false;
+      }
+    })
+  );
+}
+
+export const CERTIFICATES: StringRule = {
+  cel: "self.contains('-----BEGIN CERTIFICATE-----')",
+  message:
+    "must hold PEM certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), each one readable",
+  test: readableCertificates,
 };
 
 /** Keys of a Secret's data, as Kubernetes allows them. */

@@ -97,6 +97,10 @@ const Oidc = z
     userClaim: text(256).optional().describe("The claim that is the user name."),
     verifyCert: z.boolean().optional().describe("Verify the provider's TLS certificate."),
     autoOnboard: z.boolean().optional().describe("Create users at first login without asking for a name."),
+    logout: z
+      .boolean()
+      .optional()
+      .describe("Logging out of Harbor also ends the session at the provider (Harbor 2.13 and later)."),
     extraRedirectParams: z
       .record(z.string(), z.string().max(1024))
       .optional()
@@ -229,6 +233,20 @@ export const HarborConfigurationSpec = z.object({
         .boolean()
         .optional()
         .describe("Keep audit logs out of Harbor's database (only with a forwardEndpoint)."),
+      disabledEventTypes: z
+        .array(
+          z
+            .string()
+            .min(1)
+            .max(64)
+            .regex(/^[a-z][a-z_]*$/),
+        )
+        .max(64)
+        .meta({ "x-kubernetes-list-type": "set" })
+        .optional()
+        .describe(
+          'Event types Harbor does not record, by the names GET /auditlog-exts/events lists, e.g. "pull_artifact", "login_user"; [] records every type (Harbor 2.13 and later; Harbor does not check the names).',
+        ),
     })
     .optional()
     .describe("Audit-log forwarding. Unset: left as Harbor has it."),

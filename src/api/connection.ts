@@ -1,8 +1,8 @@
 // HarborConnection (namespaced) and ClusterHarborConnection (cluster-scoped): where a Harbor is and
 // how to log in. Every managed resource picks one through spec.connectionRef.
-import { X509Certificate } from "node:crypto";
 import { z } from "zod";
 import {
+  CERTIFICATES,
   ConditionSchema,
   type KindDefinition,
   k8sName,
@@ -19,28 +19,6 @@ const CONNECTABLE: StringRule = {
   cel: "isURL(self) && (url(self).getPort() == '' || int(url(self).getPort()) <= 65535)",
   message: "must be a URL the operator can connect to (a valid host, a port up to 65535)",
   test: (v) => URL.canParse(v),
-};
-
-const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g;
-
-/** Node ignores what is not a certificate in a CA list: the handshake would then fail unexplained. */
-const CERTIFICATES: StringRule = {
-  cel: "self.contains('-----BEGIN CERTIFICATE-----')",
-  message:
-    "must hold PEM certificates (-----BEGIN CERTIFICATE----- … -----END CERTIFICATE-----), each one readable",
-  test: (v) => {
-    const blocks = v.match(PEM_CERTIFICATE) ?? [];
-    return (
-      blocks.length > 0 &&
-      blocks.every((pem) => {
-        try {
-          return Boolean(new X509Certificate(pem));
-        } catch {
-          return false;
-        }
-      })
-    );
-  },
 };
 
 const connectionSpecFields = {

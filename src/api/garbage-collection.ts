@@ -17,9 +17,11 @@ export const HarborGarbageCollectionSpec = z.object({
     .number()
     .int()
     .min(1)
-    .max(5)
+    .max(10)
     .default(1)
-    .describe("How many workers delete blobs in parallel, 1 to 5 (Harbor's limit). Default 1."),
+    .describe(
+      "How many workers delete blobs in parallel: 1 to 10 on Harbor 2.13 and later, 1 to 5 before (Harbor's limits). Default 1.",
+    ),
   dryRun: z
     .boolean()
     .default(false)

@@ -21,9 +21,11 @@ export const HarborGarbageCollectionRunSpec = z.object({
     .number()
     .int()
     .min(1)
-    .max(5)
+    .max(10)
     .default(1)
-    .describe("How many workers delete in parallel: 1 to 5, Harbor's limit. Default 1."),
+    .describe(
+      "How many workers delete in parallel: 1 to 10 on Harbor 2.13 and later, 1 to 5 before (Harbor's limits). Default 1.",
+    ),
   concurrencyPolicy: z
     .enum(["Wait", "Queue"])
     .default("Wait")

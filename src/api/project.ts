@@ -68,10 +68,25 @@ export const HarborProjectSpec = z.object({
         .max(2147483647)
         .optional()
         .describe("Bandwidth limit for pulls from upstream in KB/s; -1 unlimited."),
+      maxUpstreamConnections: z
+        .number()
+        .int()
+        .min(-1)
+        .max(2147483647)
+        .optional()
+        .describe(
+          "At most this many connections per artifact to the upstream registry; -1 no limit (Harbor 2.14.1 and later). Unset: left as Harbor has it.",
+        ),
+      localOnNotFound: z
+        .boolean()
+        .optional()
+        .describe(
+          "Serve an image from the cache when the upstream registry no longer has it (Harbor 2.15.1 and later). Unset: left as Harbor has it.",
+        ),
     })
     .optional()
     .describe(
-      "Make the project a pull-through cache of a registry. Whether it is one, and of which registry, Harbor sets at creation only (immutable); speedKbps may change.",
+      "Make the project a pull-through cache of a registry. Whether it is one, and of which registry, Harbor sets at creation only (immutable); the other settings may change.",
     ),
   scanner: z
     .object({

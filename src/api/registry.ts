@@ -2,6 +2,7 @@
 import { z } from "zod";
 import { RegistryCredentialType } from "../harbor/model/enums.ts";
 import {
+  CERTIFICATES,
   celFormat,
   freeText,
   type HarborNameRule,
@@ -13,7 +14,9 @@ import {
   NO_HIDDEN_CHARACTERS,
   NO_USER_INFO,
   optionalImmutable,
+  readableCertificates,
   SECRET_KEY_PATTERN,
+  type StringRule,
   TRIMMED_PATTERN,
   withRules,
 } from "./common.ts";
@@ -23,6 +26,13 @@ export const REGISTRY_NAME: HarborNameRule = {
   pattern: TRIMMED_PATTERN,
   maxLength: 64,
   description: "at most 64 characters, no surrounding whitespace",
+};
+
+/** A registry's own CA: PEM certificates, or "" for none. */
+const CA_CERTIFICATE: StringRule = {
+  cel: `self == '' || (${CERTIFICATES.cel})`,
+  message: `must be "" (none) or ${CERTIFICATES.message.replace(/^must /, "")}`,
+  test: (v) => v === "" || readableCertificates(v),
 };
 
 export const HarborRegistrySpec = z.object({
@@ -52,6 +62,11 @@ export const HarborRegistrySpec = z.object({
       "Free text Harbor shows with the object, up to 1,024 characters. Unset: left as Harbor has it.",
     ),
   insecure: z.boolean().default(false).describe("Skip TLS verification of the remote registry."),
+  caCertificate: withRules(z.string().max(65536), CA_CERTIFICATE)
+    .optional()
+    .describe(
+      'PEM CA certificates Harbor trusts for the remote registry\'s TLS certificate instead of its system CAs; "" for none (Harbor 2.15 and later). Unset: left as Harbor has it.',
+    ),
   credential: z
     .object({
       type: RegistryCredentialType.default("basic").describe(

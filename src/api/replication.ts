@@ -168,6 +168,12 @@ export const HarborReplicationPolicySpec = z.object({
     .default(-1)
     .describe("Bandwidth limit per task in KB/s; -1 or 0: unlimited."),
   copyByChunk: z.boolean().default(false).describe("Copy blobs in chunks (registries that support it)."),
+  singleActiveReplication: z
+    .boolean()
+    .optional()
+    .describe(
+      "Skip a scheduled or event-based run while one of the policy's runs is in progress, so the policy never runs twice at once; a run started by hand always runs (Harbor 2.14 and later). Unset: left as Harbor has it.",
+    ),
   runOnCreate: z
     .boolean()
     .default(false)

@@ -31,6 +31,10 @@ export const ProjectMetadataInput = z.object({
   retention_id: z.string().optional(),
   /** Harbor 2.12+, proxy-cache projects only: an int32 as a string (Kbps, -1 = unlimited). */
   proxy_speed_kb: z.string().optional(),
+  /** Harbor 2.14.1+, proxy-cache projects only: connections per artifact upstream (-1 = no limit). */
+  max_upstream_conn: z.string().optional(),
+  /** Harbor 2.15.1+, proxy-cache projects only: serve from the cache what upstream no longer has. */
+  proxy_cache_local_on_not_found: Flag.optional(),
 });
 export type ProjectMetadataInput = z.input<typeof ProjectMetadataInput>;
 
@@ -74,6 +78,8 @@ export const ProjectMetadata = z.object({
   reuse_sys_cve_allowlist: MetadataValue,
   retention_id: MetadataValue,
   proxy_speed_kb: MetadataValue,
+  max_upstream_conn: MetadataValue,
+  proxy_cache_local_on_not_found: MetadataValue,
 });
 export type ProjectMetadata = z.output<typeof ProjectMetadata>;
 

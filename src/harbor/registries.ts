@@ -24,6 +24,8 @@ export const Registry = z.object({
   type: z.string().optional(),
   insecure: z.boolean().optional(),
   description: z.string().optional(),
+  /** Harbor 2.15+: the PEM CA certificate trusted for the registry; "" or absent when none. */
+  ca_certificate: z.string().nullish(),
   /** "healthy" or "unhealthy". */
   status: z.string().optional(),
   creation_time: z.string().optional(),
@@ -38,6 +40,8 @@ export const RegistryCreate = z.object({
   url: z.string(),
   description: z.string().optional(),
   insecure: z.boolean().optional(),
+  /** Harbor 2.15+ (older releases drop it). */
+  ca_certificate: z.string().optional(),
   credential: z
     .object({
       type: RegistryCredentialType.optional(),
@@ -57,6 +61,8 @@ export const RegistryUpdate = z.object({
   access_key: z.string().optional(),
   access_secret: z.string().optional(),
   insecure: z.boolean().optional(),
+  /** Harbor 2.15+ (older releases drop it); "" removes it. */
+  ca_certificate: z.string().optional(),
 });
 export type RegistryUpdate = z.input<typeof RegistryUpdate>;
 

@@ -43,6 +43,8 @@ export const ReplicationPolicy = z.object({
   update_time: z.string().optional(),
   speed: z.number().int().nullish(),
   copy_by_chunk: z.boolean().nullish(),
+  /** Harbor 2.14+. */
+  single_active_replication: z.boolean().nullish(),
 });
 export type ReplicationPolicy = z.output<typeof ReplicationPolicy>;
 
@@ -86,6 +88,11 @@ export const ReplicationPolicyReq = z
     /** Per-task bandwidth limit in KB/s; 0 is unlimited. */
     speed: z.number().int().optional(),
     copy_by_chunk: z.boolean().optional(),
+    /**
+     * Harbor 2.14+: a scheduled or event-based start does nothing while a run of the policy is in
+     * progress. A replace without it turns it off.
+     */
+    single_active_replication: z.boolean().optional(),
   })
   .transform((p) => (p.replicate_deletion === undefined ? p : { ...p, deletion: p.replicate_deletion }));
 export type ReplicationPolicyReq = z.input<typeof ReplicationPolicyReq>;

@@ -89,6 +89,8 @@ export const Configurations = z.object({
   oidc_verify_cert: nullAsAbsent(BoolItem),
   oidc_auto_onboard: nullAsAbsent(BoolItem),
   oidc_extra_redirect_parms: nullAsAbsent(StringItem),
+  /** Harbor 2.13+. */
+  oidc_logout: nullAsAbsent(BoolItem),
   robot_token_duration: nullAsAbsent(IntegerItem),
   robot_name_prefix: nullAsAbsent(StringItem),
   notification_enable: nullAsAbsent(BoolItem),
@@ -96,6 +98,8 @@ export const Configurations = z.object({
   storage_per_project: nullAsAbsent(IntegerItem),
   audit_log_forward_endpoint: nullAsAbsent(StringItem),
   skip_audit_log_database: nullAsAbsent(BoolItem),
+  /** Harbor 2.13+: a comma list of audit-log event types Harbor does not record. */
+  disabled_audit_log_event_types: nullAsAbsent(StringItem),
   session_timeout: nullAsAbsent(IntegerItem),
   scanner_skip_update_pulltime: nullAsAbsent(BoolItem),
   banner_message: nullAsAbsent(StringItem),
@@ -125,8 +129,9 @@ export class SystemApi {
 
   /**
    * getSystemInfo: answers anonymous callers too, so it tells "reachable" apart from "logged in".
-   * `anonymous` leaves the credentials out: the version and auth mode only, and a wrong password is
-   * not sent (Harbor would answer late and freeze the user).
+   * `anonymous` leaves the credentials out: the auth mode and banner (and up to 2.12 the version),
+   * and a wrong password is not sent (Harbor would answer late and freeze the user). From 2.13
+   * harbor_version comes only to a caller that logged in.
    */
   getSystemInfo(opts?: CallOptions & { anonymous?: boolean }): Promise<GeneralInfo> {
     return this.#t.json(

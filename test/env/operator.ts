@@ -33,7 +33,7 @@ export interface OperatorOptions {
   leaderElection?: boolean;
   /** How the process is started. Default: `node src/main.ts` from the working tree. */
   launcher?: OperatorLauncher;
-  /** Options of the file's emulator, e.g. `{ harborVersion: "2.10.3" }`. */
+  /** Options of the file's emulator, e.g. `{ harborVersion: "2.12.4" }` (the operator refuses 2.10.3). */
   emulator?: EmulatorOptions;
 }
 

@@ -11,6 +11,7 @@
 // the purge of a Harbor that reports 2.13 or newer (see `unsupportedRelease`).
 import { HarborAuditLogPurgeSpec, type PurgeRunStatus } from "../../api/audit-log-purge.ts";
 import type { ExecHistory, PurgeSchedule } from "../../harbor/purge.ts";
+import { has, releaseOf } from "../../harbor/release.ts";
 import {
   describeSchedule,
   isRunning,
@@ -38,21 +39,14 @@ export interface ObservedPurgeSchedule {
 
 export type ObservedPurge = ObservedJob<ObservedPurgeSchedule, ExecHistory>;
 
-/** The release from which Harbor reads include_event_types instead of include_operations. */
-export const EVENT_TYPES_SINCE = [2, 13] as const;
-
 /**
  * Why the operator does not manage this Harbor's purge, or undefined: a Harbor that reports 2.13
- * or newer wants include_event_types, which this operator does not send. An unknown version (or one
- * not of the form "v2.12.4-…") is taken as 2.12.
+ * or newer wants include_event_types, which this operator does not send. A version that names no
+ * release is taken as the newest known (harbor/release.ts).
  */
 export function unsupportedRelease(harborVersion: string | undefined): string | undefined {
-  const m = /^v?(\d+)\.(\d+)/.exec(harborVersion ?? "");
-  if (!m) return undefined;
-  const [major, minor] = [Number(m[1]), Number(m[2])];
-  const [a, b] = EVENT_TYPES_SINCE;
-  if (major < a || (major === a && minor < b)) return undefined;
-  return `this Harbor is ${harborVersion}: from 2.13 on Harbor takes the audit-log purge's event types as include_event_types, in another vocabulary than the include_operations (create, delete, pull) of 2.7–2.12 that this operator sends; it would refuse the request or purge other records than spec.includeOperations says. Manage the purge in Harbor's UI, or use a release of the operator that supports 2.13`;
+  if (!has(releaseOf(harborVersion), "purgeEventTypes")) return undefined;
+  return `this Harbor is ${harborVersion ?? "of a release it does not name"}: from 2.13 on Harbor takes the audit-log purge's event types as include_event_types, in another vocabulary than the include_operations (create, delete, pull) of 2.7–2.12 that this operator sends; it would refuse the request or purge other records than spec.includeOperations says. Manage the purge in Harbor's UI, or use a release of the operator that supports 2.13`;
 }
 
 const operations = (text: string) =>

@@ -4,6 +4,7 @@ import { harborConfiguration } from "../../api/configuration.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { configurationExporter } from "./export.ts";
 import { configurationExternal } from "./external.ts";
+import { CONFIGURATION_RELEASE_FIELDS } from "./mapping.ts";
 
 export const configurationKind = defineKind({
   def: harborConfiguration,
@@ -14,5 +15,6 @@ export const configurationKind = defineKind({
     ],
   },
   exporter: configurationExporter,
+  releaseFields: CONFIGURATION_RELEASE_FIELDS,
   external: ({ ctx }) => configurationExternal({ secrets: ctx.secretUses }),
 });

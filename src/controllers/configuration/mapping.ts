@@ -6,6 +6,7 @@ import { HarborConfigurationSpec, type HarborConfigurationStatus } from "../../a
 import { formatStorage, storageBytes } from "../../api/quantity.ts";
 import type { Configurations, CveAllowlist } from "../../harbor/system.ts";
 import { safeText } from "../../kube/text.ts";
+import type { ReleaseField } from "../shared/release-fields.ts";
 
 export interface ObservedConfiguration {
   config: Configurations;
@@ -30,6 +31,8 @@ export interface Setting {
   default: Value;
   /** Compares as JSON (banner, OIDC redirect parameters): key order and spacing do not count. */
   json?: boolean;
+  /** Compares as a comma list: order, blanks and repeats do not count. */
+  list?: boolean;
 }
 
 const SCOPES = { Base: 0, OneLevel: 1, Subtree: 2 } as const;
@@ -48,8 +51,14 @@ export function bannerText(b: NonNullable<HarborConfigurationSpec["banner"]>): s
 /** Every setting the spec sets (Secret-held ones aside), in a stable order. */
 export function settings(spec: HarborConfigurationSpec): Setting[] {
   const out: Setting[] = [];
-  const add = (field: string, key: Key, value: Value | undefined, dflt: Value, json?: boolean) => {
-    if (value !== undefined) out.push({ field, key, value, default: dflt, ...(json ? { json } : {}) });
+  const add = (
+    field: string,
+    key: Key,
+    value: Value | undefined,
+    dflt: Value,
+    compare?: { json?: true; list?: true },
+  ) => {
+    if (value !== undefined) out.push({ field, key, value, default: dflt, ...compare });
   };
   const a = spec.auth;
   add("auth.mode", "auth_mode", a?.mode, "db_auth");
@@ -89,12 +98,13 @@ export function settings(spec: HarborConfigurationSpec): Setting[] {
   add("auth.oidc.userClaim", "oidc_user_claim", o?.userClaim, "");
   add("auth.oidc.verifyCert", "oidc_verify_cert", o?.verifyCert, true);
   add("auth.oidc.autoOnboard", "oidc_auto_onboard", o?.autoOnboard, false);
+  add("auth.oidc.logout", "oidc_logout", o?.logout, false);
   add(
     "auth.oidc.extraRedirectParams",
     "oidc_extra_redirect_parms",
     o?.extraRedirectParams === undefined ? undefined : JSON.stringify(o.extraRedirectParams),
     "{}",
-    true,
+    { json: true },
   );
   const u = a?.uaa;
   add("auth.uaa.endpoint", "uaa_endpoint", u?.endpoint, "");
@@ -126,7 +136,16 @@ export function settings(spec: HarborConfigurationSpec): Setting[] {
   );
   add("auditLog.forwardEndpoint", "audit_log_forward_endpoint", spec.auditLog?.forwardEndpoint, "");
   add("auditLog.skipDatabase", "skip_audit_log_database", spec.auditLog?.skipDatabase, false);
-  add("banner", "banner_message", spec.banner === undefined ? undefined : bannerText(spec.banner), "", true);
+  add(
+    "auditLog.disabledEventTypes",
+    "disabled_audit_log_event_types",
+    spec.auditLog?.disabledEventTypes === undefined ? undefined : listText(spec.auditLog.disabledEventTypes),
+    "",
+    { list: true },
+  );
+  add("banner", "banner_message", spec.banner === undefined ? undefined : bannerText(spec.banner), "", {
+    json: true,
+  });
   return out;
 }
 
@@ -150,10 +169,32 @@ function sameJson(a: unknown, b: unknown): boolean {
   );
 }
 
+/** A comma list as compared and sent: sorted, without blanks or repeats. */
+function listText(items: readonly string[]): string {
+  return [...new Set(items.map((i) => i.trim()).filter((i) => i !== ""))].sort().join(",");
+}
+
 function equal(s: Setting, current: Value | null | undefined): boolean {
+  // A key the release does not have holds its default: a spec asking for that is met (the value a
+  // release without the key behaves by), and anything else is refused before (release-fields.ts).
+  if (current === undefined) return s.value === s.default;
   if (s.json) return sameJson(parsed(String(s.value)), parsed(String(current ?? "")));
+  if (s.list) return listText(String(s.value).split(",")) === listText(String(current ?? "").split(","));
   return current === s.value;
 }
+
+/**
+ * Spec fields only some Harbor releases have; false and [] are what an older Harbor does anyway
+ * (see shared/release-fields.ts).
+ */
+export const CONFIGURATION_RELEASE_FIELDS: readonly ReleaseField<HarborConfigurationSpec>[] = [
+  { field: "auth.oidc.logout", change: "auditLogConfiguration", uses: (s) => s.auth?.oidc?.logout === true },
+  {
+    field: "auditLog.disabledEventTypes",
+    change: "auditLogConfiguration",
+    uses: (s) => (s.auditLog?.disabledEventTypes?.length ?? 0) > 0,
+  },
+];
 
 const itemOf = (observed: ObservedConfiguration, key: Key) =>
   observed.config[key] as { value?: Value | null; editable?: boolean } | undefined;
@@ -289,6 +330,7 @@ const INVERSE: Record<string, (v: Value) => unknown> = {
   "auth.oidc.extraRedirectParams": (v) => JSON.parse(String(v)),
   "auth.http.adminGroups": (v) => String(v).split(",").filter(Boolean),
   "auth.http.adminUsernames": (v) => String(v).split(",").filter(Boolean),
+  "auditLog.disabledEventTypes": (v) => listText(String(v).split(",")).split(",").filter(Boolean),
   storagePerProject: (v) => formatStorage(Number(v)),
   banner: (v) => JSON.parse(String(v)),
 };
@@ -335,6 +377,7 @@ const EVERY_FIELD = HarborConfigurationSpec.parse({
       userClaim: "x",
       verifyCert: true,
       autoOnboard: true,
+      logout: true,
       extraRedirectParams: {},
     },
     uaa: { endpoint: "x", clientId: "x", verifyCert: true },
@@ -354,7 +397,7 @@ const EVERY_FIELD = HarborConfigurationSpec.parse({
   projectCreationRestriction: "everyone",
   readOnly: true,
   storagePerProject: "1",
-  auditLog: { forwardEndpoint: "x", skipDatabase: false },
+  auditLog: { forwardEndpoint: "x", skipDatabase: false, disabledEventTypes: ["x"] },
   banner: { message: "x" },
 });
 

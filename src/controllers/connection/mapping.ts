@@ -4,6 +4,14 @@
 // status), and the status a check leads to.
 import type { ConnectionStatus } from "../../api/connection.ts";
 import { HarborError } from "../../harbor/errors.ts";
+import {
+  lineText,
+  NEWEST_KNOWN,
+  OLDEST_SUPPORTED,
+  releaseText,
+  SUPPORTED_LINES,
+  supportOf,
+} from "../../harbor/release.ts";
 import type { Condition } from "../../kube/types.ts";
 import {
   findCondition,
@@ -27,7 +35,8 @@ export type FailureReason =
   | "BadCredentials"
   | "Forbidden"
   | "ResponseTooLarge"
-  | "HarborError";
+  | "HarborError"
+  | "UnsupportedHarborVersion";
 
 export interface Failure {
   reason: FailureReason;
@@ -275,6 +284,35 @@ function errorText(e: unknown): string {
 }
 
 // -------------------------------------------------------------------------------------------
+// the release
+
+/** Why the operator does not work with the release Harbor reports, or undefined (see supportOf). */
+export function releaseRefusal(url: string, harborVersion: string | undefined): Failure | undefined {
+  const support = supportOf(harborVersion);
+  if (support.kind !== "older") return undefined;
+  return {
+    reason: "UnsupportedHarborVersion",
+    message: `Harbor at ${hostOf(url)} is ${harborVersion}: this operator supports Harbor ${SUPPORTED_LINES} (and newer releases, as ${releaseText(NEWEST_KNOWN)}); nothing is done through this connection until Harbor is ${lineText(OLDEST_SUPPORTED)} or later`,
+  };
+}
+
+/** What the Ready message adds about a release the operator does not know as such. */
+export function releaseNote(harborVersion: string | undefined): string {
+  const support = supportOf(harborVersion);
+  const newest = releaseText(NEWEST_KNOWN);
+  switch (support.kind) {
+    case "newer":
+      return `; ${releaseText(support.release)} is newer than the newest release this operator knows (${newest}): it is treated as ${newest}`;
+    case "unknown":
+      return harborVersion
+        ? `; "${harborVersion}" names no release: it is treated as ${newest}`
+        : `; Harbor does not say which release it is: it is treated as ${newest}`;
+    default:
+      return "";
+  }
+}
+
+// -------------------------------------------------------------------------------------------
 // status
 
 /** What one check of a connection found. */
@@ -313,7 +351,7 @@ export function readyInput(r: CheckResult): { status: "True" | "False"; reason: 
   return {
     status: "True",
     reason: "Connected",
-    message: `${version} at ${r.url} accepts the credentials of "${r.authenticatedAs ?? "?"}"`,
+    message: `${version} at ${r.url} accepts the credentials of "${r.authenticatedAs ?? "?"}"${releaseNote(r.harborVersion)}`,
   };
 }
 

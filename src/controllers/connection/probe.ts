@@ -1,15 +1,19 @@
 // One check of a connection against Harbor: systeminfo, asked anonymously (it answers anyone, so it
-// proves Harbor is there and tells its version without sending a password that may be stale: a
-// wrong one freezes the user in Harbor for everyone), then the current user (proves the
-// credentials; a 401 during such a freeze is tried once more by the client), then the optional
-// checks the spec asks for. Every call runs under one overall deadline; a failure becomes a Ready
-// reason through mapping.ts, unless the caller's own signal fired (shutdown), which is rethrown.
-// What Harbor says about itself reaches the status (and `kubectl get`'s Version column), so its
-// text is cleaned and capped like any message (kube/text.ts).
+// proves Harbor is there without sending a password that may be stale: a wrong one freezes the
+// user in Harbor for everyone), then the current user (proves the credentials; a 401 during such a
+// freeze is tried once more by the client), then, when the anonymous answer had no version (from
+// 2.13 Harbor tells its version only to a caller that logged in), systeminfo again with the
+// credentials; then the optional checks the spec asks for. A release older than the oldest
+// supported is refused (UnsupportedHarborVersion), before the credentials are sent when the
+// anonymous answer already tells it. Every call runs under one overall deadline; a failure becomes
+// a Ready reason through mapping.ts, unless the caller's own signal fired (shutdown), which is
+// rethrown. What Harbor says about itself reaches the status (and `kubectl get`'s Version column),
+// so its text is cleaned and capped like any message (kube/text.ts).
 import type { ConnectionStatus } from "../../api/connection.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { ALL } from "../../harbor/jobservice.ts";
+import type { GeneralInfo } from "../../harbor/system.ts";
 import type { CallOptions } from "../../harbor/transport.ts";
 import { safeText } from "../../kube/text.ts";
 import {
@@ -18,6 +22,7 @@ import {
   type CredentialsRef,
   describeFailure,
   type Failure,
+  releaseRefusal,
 } from "./mapping.ts";
 
 export interface ProbeOptions {
@@ -49,12 +54,18 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
 
   let harborVersion: string | undefined;
   try {
-    const version = (await o.client.system.getSystemInfo({ ...call, anonymous: true })).harbor_version;
-    harborVersion = version ? safeText(version, SHORT_TEXT) || undefined : undefined;
+    harborVersion = versionOf(await o.client.system.getSystemInfo({ ...call, anonymous: true }));
   } catch (e) {
     return { url: o.url, failure: judge(e) };
   }
-  const base = { url: o.url, ...(harborVersion ? { harborVersion } : {}) };
+  const base = () => ({ url: o.url, ...(harborVersion ? { harborVersion } : {}) });
+  const refusal = () => {
+    const failure = releaseRefusal(o.url, harborVersion);
+    return failure && { ...base(), failure };
+  };
+  // Up to 2.12 anyone is told the release: an older one is refused before the credentials go out.
+  const early = refusal();
+  if (early) return early;
 
   let authenticatedAs: string;
   try {
@@ -63,10 +74,20 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
   } catch (e) {
     // Robot accounts log in but have no user record: Harbor answers 412 only after authenticating.
     if (isHarborError(e, "precondition")) authenticatedAs = o.credentials.username;
-    else return { ...base, failure: judge(e) };
+    else return { ...base(), failure: judge(e) };
   }
 
-  const result: CheckResult = { ...base, authenticatedAs };
+  if (harborVersion === undefined) {
+    try {
+      harborVersion = versionOf(await o.client.system.getSystemInfo(call));
+    } catch (e) {
+      return { ...base(), failure: judge(e) };
+    }
+    const late = refusal();
+    if (late) return late;
+  }
+
+  const result: CheckResult = { ...base(), authenticatedAs };
   if (!o.checks.ldap && !o.checks.jobService) return result;
   // Reasons of the ChecksPassed condition: LDAPPingFailed, or the Ready reason of a call that failed.
   const problems: Array<{ reason: string; message: string }> = [];
@@ -101,6 +122,12 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
       }
     : { passed: true, reason: "ChecksPassed", message: checkedText(o.checks) };
   return result;
+}
+
+/** The release Harbor reports, cleaned; undefined when it tells none. */
+function versionOf(info: GeneralInfo): string | undefined {
+  const version = info.harbor_version;
+  return version ? safeText(version, SHORT_TEXT) || undefined : undefined;
 }
 
 function checkedText(checks: { ldap: boolean; jobService: boolean }): string {

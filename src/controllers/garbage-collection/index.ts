@@ -4,10 +4,12 @@ import { harborGarbageCollection } from "../../api/garbage-collection.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
 import { garbageCollectionExporter } from "./export.ts";
 import { garbageCollectionExternal } from "./external.ts";
+import { GC_RELEASE_FIELDS } from "./mapping.ts";
 
 export const garbageCollectionKind = defineKind({
   def: harborGarbageCollection,
   exporter: garbageCollectionExporter,
+  releaseFields: GC_RELEASE_FIELDS,
   external: ({ ctx }) =>
     garbageCollectionExternal({
       kube: ctx.kube,

@@ -20,6 +20,7 @@ import {
   specSchedule,
 } from "../shared/executions.ts";
 import type { UnnamedSpecFields } from "../shared/export.ts";
+import type { ReleaseField } from "../shared/release-fields.ts";
 
 export { isRunning };
 
@@ -42,6 +43,18 @@ export function scheduleFrom(h: GcHistory | undefined): ObservedGcSchedule | und
     ...(typeof p.workers === "number" ? { workers: p.workers } : {}),
   }));
 }
+
+/** More GC workers than 2.12 takes: Harbor 2.13 raised its limit from 5 to 10. */
+export function gcWorkersField<S extends { workers: number }>(): ReleaseField<S> {
+  return {
+    field: "workers",
+    what: "spec.workers above 5",
+    change: "gcTenWorkers",
+    uses: (s) => s.workers > 5,
+  };
+}
+
+export const GC_RELEASE_FIELDS: readonly ReleaseField<HarborGarbageCollectionSpec>[] = [gcWorkersField()];
 
 /** The request that makes Harbor's schedule the spec's. */
 export function scheduleRequest(spec: HarborGarbageCollectionSpec): GcSchedule {

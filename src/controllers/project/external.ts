@@ -40,12 +40,8 @@ import {
   scannerStatus,
   status,
   unchangeable,
-  unsupportedFields,
   updateRequest,
 } from "./mapping.ts";
-
-/** Ready=False (Stalled) reason: the spec asks for what this Harbor release cannot store. */
-export const UNSUPPORTED_BY_HARBOR = "UnsupportedByHarbor";
 
 export interface ProjectExtra {
   /** The Harbor id of the proxy-cache registry, when the project is a proxy cache. */
@@ -198,13 +194,6 @@ export function projectExternal(deps: {
   return {
     async prepare({ resource, spec, conn, harborName }) {
       requireProjects(conn, [harborName]);
-      const unsupported = resource.metadata.deletionTimestamp
-        ? []
-        : unsupportedFields(spec, conn.harborVersion);
-      if (unsupported.length) {
-        const what = unsupported.map((u) => `spec.${u.field} needs Harbor ${u.since} or later`).join("; ");
-        throw new Stalled(UNSUPPORTED_BY_HARBOR, `${what}; this Harbor is ${conn.harborVersion}`);
-      }
       // The registry only matters for creation; a project being deleted must not wait on it (the
       // registry may be going too, and Harbor keeps it while this proxy project exists). Nor on its
       // scanner.

@@ -6,10 +6,12 @@ import { harborProject } from "../../api/project.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { projectExporter } from "./export.ts";
 import { projectExternal } from "./external.ts";
+import { PROJECT_RELEASE_FIELDS } from "./mapping.ts";
 
 export const projectKind = defineKind({
   def: harborProject,
   exporter: projectExporter,
+  releaseFields: PROJECT_RELEASE_FIELDS,
   watches: {
     references: {
       HarborRegistry: (spec) => spec.proxyCache?.registryRef.name,

@@ -20,6 +20,7 @@ import type { Quota } from "../../harbor/quotas.ts";
 import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
 import { Stalled } from "../../runtime/managed.ts";
 import type { SpecFields } from "../shared/export.ts";
+import type { ReleaseField } from "../shared/release-fields.ts";
 
 /** A project's quota as the operator sees it: bytes (-1 unlimited), and its id when read from /quotas. */
 export interface ObservedQuota {
@@ -101,33 +102,30 @@ export function parseStorageQuantity(text: string): number {
 /** Where the CLI and the tests look for it; it lives with the other quantity helpers. */
 export { formatStorage };
 
-/** Spec fields that map to project metadata a Harbor release does not have yet. */
-const FIELDS_SINCE: ReadonlyArray<{
-  field: string;
-  set: (s: HarborProjectSpec) => boolean;
-  since: [number, number];
-}> = [
-  // false is what an older Harbor reads anyway (the key is absent).
-  { field: "autoSbomGeneration", set: (s) => s.autoSbomGeneration === true, since: [2, 11] },
-  { field: "proxyCache.speedKbps", set: (s) => s.proxyCache?.speedKbps !== undefined, since: [2, 12] },
+/** The proxy-cache settings Harbor keeps as project metadata: spec.proxyCache field → key. */
+const PROXY_SETTINGS: ReadonlyArray<["speedKbps" | "maxUpstreamConnections" | "localOnNotFound", string]> = [
+  ["speedKbps", "proxy_speed_kb"],
+  ["maxUpstreamConnections", "max_upstream_conn"],
+  ["localOnNotFound", "proxy_cache_local_on_not_found"],
 ];
 
 /**
- * The spec fields the connection's Harbor cannot store, with the release that can ("2.11"). An
- * older Harbor drops such a metadata key without a word, so the field would read as drift forever.
- * Nothing is refused when the version is unknown or not of the form "v2.10.3-…".
+ * Spec fields that map to project metadata only some Harbor releases keep (an older one drops the
+ * key without a word, so the field would read as drift forever). false is what an older Harbor
+ * does anyway (the key is absent).
  */
-export function unsupportedFields(
-  spec: HarborProjectSpec,
-  harborVersion: string | undefined,
-): Array<{ field: string; since: string }> {
-  const m = /^v?(\d+)\.(\d+)/.exec(harborVersion ?? "");
-  if (!m) return [];
-  const [major, minor] = [Number(m[1]), Number(m[2])];
-  return FIELDS_SINCE.filter(
-    ({ set, since: [a, b] }) => set(spec) && (major < a || (major === a && minor < b)),
-  ).map(({ field, since }) => ({ field, since: since.join(".") }));
-}
+export const PROJECT_RELEASE_FIELDS: readonly ReleaseField<HarborProjectSpec>[] = [
+  {
+    field: "proxyCache.maxUpstreamConnections",
+    change: "maxUpstreamConnections",
+    uses: (s) => s.proxyCache?.maxUpstreamConnections !== undefined,
+  },
+  {
+    field: "proxyCache.localOnNotFound",
+    change: "proxyCacheLocalOnNotFound",
+    uses: (s) => s.proxyCache?.localOnNotFound === true,
+  },
+];
 
 /** The metadata the spec manages, as Harbor stores it. */
 export function desiredMetadata(spec: HarborProjectSpec): Record<string, string> {
@@ -137,7 +135,10 @@ export function desiredMetadata(spec: HarborProjectSpec): Record<string, string>
     if (v !== undefined) out[key] = v ? "true" : "false";
   }
   if (spec.severity !== undefined) out.severity = spec.severity;
-  if (spec.proxyCache?.speedKbps !== undefined) out.proxy_speed_kb = String(spec.proxyCache.speedKbps);
+  for (const [field, key] of PROXY_SETTINGS) {
+    const v = spec.proxyCache?.[field];
+    if (v !== undefined) out[key] = String(v);
+  }
   return out;
 }
 
@@ -194,11 +195,9 @@ export function diff(spec: HarborProjectSpec, project: ProjectState, registryId?
   }
   if (spec.severity !== undefined && observedMeta(project, "severity") !== spec.severity)
     out.push("severity");
-  if (
-    spec.proxyCache?.speedKbps !== undefined &&
-    observedMeta(project, "proxy_speed_kb") !== String(spec.proxyCache.speedKbps)
-  ) {
-    out.push("proxyCache.speedKbps");
+  for (const [field, key] of PROXY_SETTINGS) {
+    const v = spec.proxyCache?.[field];
+    if (v !== undefined && observedMeta(project, key) !== String(v)) out.push(`proxyCache.${field}`);
   }
   if (spec.cveAllowlist) {
     const want = [...new Set(spec.cveAllowlist.items)].sort();
@@ -342,9 +341,14 @@ export function specFromProject(project: ProjectState, registryRef: string | und
       notes.push(`the proxy cache's registry (id ${project.registry_id}) is not exported`);
     } else {
       const speed = observedMeta(project, "proxy_speed_kb");
+      const upstream = observedMeta(project, "max_upstream_conn");
+      const localOnNotFound = project.metadata?.proxy_cache_local_on_not_found;
       spec.proxyCache = {
         registryRef: { name: registryRef },
         ...(/^-?\d+$/.test(speed) ? { speedKbps: Number(speed) } : {}),
+        // The releases that have them say so: the keys are there.
+        ...(/^-?\d+$/.test(upstream) ? { maxUpstreamConnections: Number(upstream) } : {}),
+        ...(localOnNotFound ? { localOnNotFound: localOnNotFound === "true" } : {}),
       };
     }
   }

@@ -7,6 +7,7 @@ import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { registryExporter } from "./export.ts";
 import { RegistryUnhealthy, registryExternal } from "./external.ts";
+import { REGISTRY_RELEASE_FIELDS } from "./mapping.ts";
 
 /** The shared classification, plus an unreachable remote: not Stalled, retried with backoff. */
 const registryErrors: ErrorClassifier = {
@@ -19,6 +20,7 @@ const registryErrors: ErrorClassifier = {
 export const registryKind = defineKind({
   def: harborRegistry,
   exporter: registryExporter,
+  releaseFields: REGISTRY_RELEASE_FIELDS,
   watches: { secrets: (spec) => [spec.credential?.secretRef.name] },
   external: ({ ctx }) => registryExternal({ secrets: ctx.secretUses }),
   errors: registryErrors,

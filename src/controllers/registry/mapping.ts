@@ -3,11 +3,12 @@
 // the scheme, unescapes the path), keeps a credential only when it has an access key, and masks the
 // secret as "*****". The secret's drift is invisible, so the credentials Secret's resourceVersion
 // last pushed (status.credentialsVersion) stands in for it: another version is drift.
-import { SECRET_USES } from "../../api/common.ts";
+import { readableCertificates, SECRET_USES } from "../../api/common.ts";
 import type { HarborRegistrySpec, HarborRegistryStatus } from "../../api/registry.ts";
 import { RegistryCredentialType } from "../../harbor/model/enums.ts";
 import type { Registry, RegistryCreate, RegistryUpdate } from "../../harbor/registries.ts";
 import type { SecretStub, SpecFields } from "../shared/export.ts";
+import type { ReleaseField } from "../shared/release-fields.ts";
 
 /** What prepare reads from the credentials Secret. Values never leave the Harbor request. */
 export interface RegistryCredentials {
@@ -51,6 +52,7 @@ export function createRequest(
     url: spec.url,
     insecure: spec.insecure,
     ...(spec.description === undefined ? {} : { description: spec.description }),
+    ...(spec.caCertificate ? { ca_certificate: spec.caCertificate } : {}),
     ...(spec.credential && credentials
       ? {
           credential: {
@@ -88,6 +90,7 @@ export function updateRequest(
     url: spec.url,
     insecure: spec.insecure,
     ...(spec.description === undefined ? {} : { description: spec.description }),
+    ...(spec.caCertificate === undefined ? {} : { ca_certificate: spec.caCertificate }),
     ...credential,
   };
 }
@@ -95,6 +98,14 @@ export function updateRequest(
 function hasCredential(r: Registry): boolean {
   return (r.credential?.access_key ?? "") !== "";
 }
+
+/**
+ * Spec fields only some Harbor releases have; "" (none) is what an older Harbor has anyway (see
+ * shared/release-fields.ts).
+ */
+export const REGISTRY_RELEASE_FIELDS: readonly ReleaseField<HarborRegistrySpec>[] = [
+  { field: "caCertificate", change: "registryCaCertificate", uses: (s) => (s.caCertificate ?? "") !== "" },
+];
 
 /**
  * The spec fields whose Harbor value differs. `recordedVersion` is the credentials version the
@@ -114,6 +125,8 @@ export function diff(
   if (spec.description !== undefined && (registry.description ?? "") !== spec.description)
     out.push("description");
   if ((registry.insecure ?? false) !== spec.insecure) out.push("insecure");
+  if (spec.caCertificate !== undefined && (registry.ca_certificate ?? "") !== spec.caCertificate)
+    out.push("caCertificate");
   if (credentialDrifted(spec, credentials, recordedVersion, registry)) out.push("credential");
   return out;
 }
@@ -174,6 +187,11 @@ export function specFromRegistry(registry: Registry, resourceName: string): Regi
   };
   const secrets: SecretStub[] = [];
   const notes: string[] = [];
+  // Only a release that has it shows it.
+  const ca = registry.ca_certificate ?? "";
+  if (ca !== "" && readableCertificates(ca)) spec.caCertificate = ca;
+  else if (ca !== "")
+    notes.push("caCertificate is left unmanaged: Harbor holds no PEM certificate the CRD accepts");
   if (hasCredential(registry)) {
     const type = RegistryCredentialType.safeParse(registry.credential?.type || "basic");
     if (!type.success)

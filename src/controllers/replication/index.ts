@@ -8,10 +8,12 @@ import { filtersOn } from "../label/mapping.ts";
 import { defineKind, resourceType } from "../shared/kinds.ts";
 import { replicationExporter } from "./export.ts";
 import { replicationExternal } from "./external.ts";
+import { REPLICATION_RELEASE_FIELDS } from "./mapping.ts";
 
 export const replicationKind = defineKind({
   def: harborReplicationPolicy,
   exporter: replicationExporter,
+  releaseFields: REPLICATION_RELEASE_FIELDS,
   watches: {
     references: {
       HarborRegistry: (spec) => spec.registryRef.name,

@@ -13,6 +13,7 @@ import type {
 } from "../../harbor/replication.ts";
 import { safeText } from "../../kube/text.ts";
 import type { SpecFields } from "../shared/export.ts";
+import type { ReleaseField } from "../shared/release-fields.ts";
 
 /** Harbor's id of its own registry on the local side of every policy. */
 export const LOCAL_REGISTRY_ID = 0;
@@ -44,6 +45,7 @@ export function policyRequest(
   const local = { id: LOCAL_REGISTRY_ID };
   // An unmanaged description keeps what Harbor has; the PUT would clear it otherwise.
   const description = spec.description ?? current?.description;
+  const singleActive = spec.singleActiveReplication ?? current?.single_active_replication ?? undefined;
   return {
     name,
     ...(description ? { description } : {}),
@@ -61,8 +63,22 @@ export function policyRequest(
     enabled: spec.enabled,
     speed: speedOf(spec.speedKbps),
     copy_by_chunk: spec.copyByChunk,
+    // Unmanaged, it keeps what Harbor has: the PUT would turn it off otherwise.
+    ...(singleActive === undefined ? {} : { single_active_replication: singleActive }),
   };
 }
+
+/**
+ * Spec fields only some Harbor releases have; false is what an older Harbor does anyway (see
+ * shared/release-fields.ts).
+ */
+export const REPLICATION_RELEASE_FIELDS: readonly ReleaseField<HarborReplicationPolicySpec>[] = [
+  {
+    field: "singleActiveReplication",
+    change: "singleActiveReplication",
+    uses: (s) => s.singleActiveReplication === true,
+  },
+];
 
 /** Harbor stores a negative speed as 0; both mean unlimited. */
 function speedOf(kbps: number | null | undefined): number {
@@ -118,6 +134,12 @@ export function diff(
   if ((policy.enabled ?? false) !== spec.enabled) out.push("enabled");
   if (speedOf(policy.speed) !== speedOf(spec.speedKbps)) out.push("speedKbps");
   if ((policy.copy_by_chunk ?? false) !== spec.copyByChunk) out.push("copyByChunk");
+  // A release without the field reads as false: it does not skip runs.
+  if (
+    spec.singleActiveReplication !== undefined &&
+    (policy.single_active_replication ?? false) !== spec.singleActiveReplication
+  )
+    out.push("singleActiveReplication");
   return out;
 }
 
@@ -303,6 +325,10 @@ export function specFromPolicy(
       enabled: policy.enabled ?? false,
       ...(speed > 0 ? { speedKbps: speed } : {}),
       copyByChunk: policy.copy_by_chunk ?? false,
+      // Only a release that has it shows it.
+      ...(typeof policy.single_active_replication === "boolean"
+        ? { singleActiveReplication: policy.single_active_replication }
+        : {}),
     },
   };
 }

@@ -24,6 +24,7 @@ import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
 import type { KindExporter } from "./export.ts";
 import type { FreshProjects } from "./fresh-projects.ts";
+import { type ReleaseField, withReleaseFields } from "./release-fields.ts";
 import type { SecretUses } from "./secret-uses.ts";
 
 export interface KindContext {
@@ -139,6 +140,11 @@ export interface KindModule<
    * Harbor's for the kind (numbers, or UUIDs for scanner registrations).
    */
   external(deps: KindDeps): ExternalClient<S, O, HarborConnectionHandle, X, St, Id>;
+  /**
+   * Spec fields only some Harbor releases have: a resource using one the connected Harbor lacks is
+   * refused before any Harbor call (UnsupportedByHarbor; see shared/release-fields.ts).
+   */
+  releaseFields?: readonly ReleaseField<S>[];
   /** Default: the shared Harbor classification. */
   errors?: ErrorClassifier;
   /**
@@ -171,7 +177,7 @@ export function managedKind<S extends ManagedSpec, O, X, St, Id extends HarborId
     type: resourceType(m.def),
     specSchema: m.def.spec,
     informer: deps.informer(m.def.kind),
-    external: m.external(deps),
+    external: withReleaseFields(m.external(deps), m.releaseFields),
     connections: ctx.connections,
     errors: m.errors ?? harborErrors,
     ...(nameRule ? { nameProblem: (name: string) => harborNameProblem(nameRule, name) } : {}),
@@ -202,6 +208,8 @@ export interface RunKindModule<S extends RunSpec = RunSpec, E = unknown, X = unk
   watches?: { references?: Readonly<Record<string, (spec: S) => string | undefined>> };
   /** The kind's Harbor side. */
   external(deps: KindDeps): RunExternal<S, E, HarborConnectionHandle, X, St>;
+  /** Spec fields only some Harbor releases have, checked before the run starts (as KindModule's). */
+  releaseFields?: readonly ReleaseField<S>[];
   /** Default: the shared Harbor classification. */
   errors?: ErrorClassifier;
 }
@@ -223,7 +231,8 @@ export function runKind<S extends RunSpec, E, X, St>(
     type: resourceType(m.def),
     specSchema: m.def.spec,
     informer: deps.informer(m.def.kind),
-    external: m.external(deps),
+    // A run that Harbor has started is followed whatever its spec asks.
+    external: withReleaseFields(m.external(deps), m.releaseFields, (r) => r.status?.harborId !== undefined),
     connections: ctx.connections,
     errors: m.errors ?? harborErrors,
     kube: ctx.kube,

@@ -231,6 +231,14 @@ describe("quantities and values", () => {
       "must hold PEM certificates",
     );
   });
+
+  test("a registry's CA must be PEM certificates, or empty", async () => {
+    await expectRefused(
+      registry("r", { caCertificate: "not a certificate" }),
+      "spec.caCertificate",
+      'must be "" (none) or hold PEM certificates',
+    );
+  });
 });
 
 /** The refusal's text, which must hold `line` (e.g. `spec.type: Invalid value: "harbor": …`). */
@@ -1025,7 +1033,7 @@ describe("HarborReplicationPolicy", () => {
 
 describe("HarborGarbageCollectionRun", () => {
   test("workers, concurrencyPolicy and ttlSecondsAfterFinished out of range", async () => {
-    await expectRefused(gcRun("r", { workers: 9 }), "spec.workers", "should be less than or equal to 5");
+    await expectRefused(gcRun("r", { workers: 11 }), "spec.workers", "should be less than or equal to 10");
     await expectRefusal(
       gcRun("r", { concurrencyPolicy: invalid("Later") }),
       'spec.concurrencyPolicy: Unsupported value: "Later": supported values: "Wait", "Queue"',
@@ -1120,7 +1128,7 @@ describe("HarborGarbageCollection, HarborAuditLogPurge and HarborScanAll schedul
       "spec.schedule.cron",
       "with seconds 0",
     );
-    await expectRefused(garbageCollection("gc", { workers: 6 }), "spec.workers", "less than or equal to 5");
+    await expectRefused(garbageCollection("gc", { workers: 11 }), "spec.workers", "less than or equal to 10");
   });
 
   test("audit-log purge: a type of no schedule, retention out of range, operations Harbor does not purge", async () => {

@@ -146,9 +146,11 @@ describe("HarborConnection", () => {
   test("good credentials: Ready with Harbor's version and the user; resolvable; printer columns", async () => {
     await ns.kubectl.apply([secret("good-creds", adminCreds()), connection("good", {})]);
     const c = await waitFor(HarborConnections, ns.name, "good", hasReady("True", "Connected"));
-    expect(c.status).toMatchObject({ harborVersion: "v2.12.4-emulator", authenticatedAs: "admin" });
+    // As Harbor reports it to a caller that logged in (from 2.13 only to such a caller).
+    const reported = h.emulator.world.version.display;
+    expect(c.status).toMatchObject({ harborVersion: reported, authenticatedAs: "admin" });
     expect(readyOf(c)?.message).toBe(
-      `Harbor v2.12.4-emulator at ${h.emulator.url} accepts the credentials of "admin"`,
+      `Harbor ${reported} at ${h.emulator.url} accepts the credentials of "admin"`,
     );
     expect(Date.parse(c.status?.lastCheckTime ?? "")).not.toBeNaN();
 
@@ -157,7 +159,7 @@ describe("HarborConnection", () => {
       key: `HarborConnection/${ns.name}/good`,
       url: h.emulator.url,
       registryHost: new URL(h.emulator.url).host,
-      harborVersion: "v2.12.4-emulator",
+      harborVersion: reported,
     });
     expect((await handle.client.system.getCurrentUser()).username).toBe("admin");
     expect(changes).toContain(`HarborConnection/${ns.name}/good`);
@@ -172,7 +174,9 @@ describe("HarborConnection", () => {
 
     const table = await ns.kubectl.run(["get", "harborconnections"]);
     expect(table).toMatch(/^NAME\s+READY\s+REASON\s+URL\s+VERSION\s+AGE$/m);
-    expect(table).toMatch(/^good\s+True\s+Connected\s+\S+\s+v2\.12\.4-emulator\s+/m);
+    expect(table).toMatch(
+      new RegExp(`^good\\s+True\\s+Connected\\s+\\S+\\s+${reported.replaceAll(".", "\\.")}\\s+`, "m"),
+    );
 
     await events.flush();
     expect(await eventsOf(ns.kubectl, "good")).toContainEqual(
@@ -228,8 +232,11 @@ describe("HarborConnection", () => {
     expect(readyOf(c)?.message).toContain(`"admin"`);
     expect(readyOf(c)?.message).toContain(`Secret ${ns.name}/badpw-creds`);
     expect(JSON.stringify(c.status)).not.toContain("Not-The-Password-1");
-    // systeminfo answers without credentials, so the version is known all the same.
-    expect(c.status?.harborVersion).toBe("v2.12.4-emulator");
+    // Only what systeminfo tells anyone is known: the version up to 2.12, none from 2.13.
+    const anonymous = (await (await fetch(`${h.emulator.url}/api/v2.0/systeminfo`)).json()) as {
+      harbor_version?: string;
+    };
+    expect(c.status?.harborVersion).toBe(anonymous.harbor_version);
     await events.flush();
     const ev = await eventsOf(ns.kubectl, "badpw");
     expect(ev.map((e) => e.reason)).toContain("BadCredentials");
@@ -238,6 +245,27 @@ describe("HarborConnection", () => {
     await ns.kubectl.apply(secret("badpw-creds", adminCreds()));
     await waitFor(HarborConnections, ns.name, "badpw", hasReady("True", "Connected"));
     await running.connections.resolve(ns.name, { kind: "HarborConnection", name: "badpw" });
+  });
+
+  test("a Harbor older than 2.12: UnsupportedHarborVersion with its release, and resources are told why", async () => {
+    h.emulator.control.system.setVersion("v2.11.1-0a1b2c3d");
+    try {
+      await ns.kubectl.apply([secret("old-creds", adminCreds()), connection("old", {})]);
+      const c = await waitFor(
+        HarborConnections,
+        ns.name,
+        "old",
+        hasReady("False", "UnsupportedHarborVersion"),
+      );
+      expect(readyOf(c)?.message).toContain(
+        "is v2.11.1-0a1b2c3d: this operator supports Harbor 2.12 to 2.15",
+      );
+      expect(c.status?.harborVersion).toBe("v2.11.1-0a1b2c3d");
+      const e = await resolveError(ns.name, { kind: "HarborConnection", name: "old" });
+      expect(e.message).toContain("is not Ready: UnsupportedHarborVersion");
+    } finally {
+      h.emulator.control.system.setVersion(h.emulator.world.version.display);
+    }
   });
 
   test("a Secret reported as changed is checked at once, not after the drift interval", async () => {

@@ -282,10 +282,13 @@ describe("values", () => {
     }
   });
 
-  test("GC parameters: workers 1 to 5; defaults as Harbor's UI", () => {
+  test("GC parameters: workers 1 to 10 (Harbor 2.13's limit; 2.12's 5 is checked against the connection); defaults as Harbor's UI", () => {
     const ok = HarborGarbageCollectionSpec.parse({ ...conn, schedule: { type: "Daily" } });
     expect(ok).toMatchObject({ deleteUntagged: false, workers: 1, dryRun: false, creationPolicy: "Create" });
-    for (const workers of [0, 6, 1.5])
+    expect(
+      HarborGarbageCollectionSpec.parse({ ...conn, schedule: { type: "None" }, workers: 10 }).workers,
+    ).toBe(10);
+    for (const workers of [0, 11, 1.5])
       expect(
         HarborGarbageCollectionSpec.safeParse({ ...conn, schedule: { type: "None" }, workers }).success,
       ).toBe(false);

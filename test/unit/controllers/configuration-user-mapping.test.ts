@@ -67,6 +67,45 @@ describe("HarborConfiguration mapping", () => {
     expect(diff(s, other, "uid", {}, undefined)).toEqual(["banner"]);
   });
 
+  test("2.13's settings: OIDC logout, and disabled audit-log event types as Harbor's comma list", () => {
+    const s = spec({
+      auth: { oidc: { logout: true } },
+      auditLog: { disabledEventTypes: ["pull_artifact", "login_user", "pull_artifact"] },
+    });
+    expect(settings(s).map((x) => [x.key, x.value])).toEqual([
+      ["oidc_logout", true],
+      ["disabled_audit_log_event_types", "login_user,pull_artifact"],
+    ]);
+    // Order, blanks and repeats in Harbor's text do not count.
+    const same = observed({
+      oidc_logout: item(true),
+      disabled_audit_log_event_types: item("pull_artifact, login_user,"),
+    });
+    expect(diff(s, same, "u", {}, undefined)).toEqual([]);
+    const other = observed({
+      oidc_logout: item(false),
+      disabled_audit_log_event_types: item("pull_artifact"),
+    });
+    expect(diff(s, other, "u", {}, undefined)).toEqual(["auth.oidc.logout", "auditLog.disabledEventTypes"]);
+    // Deletion puts Harbor's default back (nothing disabled); auth settings stay.
+    expect(resetChange(s)).toEqual({ disabled_audit_log_event_types: "" });
+  });
+
+  test("a release without those keys (2.12) meets false and [], and nothing is held there", () => {
+    const s = spec({ auth: { oidc: { logout: false } }, auditLog: { disabledEventTypes: [] } });
+    expect(diff(s, observed({}), "u", {}, undefined)).toEqual([]);
+    expect(heldSettings(s, observed({}))).toEqual([]);
+    // true and a list are refused before they get here (release-fields); were they not, they would differ.
+    const asked = spec({
+      auth: { oidc: { logout: true } },
+      auditLog: { disabledEventTypes: ["pull_artifact"] },
+    });
+    expect(diff(asked, observed({}), "u", {}, undefined)).toEqual([
+      "auth.oidc.logout",
+      "auditLog.disabledEventTypes",
+    ]);
+  });
+
   test("the allowlist compares as a set; someone else's values are held; deletion resets system settings only", () => {
     const s = spec({
       cveAllowlist: { items: ["CVE-2", "CVE-1"] },
@@ -253,6 +292,8 @@ describe("export: the inverse mappings round-trip", () => {
         robot_token_duration: item(90),
         storage_per_project: item(50 * 2 ** 30),
         banner_message: item('{"closable":true,"message":"hi","type":"warning"}'),
+        oidc_logout: item(true),
+        disabled_audit_log_event_types: item("pull_artifact,create_artifact"),
       },
       ["CVE-2", "CVE-1"],
     );
@@ -262,9 +303,10 @@ describe("export: the inverse mappings round-trip", () => {
       auth: {
         mode: "ldap_auth",
         ldap: { url: "ldaps://ldap.example.com", scope: "OneLevel" },
-        oidc: { extraRedirectParams: { prompt: "login" } },
+        oidc: { extraRedirectParams: { prompt: "login" }, logout: true },
         http: { adminGroups: ["ops", "dev"] },
       },
+      auditLog: { disabledEventTypes: ["create_artifact", "pull_artifact"] },
       robotTokenDurationDays: 90,
       storagePerProject: "50Gi",
       banner: { message: "hi", type: "warning", closable: true },

@@ -7,8 +7,10 @@ import {
   describeFailure,
   namespaceAllowed,
   nextStatus,
+  readyInput,
   readyTransition,
   registryHostOf,
+  releaseRefusal,
   retryDelayMs,
   tlsProblem,
 } from "../../../src/controllers/connection/mapping.ts";
@@ -172,6 +174,63 @@ describe("describeFailure", () => {
       reason: "HarborError",
       message: `checking Harbor at ${url} failed: boom`,
     });
+  });
+});
+
+describe("the release Harbor reports", () => {
+  const url = "https://harbor.example.com";
+  const connected = (harborVersion: string | undefined): CheckResult => ({
+    url,
+    ...(harborVersion === undefined ? {} : { harborVersion }),
+    authenticatedAs: "admin",
+  });
+
+  test.each([
+    ["v2.12.4-e12a4c0e", ""],
+    ["v2.15.2-e15a2c0e", ""],
+    ["v2.15.7-aaaaaaaa", ""],
+    [
+      "v2.16.0-aaaaaaaa",
+      "; 2.16.0 is newer than the newest release this operator knows (2.15.2): it is treated as 2.15.2",
+    ],
+    ["dev", '; "dev" names no release: it is treated as 2.15.2'],
+    [undefined, "; Harbor does not say which release it is: it is treated as 2.15.2"],
+  ])("%s: Ready, and the message says how it is taken", (version, note) => {
+    expect(releaseRefusal(url, version)).toBeUndefined();
+    expect(readyInput(connected(version))).toEqual({
+      status: "True",
+      reason: "Connected",
+      message: `Harbor${version ? ` ${version}` : ""} at ${url} accepts the credentials of "admin"${note}`,
+    });
+  });
+
+  test.each(["v2.11.2-aaaaaaaa", "v2.10.3-e10a3c0e", "v1.10.17"])(
+    "%s is refused, naming the supported releases",
+    (version) => {
+      expect(releaseRefusal(url, version)).toEqual({
+        reason: "UnsupportedHarborVersion",
+        message: `Harbor at harbor.example.com is ${version}: this operator supports Harbor 2.12 to 2.15 (and newer releases, as 2.15.2); nothing is done through this connection until Harbor is 2.12 or later`,
+      });
+    },
+  );
+
+  test("a refused release is Ready=False with its version in status", () => {
+    const failure = releaseRefusal(url, "v2.10.3-e10a3c0e");
+    if (!failure) throw new Error("not refused");
+    const s = nextStatus(
+      undefined,
+      1,
+      { url, harborVersion: "v2.10.3-e10a3c0e", failure },
+      new Date(0),
+      1000,
+    );
+    expect(s.conditions?.[0]).toMatchObject({
+      type: "Ready",
+      status: "False",
+      reason: "UnsupportedHarborVersion",
+    });
+    expect(s.harborVersion).toBe("v2.10.3-e10a3c0e");
+    expect(s.authenticatedAs).toBeUndefined();
   });
 });
 

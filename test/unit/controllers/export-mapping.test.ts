@@ -34,6 +34,8 @@ import type { ReplicationPolicy } from "../../../src/harbor/replication.ts";
 import type { Robot } from "../../../src/harbor/robots.ts";
 import type { WebhookPolicy } from "../../../src/harbor/webhooks.ts";
 
+import { EXAMPLE_CA_PEM } from "../../env/certificates.ts";
+
 const MANAGED = { connectionRef: { name: "harbor" }, creationPolicy: "Adopt", deletionPolicy: "Orphan" };
 
 function exported<T>(r: { spec: object } | { skip: string }): T & Record<string, unknown> {
@@ -79,6 +81,18 @@ describe("HarborProject", () => {
       project({
         registry_id: 4,
         metadata: { public: "true", proxy_speed_kb: "2048", enable_content_trust: "true" },
+      }),
+    ],
+    [
+      "a proxy cache of 2.15 with an upstream limit and local serving",
+      project({
+        registry_id: 4,
+        metadata: {
+          public: "false",
+          proxy_speed_kb: "-1",
+          max_upstream_conn: "8",
+          proxy_cache_local_on_not_found: "true",
+        },
       }),
     ],
   ])("%s: parses, and the diff against the project is empty", (_what, p) => {
@@ -260,6 +274,8 @@ describe("HarborRegistry", () => {
       "with an oauth token",
       registry({ credential: { type: "oauth", access_key: "x", access_secret: "*****" } }),
     ],
+    ["with its own CA (2.15)", registry({ ca_certificate: EXAMPLE_CA_PEM })],
+    ["without a CA (2.15)", registry({ ca_certificate: "" })],
   ])("%s: parses, and the diff against the registry is empty", (_what, r) => {
     const out = specFromRegistry(r, "docker-hub");
     const spec = HarborRegistrySpec.parse({ ...MANAGED, ...exported<object>(out) });
@@ -285,6 +301,17 @@ describe("HarborRegistry", () => {
     ]);
     expect(JSON.stringify(out)).not.toContain("bob");
     expect(out.notes.join()).toMatch(/pushes them once when it adopts/);
+  });
+
+  test("a CA only a release that has it shows is exported; one the CRD cannot hold is left unmanaged", () => {
+    const withCa = specFromRegistry(registry({ ca_certificate: EXAMPLE_CA_PEM }), "r");
+    expect("spec" in withCa && withCa.spec.caCertificate).toBe(EXAMPLE_CA_PEM);
+    const none = specFromRegistry(registry({}), "r");
+    expect("spec" in none && "caCertificate" in none.spec).toBe(false);
+    const junk = specFromRegistry(registry({ ca_certificate: "not a certificate" }), "r");
+    if ("skip" in junk) throw new Error(junk.skip);
+    expect("caCertificate" in junk.spec).toBe(false);
+    expect(junk.notes.join()).toMatch(/caCertificate is left unmanaged/);
   });
 
   test("a URL with credentials in it is skipped", () => {
@@ -340,6 +367,8 @@ describe("HarborReplicationPolicy", () => {
       policy({ trigger: { type: "event_based" }, replicate_deletion: undefined, deletion: true }),
     ],
     ["no trigger at all (manual)", policy({ trigger: undefined })],
+    ["one active run at a time (2.14)", policy({ single_active_replication: true })],
+    ["runs side by side (2.14)", policy({ single_active_replication: false })],
   ])("%s: parses, and the diff against the policy is empty", (_what, p) => {
     const spec = HarborReplicationPolicySpec.parse({
       ...MANAGED,

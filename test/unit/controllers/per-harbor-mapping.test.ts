@@ -62,6 +62,24 @@ describe("HarborGarbageCollection", () => {
     expect(gc.scheduleFrom(undefined)).toBeUndefined();
   });
 
+  test("up to 10 workers (2.13's limit; above 5 on 2.12 is refused before, see release-fields)", () => {
+    const ten = gcSpec({ workers: 10 });
+    expect(gc.scheduleRequest(ten).parameters).toEqual({ delete_untagged: false, workers: 10 });
+    expect(
+      gc.diff(ten, {
+        schedule: gc.scheduleFrom(gcSchedule({ params: { delete_untagged: false, workers: 10 } })),
+      }),
+    ).toEqual([]);
+    expect(
+      gc.diff(ten, {
+        schedule: gc.scheduleFrom(gcSchedule({ params: { delete_untagged: false, workers: 5 } })),
+      }),
+    ).toEqual(["workers"]);
+    expect(HarborGarbageCollectionSpec.safeParse({ connectionRef: { name: "h" }, workers: 11 }).success).toBe(
+      false,
+    );
+  });
+
   test("None: in sync when Harbor has no schedule, drift when it has one", () => {
     const none = gcSpec({ schedule: { type: "None" } });
     expect(gc.diff(none, {})).toEqual([]);
@@ -185,8 +203,9 @@ describe("HarborAuditLogPurge", () => {
   });
 
   test.each([
-    [undefined, undefined],
-    ["unknown", undefined],
+    // A Harbor that does not name its release is taken as the newest known.
+    [undefined, "of a release it does not name"],
+    ["unknown", "unknown"],
     ["v2.10.3-emulator", undefined],
     ["v2.12.4-6b4981d4", undefined],
     ["v2.13.0-abcdef", "v2.13.0-abcdef"],

@@ -12,7 +12,6 @@ import {
   scannerStatus,
   status,
   unchangeable,
-  unsupportedFields,
   updateRequest,
 } from "../../../src/controllers/project/mapping.ts";
 import { Stalled } from "../../../src/runtime/managed.ts";
@@ -195,28 +194,59 @@ describe("what Harbor fixes at creation", () => {
   });
 });
 
-describe("fields an older Harbor cannot store", () => {
-  const proxy = { proxyCache: { registryRef: { name: "hub" }, speedKbps: 100 } };
+describe("proxy-cache settings kept as metadata (2.12 speed, 2.14.1 upstream connections, 2.15.1 local on not found)", () => {
+  const proxy = (extra: Record<string, unknown>) =>
+    spec({ proxyCache: { registryRef: { name: "hub" }, ...extra } });
+  const withMeta = (metadata: Record<string, string>) => ({ name: "p", registry_id: 4, metadata });
 
-  test("auto SBOM generation needs 2.11, the proxy speed limit 2.12", () => {
-    const both = spec({ autoSbomGeneration: true, ...proxy });
-    expect(unsupportedFields(both, "v2.10.3-6b4981d4")).toEqual([
-      { field: "autoSbomGeneration", since: "2.11" },
-      { field: "proxyCache.speedKbps", since: "2.12" },
-    ]);
-    expect(unsupportedFields(both, "v2.11.2-abc")).toEqual([
-      { field: "proxyCache.speedKbps", since: "2.12" },
-    ]);
-    expect(unsupportedFields(both, "v2.12.4-emulator")).toEqual([]);
-    expect(unsupportedFields(both, "v3.0.0")).toEqual([]);
+  test("sent as Harbor's strings, only when set", () => {
+    expect(
+      desiredMetadata(proxy({ speedKbps: 100, maxUpstreamConnections: 8, localOnNotFound: true })),
+    ).toEqual({
+      public: "false",
+      proxy_speed_kb: "100",
+      max_upstream_conn: "8",
+      proxy_cache_local_on_not_found: "true",
+    });
+    expect(desiredMetadata(proxy({ maxUpstreamConnections: -1, localOnNotFound: false }))).toEqual({
+      public: "false",
+      max_upstream_conn: "-1",
+      proxy_cache_local_on_not_found: "false",
+    });
+    expect(desiredMetadata(proxy({}))).toEqual({ public: "false" });
+    expect(createRequest(proxy({ maxUpstreamConnections: 8 }), "p", 4).metadata).toMatchObject({
+      max_upstream_conn: "8",
+    });
+    expect(updateRequest(proxy({ localOnNotFound: true }), 9).metadata).toMatchObject({
+      proxy_cache_local_on_not_found: "true",
+    });
   });
 
-  test("only fields the spec sets count; an unknown version refuses nothing", () => {
-    expect(unsupportedFields(spec({ autoScan: true }), "v2.8.0")).toEqual([]);
-    // false is what such a Harbor reads anyway.
-    expect(unsupportedFields(spec({ autoSbomGeneration: false }), "v2.10.3")).toEqual([]);
-    expect(unsupportedFields(spec({ autoSbomGeneration: true }), undefined)).toEqual([]);
-    expect(unsupportedFields(spec({ autoSbomGeneration: true }), "dev")).toEqual([]);
+  test.each([
+    [
+      "the same values",
+      { maxUpstreamConnections: 8, localOnNotFound: true },
+      { public: "false", max_upstream_conn: "8", proxy_cache_local_on_not_found: "true" },
+      [],
+    ],
+    [
+      "another upstream limit",
+      { maxUpstreamConnections: 8 },
+      { public: "false", max_upstream_conn: "2" },
+      ["proxyCache.maxUpstreamConnections"],
+    ],
+    [
+      "local on not found turned off in Harbor",
+      { localOnNotFound: true },
+      { public: "false", proxy_cache_local_on_not_found: "false" },
+      ["proxyCache.localOnNotFound"],
+    ],
+    // A release that does not keep the key: false is what it does (true is refused before, see release-fields).
+    ["false where Harbor has no such key", { localOnNotFound: false }, { public: "false" }, []],
+    // Unset: not managed, whatever Harbor holds or whether it has the key at all.
+    ["unset", {}, { public: "false", max_upstream_conn: "3", proxy_cache_local_on_not_found: "true" }, []],
+  ])("%s", (_what, settings, metadata, drift) => {
+    expect(diff(proxy(settings), withMeta(metadata), 4)).toEqual(drift);
   });
 });
 

@@ -13,6 +13,7 @@ import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts"
 import { HarborError, type HarborErrorKind } from "../../../src/harbor/errors.ts";
 import type { Registry } from "../../../src/harbor/registries.ts";
 import { DeletionBlocked, Stalled } from "../../../src/runtime/managed.ts";
+import { EXAMPLE_CA_PEM } from "../../env/certificates.ts";
 import { fakeHarborCalls, handle, inputOf } from "./fakes.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
@@ -92,6 +93,47 @@ describe("registry requests", () => {
     expect(updateRequest(spec(), "mirror", undefined, harbor({ credential: {} }))).not.toHaveProperty(
       "access_key",
     );
+  });
+});
+
+describe("the registry's own CA (caCertificate, Harbor 2.15)", () => {
+  test('create sends it when set and not empty; update whenever set ("" removes it)', () => {
+    expect(createRequest(spec({ caCertificate: EXAMPLE_CA_PEM }), "mirror", undefined).ca_certificate).toBe(
+      EXAMPLE_CA_PEM,
+    );
+    expect(createRequest(spec({ caCertificate: "" }), "mirror", undefined)).not.toHaveProperty(
+      "ca_certificate",
+    );
+    expect(createRequest(spec(), "mirror", undefined)).not.toHaveProperty("ca_certificate");
+    expect(updateRequest(spec({ caCertificate: "" }), "mirror", undefined, harbor()).ca_certificate).toBe("");
+    expect(updateRequest(spec(), "mirror", undefined, harbor())).not.toHaveProperty("ca_certificate");
+  });
+
+  test.each([
+    ["the same CA", EXAMPLE_CA_PEM, EXAMPLE_CA_PEM, []],
+    ["removed in Harbor", EXAMPLE_CA_PEM, "", ["caCertificate"]],
+    ["added in Harbor", "", EXAMPLE_CA_PEM, ["caCertificate"]],
+    // A release without the field has none: "" is met (a CA is refused before, see release-fields).
+    ["none, on a release without it", "", undefined, []],
+    ["unset, whatever Harbor has", undefined, EXAMPLE_CA_PEM, []],
+  ])("%s", (_what, want, have, drift) => {
+    const desired = spec(want === undefined ? {} : { caCertificate: want });
+    expect(
+      diff(desired, "mirror", undefined, undefined, harbor({ credential: {}, ca_certificate: have })),
+    ).toEqual(drift);
+  });
+
+  test('the CRD takes PEM certificates or "", nothing else', () => {
+    const parse = (caCertificate: string) =>
+      HarborRegistrySpec.safeParse({
+        connectionRef: { name: "h" },
+        type: "harbor",
+        url: "https://r",
+        caCertificate,
+      });
+    expect(parse(EXAMPLE_CA_PEM).success).toBe(true);
+    expect(parse("").success).toBe(true);
+    expect(parse("not a certificate").success).toBe(false);
   });
 });
 

@@ -42,6 +42,8 @@ function readBack(req: ReturnType<typeof policyRequest>): ReplicationPolicy {
     deletion: body.deletion,
     speed: Math.max(0, body.speed ?? 0),
     copy_by_chunk: body.copy_by_chunk ?? false,
+    // 2.14+ always shows it.
+    single_active_replication: body.single_active_replication ?? false,
     filters: (body.filters ?? []).map((f) => (f.decoration ? f : { type: f.type, value: f.value })),
   };
   if (body.description) out.description = body.description;
@@ -104,6 +106,34 @@ describe("replication policy requests", () => {
     const req = policyRequest(spec(), "p", 5, current);
     expect(req.description).toBe("by hand");
     expect(req.speed).toBe(0);
+  });
+});
+
+describe("one active run at a time (singleActiveReplication, Harbor 2.14)", () => {
+  test("sent when set; unset, an update keeps what Harbor has (its PUT would turn it off)", () => {
+    expect(policyRequest(spec({ singleActiveReplication: true }), "p", 5).single_active_replication).toBe(
+      true,
+    );
+    expect(policyRequest(spec(), "p", 5)).not.toHaveProperty("single_active_replication");
+    const onInHarbor = readBack(policyRequest(spec({ singleActiveReplication: true }), "p", 5));
+    expect(policyRequest(spec(), "p", 5, onInHarbor).single_active_replication).toBe(true);
+    expect(policyRequest(spec({ singleActiveReplication: false }), "p", 5, onInHarbor)).toMatchObject({
+      single_active_replication: false,
+    });
+  });
+
+  test.each([
+    ["on, and on in Harbor", true, true, []],
+    ["on, and off in Harbor", true, false, ["singleActiveReplication"]],
+    ["off, and on in Harbor", false, true, ["singleActiveReplication"]],
+    // A release without the field does not skip runs: off is met (on is refused before, see release-fields).
+    ["off, on a release without it", false, undefined, []],
+    ["unset, whatever Harbor has", undefined, true, []],
+    ["unset, on a release without it", undefined, undefined, []],
+  ])("%s", (_what, want, have, drift) => {
+    const desired = spec(want === undefined ? {} : { singleActiveReplication: want });
+    const stored = { ...readBack(policyRequest(spec(), "p", 5)), single_active_replication: have };
+    expect(diff(desired, "p", 5, stored)).toEqual(drift);
   });
 });
 
