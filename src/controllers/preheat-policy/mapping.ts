@@ -7,9 +7,9 @@
 // The scope follows the release (`EXTRA_ATTRS_SINCE`): up to 2.12 it is the policy's `scope`
 // (single_peer, all_peers), compared only when Harbor shows one; from 2.13 `scope` is gone and the
 // scope lives in `extra_attrs`, a JSON object in a string ({"scope":"all_peers"}, values
-// single_seed_peer, all_seed_peers, all_peers), always compared there, and its other attributes are
-// sent back as Harbor has them. 2.12's single_peer and 2.13's single_seed_peer are one scope under
-// two names: each release gets its own word. all_seed_peers has no 2.12 word: refused there by name.
+// single_seed_peer, all_seed_peers, all_peers), always compared there (none is Harbor's default,
+// single_seed_peer), and its other attributes are sent back as Harbor has them. 2.12's single_peer
+// and 2.13's single_seed_peer are one scope under two names: each release gets its own word. all_seed_peers has no 2.12 word: refused there by name.
 // An unknown release is taken as 2.12.
 import { z } from "zod";
 import { type HarborPreheatPolicySpec, PREHEAT_SCOPES, type PreheatScope } from "../../api/preheat-policy.ts";
@@ -43,11 +43,17 @@ function extraAttrs(text: string | undefined): Record<string, unknown> {
   return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 }
 
-/** The scope Harbor holds, in its release's place; undefined when it shows none. */
+/** Where extra_attrs holds no scope, Harbor (2.13 on) preheats to one seed peer: its default. */
+const DEFAULT_SCOPE = "single_seed_peer";
+
+/**
+ * The scope Harbor holds, in its release's place: from 2.13 extra_attrs' scope, Harbor's default
+ * where it has none; up to 2.12 `scope`, undefined where Harbor shows none.
+ */
 export function observedScope(o: PreheatPolicy, release: HarborRelease | undefined): string | undefined {
   if (byExtraAttrs(release)) {
     const scope = extraAttrs(o.extra_attrs).scope;
-    return typeof scope === "string" ? scope : undefined;
+    return typeof scope === "string" && scope !== "" ? scope : DEFAULT_SCOPE;
   }
   return o.scope || undefined;
 }
@@ -155,10 +161,8 @@ export function diff(
   const t = readTrigger(o.trigger);
   if (t.type !== spec.trigger.type) out.push("trigger.type");
   else if ((t.cron ?? undefined) !== spec.trigger.cron) out.push("trigger.cron");
-  // From 2.13 the operator always sends a scope, so one missing from extra_attrs is drift too.
   const scope = observedScope(o, release);
-  if ((byExtraAttrs(release) || scope !== undefined) && scope !== harborScope(spec.scope, release))
-    out.push("scope");
+  if (scope !== undefined && scope !== harborScope(spec.scope, release)) out.push("scope");
   if ((o.enabled ?? false) !== spec.enabled) out.push("enabled");
   return out;
 }

@@ -351,7 +351,7 @@ describe("HarborPreheatPolicy", () => {
     expect(policy.unsupportedScope(spec({ scope: "all_seed_peers" }), undefined)).toBeUndefined();
   });
 
-  test("from 2.13 the scope is compared in extra_attrs: a change reaches Harbor, drift on it is seen", () => {
+  test("from 2.13 the scope is compared in extra_attrs (none there is Harbor's default): a change reaches Harbor, drift on it is seen", () => {
     const harbor = {
       id: 1,
       name: "rel",
@@ -367,9 +367,10 @@ describe("HarborPreheatPolicy", () => {
     expect(policy.diff(spec(), "rel", 4, V2_15, { ...harbor, extra_attrs: '{"scope":"all_peers"}' })).toEqual(
       ["scope"],
     );
-    // The operator always sends one, so none in Harbor is drift as well.
+    // None in Harbor is Harbor's default, one seed peer.
     const { extra_attrs: _none, ...without } = harbor;
-    expect(policy.diff(spec(), "rel", 4, V2_15, without)).toEqual(["scope"]);
+    expect(policy.diff(spec(), "rel", 4, V2_15, without)).toEqual([]);
+    expect(policy.diff(spec({ scope: "all_peers" }), "rel", 4, V2_15, without)).toEqual(["scope"]);
     // 2.12 shows `scope`; 2.12's single_peer is the default.
     const old = { ...without, scope: "single_peer" };
     expect(policy.diff(spec(), "rel", 4, V2_12, old)).toEqual([]);
@@ -495,6 +496,18 @@ describe("exported specs parse, and the kind's diff against the object they came
     expect(exported13).toMatchObject({ scope: "all_seed_peers" });
     expect(
       policy.diff(HarborPreheatPolicySpec.parse({ ...MANAGED, ...exported13 }), "Releases", 2, V2_15, newer),
+    ).toEqual([]);
+    // One made without a scope (Harbor's default) exports in sync too.
+    const { extra_attrs: _none, ...plain } = newer;
+    const exportedPlain = spec<object>(policy.specFromPolicy(plain, "team-a", "dragonfly-eu", V2_15));
+    expect(
+      policy.diff(
+        HarborPreheatPolicySpec.parse({ ...MANAGED, ...exportedPlain }),
+        "Releases",
+        2,
+        V2_15,
+        plain,
+      ),
     ).toEqual([]);
     const vuln = JSON.stringify([{ type: "vulnerability", value: 3 }]);
     expect(policy.specFromPolicy({ ...p, filters: vuln }, "team-a", "df", V2_12)).toMatchObject({
