@@ -1,9 +1,16 @@
 // HarborAuditLogPurge: a Harbor's audit-log purge schedule and parameters, one per Harbor.
 import { z } from "zod";
 import { PurgeOperation } from "../harbor/model/enums.ts";
-import { type KindDefinition, managedSpec, managedStatus } from "./common.ts";
+import { type KindDefinition, managedSpec, managedStatus, type StringRule, withRules } from "./common.ts";
 import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./runs.ts";
 import { scheduleSpec } from "./schedule.ts";
+
+/** An event type's name as Harbor writes them: lower-case words joined by "_" (create_artifact). */
+const EVENT_TYPE_NAME: StringRule = {
+  cel: "self.matches('^[a-z0-9]+(_[a-z0-9]+)*$')",
+  message: "an event type is lower-case words joined by _, as Harbor lists them (e.g. create_artifact)",
+  test: (v) => /^[a-z0-9]+(_[a-z0-9]+)*$/.test(v),
+};
 
 /** 100 years: more than anyone keeps, far below what Harbor's interval arithmetic could overflow. */
 export const MAX_RETENTION_HOURS = 876_000;
@@ -24,9 +31,18 @@ export const HarborAuditLogPurgeSpec = z.object({
     .min(1)
     .max(3)
     .meta({ "x-kubernetes-list-type": "set" })
-    .default(["create", "delete", "pull"])
+    .optional()
     .describe(
-      "Which records a purge removes, by operation: create, delete, pull (the operations Harbor 2.12 purges; records of other operations are kept). Default all three.",
+      "Harbor 2.12: which records a purge removes, by operation: create, delete, pull (records of other operations are kept). Unset: all three. Harbor 2.13 and later purge by event type instead: there the resource is refused (UnsupportedByHarbor) until includeEventTypes takes its place.",
+    ),
+  includeEventTypes: z
+    .array(withRules(z.string().min(1).max(64), EVENT_TYPE_NAME))
+    .min(1)
+    .max(64)
+    .meta({ "x-kubernetes-list-type": "set" })
+    .optional()
+    .describe(
+      "Harbor 2.13 and later: which records a purge removes, by event type as Harbor lists them (GET /auditlog-exts/events, e.g. create_artifact, delete_artifact, pull_artifact, create_project, delete_project, delete_repository, create_user, update_configuration). A name Harbor does not list is refused (UnknownEventType, naming the valid ones). Unset: every event type Harbor lists. Refused on Harbor 2.12 (UnsupportedByHarbor): use includeOperations there.",
     ),
   dryRun: z
     .boolean()
@@ -74,6 +90,14 @@ export const harborAuditLogPurge: KindDefinition<HarborAuditLogPurgeSpec, Harbor
   perHarbor: true,
   spec: HarborAuditLogPurgeSpec,
   status: HarborAuditLogPurgeStatus,
+  specValidations: [
+    {
+      rule: "!has(self.includeOperations) || !has(self.includeEventTypes)",
+      message:
+        "includeOperations (Harbor 2.12) and includeEventTypes (Harbor 2.13 and later) exclude each other: set the one of the connected Harbor's release",
+      fieldPath: ".includeEventTypes",
+    },
+  ],
   columns: [
     { name: "Schedule", type: "string", jsonPath: ".spec.schedule.type" },
     { name: "Retention", type: "integer", jsonPath: ".spec.retentionHours", description: "Hours kept." },
@@ -83,5 +107,5 @@ export const harborAuditLogPurge: KindDefinition<HarborAuditLogPurgeSpec, Harbor
     { name: "Last Run ID", type: "integer", jsonPath: ".status.lastRun.id", priority: 1 },
   ],
   description:
-    "A Harbor's audit-log purge (log rotation): schedule, retention, operations and dry run, one per Harbor (a second resource for the same Harbor gets Conflict). The annotation harborconfig.io/runRequestedAt starts one purge now.",
+    "A Harbor's audit-log purge (log rotation): schedule, retention, what it purges (operations on Harbor 2.12, event types from 2.13) and dry run, one per Harbor (a second resource for the same Harbor gets Conflict). The annotation harborconfig.io/runRequestedAt starts one purge now.",
 };

@@ -16,6 +16,10 @@ import {
 import { SCHEDULE_CRON } from "./cron.ts";
 import { PREHEAT_NAME_PATTERN } from "./preheat-instance.ts";
 
+/** Dragonfly's scopes as Harbor 2.13 names them, and 2.12's single_peer (single_seed_peer there). */
+export const PREHEAT_SCOPES = ["single_seed_peer", "all_seed_peers", "all_peers", "single_peer"] as const;
+export type PreheatScope = (typeof PREHEAT_SCOPES)[number];
+
 export const PREHEAT_POLICY_NAME: HarborNameRule = {
   what: "preheat policy",
   pattern: PREHEAT_NAME_PATTERN,
@@ -87,10 +91,10 @@ export const HarborPreheatPolicySpec = z.object({
     .default({ type: "manual" })
     .describe("When Harbor preheats. Default manual."),
   scope: z
-    .enum(["single_peer", "all_peers"])
-    .default("single_peer")
+    .enum(PREHEAT_SCOPES)
+    .default("single_seed_peer")
     .describe(
-      "To which Dragonfly peers: single_peer (one seed peer per cluster, Harbor's default) or all_peers.",
+      "To which Dragonfly peers: single_seed_peer (one seed peer per cluster, Harbor's default), all_seed_peers (every seed peer; Harbor 2.13 and later) or all_peers (every peer). single_peer is Harbor 2.12's name of single_seed_peer and means the same on every release.",
     ),
   enabled: z.boolean().default(true).describe("Whether the policy runs. Default true."),
 });

@@ -18,8 +18,9 @@ export const PreheatProvider = z.object({
 export type PreheatProvider = z.output<typeof PreheatProvider>;
 
 /**
- * A provider instance. auth_info holds the credential as stored and Harbor returns it on every
- * read: for BASIC {username, password}, for OAUTH {token}; {} for NONE.
+ * A provider instance. auth_info holds the credential as stored: for BASIC {username, password},
+ * for OAUTH {token}; {} for NONE. Harbor returns it on every read up to 2.14.3 (and 2.15.0); from
+ * 2.14.4 (2.15.1) reads leave it out, and an update without one keeps the stored credential.
  */
 export const PreheatInstance = z.object({
   id: z.number().int().optional(),
@@ -70,8 +71,13 @@ export const PreheatPolicy = z.object({
   filters: z.string().optional(),
   trigger: z.string().optional(),
   enabled: z.boolean().optional(),
-  /** single_peer (default) or all_peers: which Dragonfly peers the image is preheated to. */
+  /** Up to 2.12: single_peer (default) or all_peers, which Dragonfly peers the image goes to. */
   scope: z.string().optional(),
+  /**
+   * From 2.13 (where `scope` is gone): a JSON object in a string, e.g. {"scope":"all_peers"} with
+   * scope single_seed_peer, all_seed_peers or all_peers; Harbor encodes it again (sorted keys).
+   */
+  extra_attrs: z.string().optional(),
   creation_time: z.string().optional(),
   update_time: z.string().optional(),
 });
@@ -86,7 +92,10 @@ export const PreheatPolicyReq = z.object({
   filters: z.string(),
   trigger: z.string(),
   enabled: z.boolean(),
+  /** Up to 2.12 (later releases drop it). */
   scope: z.string().optional(),
+  /** From 2.13 (earlier releases drop it): a JSON object in a string; not JSON is a 500. */
+  extra_attrs: z.string().optional(),
 });
 export type PreheatPolicyReq = z.input<typeof PreheatPolicyReq>;
 

@@ -3,13 +3,14 @@
 // is a Schedule ({schedule: {type, cron}, parameters}), a run or the schedule comes back as an
 // ExecHistory whose job_parameters are a JSON string.
 //
-// Parameters (Harbor 2.7–2.12): `audit_retention_hour` (a JSON number; 0 or -1 make the job end
-// without purging), `include_operations` (a comma-separated list of create, delete, pull: the
-// operations whose records are purged; empty purges nothing) and `dry_run`. Harbor refuses a
-// request (any type, None included) without the first two keys: 400 "audit_retention_hour should
-// provide" / "include_operations should provide". Harbor 2.13 renamed include_operations to
-// include_event_types, with event types in place of operations (see the README of HarborAuditLogPurge
-// for what the operator does against 2.13).
+// Parameters: `audit_retention_hour` (a JSON number; 0 or -1 make the job end without purging),
+// what to purge, and `dry_run`. What to purge is, up to 2.12, `include_operations` (a comma-separated
+// list of create, delete, pull: the operations whose records go) and, from 2.13, `include_event_types`
+// (a comma-separated list of the event types GET /auditlog-exts/events lists: create_artifact,
+// delete_project, …; Harbor does not check the names, so a word that is no event type purges
+// nothing). Harbor refuses a request (any type, None included) without the retention or without its
+// release's key: 400 "audit_retention_hour should provide" / "include_operations should provide" /
+// "include_event_types should provide"; the other release's key is not read.
 import { z } from "zod";
 import {
   ExecHistory,
@@ -18,7 +19,7 @@ import {
   SystemJobScheduleType,
   scheduleRequest,
 } from "./system-job.ts";
-import type { HarborTransport } from "./transport.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 export { PurgeOperation } from "./model/enums.ts";
 export { ExecHistory, PersistedExecHistory };
@@ -28,21 +29,29 @@ export const PurgeScheduleType = SystemJobScheduleType;
 export type PurgeScheduleType = SystemJobScheduleType;
 
 // A purge run's job_name is PURGE_AUDIT; its job_parameters are e.g.
-// {"audit_retention_hour":168,"dry_run":false,"include_operations":"create,delete,pull"}.
+// {"audit_retention_hour":168,"dry_run":false,"include_operations":"create,delete,pull"} (2.12) or
+// {"audit_retention_hour":168,"dry_run":false,"include_event_types":"create_artifact,pull_artifact"}.
 
 export const PurgeParameters = z.looseObject({
   /** Hours of audit records to keep. */
   audit_retention_hour: z.number().int(),
-  /** Comma-separated operations, e.g. "create,delete,pull". */
-  include_operations: z.string(),
+  /** Up to 2.12: comma-separated operations, e.g. "create,delete,pull". */
+  include_operations: z.string().optional(),
+  /** From 2.13: comma-separated event types, e.g. "create_artifact,pull_artifact". */
+  include_event_types: z.string().optional(),
   dry_run: z.boolean().optional(),
 });
+
+/** One entry of GET /auditlog-exts/events. */
+const AuditLogEventType = z.object({ event_type: z.string() });
 
 export const PurgeSchedule = scheduleRequest(PurgeParameters);
 export type PurgeSchedule = z.input<typeof PurgeSchedule>;
 
 /** The audit-log purge's history, runs, logs, schedule and stop (the system permission purge-audit). */
 export class PurgeApi extends SystemJobApi<typeof PersistedExecHistory, typeof PurgeSchedule> {
+  readonly #t: HarborTransport;
+
   constructor(transport: HarborTransport) {
     super(transport, {
       base: "/system/purgeaudit",
@@ -58,5 +67,18 @@ export class PurgeApi extends SystemJobApi<typeof PersistedExecHistory, typeof P
       run: PersistedExecHistory,
       schedule: PurgeSchedule,
     });
+    this.#t = transport;
+  }
+
+  /**
+   * listAuditLogEventTypes (2.13 on): the event types Harbor records, in its order — the names
+   * include_event_types takes. Before 2.13 a 404 whose message says the path was not found.
+   */
+  async eventTypes(opts?: CallOptions): Promise<string[]> {
+    const types = await this.#t.json(
+      { ...opts, operation: "listAuditLogEventTypes", method: "GET", path: "/auditlog-exts/events" },
+      AuditLogEventType.array(),
+    );
+    return types.map((t) => t.event_type);
   }
 }

@@ -28,6 +28,8 @@ export const CHANGES = {
   gcTenWorkers: "2.13",
   /** Audit-log purge takes `include_event_types` (event types), not `include_operations`. */
   purgeEventTypes: "2.13",
+  /** A preheat policy's scope in `extra_attrs` (single_seed_peer, all_seed_peers, all_peers). */
+  preheatScopeInExtraAttrs: "2.13",
   /** Configuration keys `disabled_audit_log_event_types` and `oidc_logout`. */
   auditLogConfiguration: "2.13",
   /** Replication policy `single_active_replication`. */

@@ -1,13 +1,21 @@
-// HarborAuditLogPurge end to end: the purge schedule and its parameters as written, drift reverted
-// and named, a purge run from the annotation to its final phase in `kubectl get` once the emulator
-// finishes it (and the audit log really purged), and deletion to None with the parameters Harbor
-// requires. One per Harbor, "exists", the tenancy check, the refusal of Harbor 2.13 before any call
-// and run now's decisions are proven in unit tables (test/unit/controllers/per-harbor-mapping.test.ts,
+// HarborAuditLogPurge end to end, on the newest Harbor the emulator models: the purge schedule and
+// its event types as written (checked against Harbor's list first: a name it does not list is
+// Stalled and nothing is sent), drift reverted and named, a purge run from the annotation to its
+// final phase in `kubectl get` once the emulator finishes it (and the audit log really purged by
+// event type), and deletion to None with the parameters Harbor requires. One per Harbor, "exists",
+// the tenancy check, what each release is sent (operations up to 2.12) and what it refuses, and run
+// now's decisions are proven in unit tables (test/unit/controllers/per-harbor-mapping.test.ts,
 // test/unit/controllers/run-now.test.ts); what kubectl refuses, in
 // test/integration/cluster/admission.test.ts.
 import { describe, expect, test } from "vitest";
 import { useOperator } from "../env/operator.ts";
-import { auditLogPurge, eventOf, type AuditLogPurgeCR as PurgeCR, readyForSpec } from "../env/resources.ts";
+import {
+  auditLogPurge,
+  condition,
+  eventOf,
+  type AuditLogPurgeCR as PurgeCR,
+  readyForSpec,
+} from "../env/resources.ts";
 import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "purge" });
@@ -28,14 +36,14 @@ describe("HarborAuditLogPurge", () => {
       auditLogPurge("purge", {
         schedule: { type: "Custom", cron: "0 30 1 * * *" },
         retentionHours: 720,
-        includeOperations: ["pull", "delete"],
+        includeEventTypes: ["pull_artifact", "delete_artifact"],
       }),
     );
     const cr = await op.waitReady<PurgeCR>(KIND, "purge");
     expect((await schedule())?.schedule).toMatchObject({ type: "Custom", cron: "0 30 1 * * *" });
     expect(await parameters()).toEqual({
       audit_retention_hour: 720,
-      include_operations: "delete,pull",
+      include_event_types: "delete_artifact,pull_artifact",
       dry_run: false,
     });
     expect(cr.status?.harborId).toBe(0);
@@ -45,21 +53,50 @@ describe("HarborAuditLogPurge", () => {
     expect(table).toMatch(/purge\s+True\s+Synced\s+Custom\s+720\s+\d{4}-/);
   });
 
+  test("an event type Harbor does not list is Stalled, naming it and Harbor's list; nothing is sent", async () => {
+    const written = op.emulator.counters.total({ op: "updatePurgeSchedule" });
+    await op.kubectl.apply(
+      auditLogPurge("purge", {
+        schedule: { type: "Custom", cron: "0 30 1 * * *" },
+        retentionHours: 720,
+        includeEventTypes: ["pull_artifact", "push_artifact"],
+      }),
+    );
+    const stalled = await op.waitFor<PurgeCR>(
+      KIND,
+      "purge",
+      (o) => condition(o, "Ready")?.reason === "UnknownEventType",
+    );
+    expect(condition(stalled, "Ready")?.message).toMatch(
+      /^spec\.includeEventTypes: "push_artifact" is not an event type of this Harbor; it lists create_artifact, delete_artifact, pull_artifact, /,
+    );
+    expect(op.emulator.counters.total({ op: "updatePurgeSchedule" })).toBe(written);
+    expect((await parameters()).include_event_types).toBe("delete_artifact,pull_artifact");
+    await op.kubectl.apply(
+      auditLogPurge("purge", {
+        schedule: { type: "Custom", cron: "0 30 1 * * *" },
+        retentionHours: 720,
+        includeEventTypes: ["pull_artifact", "delete_artifact"],
+      }),
+    );
+    await op.waitFor<PurgeCR>(KIND, "purge", readyForSpec);
+  });
+
   test("a change made in Harbor is reverted and named in status", async () => {
     await op.harbor.purge.updateSchedule({
       schedule: { type: "Custom", cron: "0 30 1 * * *" },
-      parameters: { audit_retention_hour: 1, include_operations: "create,delete,pull", dry_run: true },
+      parameters: { audit_retention_hour: 1, include_event_types: "create_project", dry_run: true },
     });
     await until("the retention to be reverted", async () =>
       (await parameters()).audit_retention_hour === 720 ? true : undefined,
     );
     expect(await parameters()).toEqual({
       audit_retention_hour: 720,
-      include_operations: "delete,pull",
+      include_event_types: "delete_artifact,pull_artifact",
       dry_run: false,
     });
     const cr = await op.waitFor<PurgeCR>(KIND, "purge", (o) => o.status?.lastDriftCorrection !== undefined);
-    expect(cr.status?.lastDriftCorrection?.fields).toEqual(["retentionHours", "includeOperations", "dryRun"]);
+    expect(cr.status?.lastDriftCorrection?.fields).toEqual(["retentionHours", "includeEventTypes", "dryRun"]);
   });
 
   test("a purge run goes from the annotation to its final phase in kubectl get once Harbor finishes it", async () => {
@@ -67,12 +104,13 @@ describe("HarborAuditLogPurge", () => {
     const spec = {
       schedule: { type: "None" as const },
       retentionHours: 48,
-      includeOperations: ["pull" as const, "delete" as const],
+      includeEventTypes: ["pull_artifact", "delete_project"],
     };
     await op.kubectl.apply(auditLogPurge("purge", spec));
     await op.waitFor<PurgeCR>(KIND, "purge", readyForSpec);
     expect(await schedule()).toBeUndefined();
-    // Audit records of three days ago: a pull and a delete go, a create stays (not included).
+    // Audit records of three days ago: an artifact's pull and a project's deletion go, a project's
+    // creation stays (its event type is not listed).
     const audit = op.emulator.world.audit;
     audit.record({
       project_id: 0,
@@ -110,7 +148,7 @@ describe("HarborAuditLogPurge", () => {
     expect(started.status?.lastRun).toMatchObject({ id: run?.id, trigger: "MANUAL", dryRun: false });
     expect(run?.parameters).toEqual({
       audit_retention_hour: 48,
-      include_operations: "delete,pull",
+      include_event_types: "delete_project,pull_artifact",
       dry_run: false,
     });
 

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
+import { DEFAULT_HARBOR_VERSION, HARBOR_VERSIONS } from "./emulator/version.ts";
 import { addExampleAdapters, exampleManifests, examplesDir } from "./examples.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
@@ -30,6 +31,7 @@ const { values } = parseArgs({
     "harbor-url": { type: "string" },
     "harbor-username": { type: "string", default: "admin" },
     "harbor-password": { type: "string" },
+    "harbor-version": { type: "string" },
     once: { type: "boolean", default: false },
     logs: { type: "boolean", default: false },
     help: { type: "boolean", short: "h", default: false },
@@ -37,10 +39,11 @@ const { values } = parseArgs({
 });
 
 if (values.help) {
-  process.stdout.write(`Usage: npm run demo -- [--once] [--logs] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P]
+  process.stdout.write(`Usage: npm run demo -- [--once] [--logs] [--harbor-version X] [--kubeconfig PATH --harbor-url URL --harbor-username U --harbor-password P]
 
 Without --harbor-url: a local control plane, the Harbor emulator and the operator, with every
-example of deploy/examples/ applied. Ctrl-C stops everything; --once stops as soon as all are Ready.
+example of deploy/examples/ applied. --harbor-version picks the release the emulator models
+(${HARBOR_VERSIONS.join(", ")}; default ${DEFAULT_HARBOR_VERSION}). Ctrl-C stops everything; --once stops as soon as all are Ready.
 The operator's log goes to a file (its path is printed; --logs also prints it here as it comes), and
 its metrics and health endpoints are on loopback ports that are printed too.
 With --harbor-url (and a kubeconfig): the operator runs against that cluster and that Harbor.
@@ -123,12 +126,16 @@ async function main(): Promise<void> {
     cleanups.push(() => cp.stop());
     kubeconfig = cp.kubeconfigPath;
     kubectlBinary = cp.binaries.kubectl;
-    emulator = await startEmulator({ host: "127.0.0.1", adminPassword: DEFAULT_ADMIN_PASSWORD });
+    emulator = await startEmulator({
+      host: "127.0.0.1",
+      adminPassword: DEFAULT_ADMIN_PASSWORD,
+      ...(values["harbor-version"] ? { harborVersion: values["harbor-version"] } : {}),
+    });
     const e = emulator;
     cleanups.push(() => e.close());
     addExampleAdapters(emulator.control);
     harbor = { url: emulator.url, username: emulator.adminUsername, password: emulator.adminPassword };
-    say(`Harbor emulator at ${harbor.url}.`);
+    say(`Harbor emulator (Harbor ${emulator.world.version.name}) at ${harbor.url}.`);
   }
 
   const admin = kubectlAt(kubeconfig, kubectlBinary);

@@ -1,9 +1,11 @@
-// HarborAuditLogPurge's exporter (see shared/export.ts): Harbor's one purge schedule, in one read
-// (and one of the system info: from 2.13 on the operator does not manage the purge, so it is not
-// exported). No schedule is Harbor's default: no resource is written (a folder's is still compared).
+// HarborAuditLogPurge's exporter (see shared/export.ts): Harbor's one purge schedule, in one read,
+// with the system info (which release: what a folder's spec is compared in) and, from 2.13, the
+// event types Harbor lists. No schedule is Harbor's default: no resource is written (a folder's is
+// still compared). What the schedule purges is exported in the form Harbor stored it.
 import type { HarborAuditLogPurgeSpec } from "../../api/audit-log-purge.ts";
 import { type KindExporter, settingView } from "../shared/export.ts";
-import { diff, scheduleFrom, specFromPurge, unsupportedRelease } from "./mapping.ts";
+import { harborRelease } from "../shared/harbor-release.ts";
+import { diff, EVENT_TYPES_SINCE, purgeTarget, scheduleFrom, specFromPurge } from "./mapping.ts";
 
 const SETTING = "audit-log-purge";
 
@@ -13,10 +15,19 @@ export const auditLogPurgeExporter: KindExporter<HarborAuditLogPurgeSpec> = {
       ctx.harbor.purge.getSchedule({ signal: ctx.signal }),
       ctx.harbor.system.getSystemInfo({ signal: ctx.signal }),
     ]);
+    const release = harborRelease({ harborVersion: info.harbor_version ?? undefined });
+    const listed = release.atLeast(EVENT_TYPES_SINCE)
+      ? await ctx.harbor.purge.eventTypes({ signal: ctx.signal })
+      : undefined;
     const schedule = scheduleFrom(history);
-    const unsupported = unsupportedRelease(info.harbor_version ?? undefined);
-    const exported = schedule && unsupported ? { skip: unsupported } : specFromPurge(schedule);
-    return [settingView(SETTING, exported, (spec) => diff(spec, { schedule }))];
+    return [
+      settingView(SETTING, specFromPurge(schedule), (spec) => {
+        const r = purgeTarget(spec, release, listed);
+        // A spec this Harbor would refuse differs in the field it is refused for.
+        if ("refused" in r) return [spec.includeOperations ? "includeOperations" : "includeEventTypes"];
+        return diff(spec, { schedule }, r.target);
+      }),
+    ];
   },
   keyOf: () => SETTING,
 };

@@ -11,6 +11,7 @@
 //   created, then updated to be the default.
 // - The credential is read in prepare, only from a Secret that opts in as a preheat credential
 //   (Harbor sends it to the endpoint of the spec's choosing); it goes only into Harbor requests.
+//   Harbor no longer shows it from 2.14.4: then only a new Secret version is drift (mapping.ts).
 // - Harbor refuses to delete an instance a preheat policy uses (412): the deletion waits
 //   (DeletionBlocked) with Harbor's message, and proceeds when the policies are gone.
 // - Tenancy: an instance is Harbor-wide, so through a ClusterHarborConnection it needs

@@ -1,8 +1,10 @@
 // HarborPreheatInstance ⇄ Harbor P2P provider instance, as pure functions.
 //
-// Harbor returns an instance's auth_info as stored, the credential included, so the Secret's value
-// is compared with it (never shown), and the Secret's resourceVersion last pushed
-// (status.credentialsVersion) counts too, as for registries and scanners.
+// The credential: the Secret's resourceVersion last pushed (status.credentialsVersion) stands for
+// it, as for registries and scanners: another version is drift. Up to 2.14.3 Harbor returns an
+// instance's auth_info as stored, so there a value other than the Secret's is drift too (compared,
+// never shown). From 2.14.4 (2.15.1) Harbor leaves auth_info out of reads: what Harbor does not
+// show is not compared, or every drift sweep would push the credential again.
 import { SECRET_USES } from "../../api/common.ts";
 import {
   type HarborPreheatInstanceSpec,
@@ -54,6 +56,10 @@ const sameInfo = (a: Record<string, string> | null | undefined, b: Record<string
   return true;
 };
 
+/** Whether Harbor showed a credential: absent (2.14.4 on) or empty is none to compare. */
+const shown = (info: Record<string, string> | null | undefined): info is Record<string, string> =>
+  info != null && Object.keys(info).length > 0;
+
 /** The spec fields whose Harbor value differs. */
 export function diff(
   spec: HarborPreheatInstanceSpec,
@@ -71,7 +77,8 @@ export function diff(
   else if (
     spec.auth.mode !== "NONE" &&
     credential &&
-    (recordedVersion !== credential.version || !sameInfo(o.auth_info, credential.info))
+    (recordedVersion !== credential.version ||
+      (shown(o.auth_info) && !sameInfo(o.auth_info, credential.info)))
   )
     out.push("auth.secretRef");
   if ((o.enabled ?? false) !== spec.enabled) out.push("enabled");

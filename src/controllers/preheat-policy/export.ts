@@ -1,18 +1,23 @@
 // HarborPreheatPolicy's exporter (see shared/export.ts): each project's policies in one list per
-// project (Harbor lists policies only by project), the instance named by its exported resource.
+// project (Harbor lists policies only by project), the instance named by its exported resource, and
+// the system info once (which release: where Harbor keeps the scope).
 import type { HarborPreheatPolicySpec } from "../../api/preheat-policy.ts";
 import type { PreheatPolicy } from "../../harbor/preheat.ts";
 import { type HarborObjectView, type KindExporter, numericId } from "../shared/export.ts";
+import { type HarborRelease, harborRelease } from "../shared/harbor-release.ts";
 import { diff, specFromPolicy } from "./mapping.ts";
 
 export const preheatPolicyExporter: KindExporter<HarborPreheatPolicySpec> = {
   async read(ctx) {
     const projects = (await ctx.projects()).filter((p) => ctx.includes(p.name ?? ""));
+    if (projects.length === 0) return [];
+    const info = await ctx.harbor.system.getSystemInfo({ signal: ctx.signal });
+    const release = harborRelease({ harborVersion: info.harbor_version ?? undefined });
     let done = 0;
     const lists = await ctx.each(projects, async (p) => {
       const policies = await ctx.harbor.preheat.listPolicies(p.name ?? "", {}, { signal: ctx.signal });
       ctx.progress("preheat policies", ++done, projects.length);
-      return policies.map((policy) => view(policy, { id: p.project_id, name: p.name ?? "" }));
+      return policies.map((policy) => view(policy, { id: p.project_id, name: p.name ?? "" }, release));
     });
     return lists.flat();
   },
@@ -25,6 +30,7 @@ export const preheatPolicyExporter: KindExporter<HarborPreheatPolicySpec> = {
 function view(
   p: PreheatPolicy,
   project: { id: number; name: string },
+  release: HarborRelease,
 ): HarborObjectView<HarborPreheatPolicySpec> {
   const name = p.name ?? "";
   return {
@@ -40,8 +46,15 @@ function view(
         p,
         names.nameOf("HarborProject", project.id),
         p.provider_id === undefined ? undefined : names.nameOf("HarborPreheatInstance", p.provider_id),
+        release,
       ),
     diff: (spec, harborName, refs) =>
-      diff(spec, harborName, numericId(refs.resolve("HarborPreheatInstance", spec.instanceRef.name)?.id), p),
+      diff(
+        spec,
+        harborName,
+        numericId(refs.resolve("HarborPreheatInstance", spec.instanceRef.name)?.id),
+        release,
+        p,
+      ),
   };
 }

@@ -10,17 +10,26 @@
 // - Deleting a policy while one of its executions runs is refused by Harbor (412): the deletion
 //   waits with Harbor's message. Deleting the project deletes its policies in Harbor.
 // - Tenancy: through a ClusterHarborConnection, the project must be in tenancy.projects.
+// - The scope is sent and compared where the connected release keeps it (mapping.ts); a scope the
+//   release does not have (all_seed_peers before 2.13) is Stalled by name (UnsupportedByHarbor).
 //
 // Harbor requests: a new policy converges in three (the lookup, the create, the read-back); one in
 // sync costs one read; the drift sweep lists the policies once per project.
 import type { HarborPreheatPolicySpec, HarborPreheatPolicyStatus } from "../../api/preheat-policy.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DeletionBlocked, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
+import {
+  DeletionBlocked,
+  type ExternalClient,
+  type ManagedObject,
+  NotReady,
+  Stalled,
+} from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
+import { harborRelease, UNSUPPORTED_BY_HARBOR } from "../shared/harbor-release.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
-import { diff, type ObservedPolicy, policyRequest } from "./mapping.ts";
+import { diff, type ObservedPolicy, policyRequest, unsupportedScope } from "./mapping.ts";
 
 export interface PreheatPolicyExtra {
   /** The project's Harbor name and id. */
@@ -60,6 +69,8 @@ export function preheatPolicyExternal(deps: PreheatPolicyExternalDeps): Client {
     async prepare({ resource, spec, conn }) {
       const deleting = resource.metadata.deletionTimestamp !== undefined;
       const recorded = resource.status as HarborPreheatPolicyStatus | undefined;
+      const unsupported = deleting ? undefined : unsupportedScope(spec, harborRelease(conn));
+      if (unsupported) throw new Stalled(UNSUPPORTED_BY_HARBOR, unsupported);
       let project: PreheatPolicyExtra["project"];
       try {
         const p = resolveReference(deps.projects, resource, spec.projectRef, spec.connectionRef, conn.harbor);
@@ -100,7 +111,7 @@ export function preheatPolicyExternal(deps: PreheatPolicyExternalDeps): Client {
       const instanceId = requireInstance(extra);
       await conn.client.preheat.createPolicy(
         extra.project.name,
-        policyRequest(spec, harborName, instanceId),
+        policyRequest(spec, harborName, instanceId, harborRelease(conn)),
         {
           signal,
         },
@@ -115,7 +126,7 @@ export function preheatPolicyExternal(deps: PreheatPolicyExternalDeps): Client {
       await conn.client.preheat.updatePolicy(
         extra.project.name,
         harborName,
-        policyRequest(spec, harborName, instanceId, current),
+        policyRequest(spec, harborName, instanceId, harborRelease(conn), current),
         { signal },
       );
       return (await get(conn, extra.project.name, harborName, signal)) ?? current;
@@ -134,7 +145,8 @@ export function preheatPolicyExternal(deps: PreheatPolicyExternalDeps): Client {
       }
     },
 
-    diff: ({ spec, harborName, extra }, o) => diff(spec, harborName, extra.instanceId, o),
+    diff: ({ spec, harborName, extra, conn }, o) =>
+      diff(spec, harborName, extra.instanceId, harborRelease(conn), o),
     identifies: ({ harborName, extra }, o) =>
       o.name === harborName && (o.project_id ?? extra.project.id) === extra.project.id,
     id: (o) => o.id,

@@ -2,12 +2,62 @@
 //
 // Harbor keeps filters and trigger as JSON text: filters a list of {type, value}, the trigger
 // {type, trigger_setting: {cron}}. It stores them as sent (a scheduled trigger is written again in
-// its own encoding once scheduled), so both are compared by meaning, never as text. A policy's scope
-// is compared only when Harbor shows one.
+// its own encoding once scheduled), so both are compared by meaning, never as text.
+//
+// The scope follows the release (`EXTRA_ATTRS_SINCE`): up to 2.12 it is the policy's `scope`
+// (single_peer, all_peers), compared only when Harbor shows one; from 2.13 `scope` is gone and the
+// scope lives in `extra_attrs`, a JSON object in a string ({"scope":"all_peers"}, values
+// single_seed_peer, all_seed_peers, all_peers), always compared there (none is Harbor's default,
+// single_seed_peer), and its other attributes are sent back as Harbor has them. 2.12's single_peer
+// and 2.13's single_seed_peer are one scope under two names: each release gets its own word. all_seed_peers has no 2.12 word: refused there by name.
+// A release that names none is taken as the newest known (src/harbor/release.ts).
 import { z } from "zod";
-import type { HarborPreheatPolicySpec } from "../../api/preheat-policy.ts";
+import { type HarborPreheatPolicySpec, PREHEAT_SCOPES, type PreheatScope } from "../../api/preheat-policy.ts";
 import type { PreheatPolicy, PreheatPolicyReq } from "../../harbor/preheat.ts";
+import { CHANGES } from "../../harbor/release.ts";
 import type { SpecFields } from "../shared/export.ts";
+import type { HarborRelease } from "../shared/harbor-release.ts";
+
+/** The release from which a policy's scope is in extra_attrs, with Dragonfly's seed-peer words. */
+export const EXTRA_ATTRS_SINCE = CHANGES.preheatScopeInExtraAttrs;
+
+const byExtraAttrs = (release: HarborRelease) => release.atLeast(EXTRA_ATTRS_SINCE);
+
+/** The spec's scope in the release's word: single_peer (2.12) and single_seed_peer (2.13) are one. */
+export function harborScope(scope: PreheatScope, release: HarborRelease): string {
+  if (byExtraAttrs(release)) return scope === "single_peer" ? "single_seed_peer" : scope;
+  return scope === "single_seed_peer" ? "single_peer" : scope;
+}
+
+/** Why this Harbor cannot take the spec's scope, or undefined. */
+export function unsupportedScope(
+  spec: HarborPreheatPolicySpec,
+  release: HarborRelease,
+): string | undefined {
+  if (byExtraAttrs(release) || spec.scope !== "all_seed_peers") return undefined;
+  return `spec.scope all_seed_peers needs Harbor ${EXTRA_ATTRS_SINCE} or later; this Harbor is ${release.version}, whose scopes are single_peer (single_seed_peer) and all_peers`;
+}
+
+/** extra_attrs as an object; {} when absent or not a JSON object. */
+function extraAttrs(text: string | undefined): Record<string, unknown> {
+  const v = parse(text);
+  return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
+}
+
+/** Where extra_attrs holds no scope, Harbor (2.13 on) preheats to one seed peer: its default. */
+const DEFAULT_SCOPE = "single_seed_peer";
+
+/**
+ * The scope Harbor holds, in its release's place: from 2.13 extra_attrs' scope, Harbor's default
+ * where it has none; up to 2.12 `scope`, undefined where Harbor shows none.
+ */
+export function observedScope(o: PreheatPolicy, release: HarborRelease): string | undefined {
+  if (byExtraAttrs(release)) {
+    const scope = extraAttrs(o.extra_attrs).scope;
+    return typeof scope === "string" && scope !== "" ? scope : DEFAULT_SCOPE;
+  }
+  return o.scope || undefined;
+}
 
 /** A policy Harbor holds, so with its id. */
 export type ObservedPolicy = PreheatPolicy & { id: number };
@@ -35,8 +85,10 @@ export function policyRequest(
   spec: HarborPreheatPolicySpec,
   name: string,
   instanceId: number,
+  release: HarborRelease,
   current?: ObservedPolicy,
 ): PreheatPolicyReq {
+  const scope = harborScope(spec.scope, release);
   return {
     ...(current ? { id: current.id } : {}),
     name,
@@ -45,7 +97,10 @@ export function policyRequest(
     filters: filtersText(spec),
     trigger: triggerText(spec),
     enabled: spec.enabled,
-    scope: spec.scope,
+    // Harbor's update replaces extra_attrs whole: the attributes besides the scope go back as they are.
+    ...(byExtraAttrs(release)
+      ? { extra_attrs: JSON.stringify({ ...extraAttrs(current?.extra_attrs), scope }) }
+      : { scope }),
   };
 }
 
@@ -91,6 +146,7 @@ export function diff(
   spec: HarborPreheatPolicySpec,
   name: string,
   instanceId: number | undefined,
+  release: HarborRelease,
   o: PreheatPolicy,
 ): string[] {
   const out: string[] = [];
@@ -106,7 +162,8 @@ export function diff(
   const t = readTrigger(o.trigger);
   if (t.type !== spec.trigger.type) out.push("trigger.type");
   else if ((t.cron ?? undefined) !== spec.trigger.cron) out.push("trigger.cron");
-  if (o.scope && o.scope !== spec.scope) out.push("scope");
+  const scope = observedScope(o, release);
+  if (scope !== undefined && scope !== harborScope(spec.scope, release)) out.push("scope");
   if ((o.enabled ?? false) !== spec.enabled) out.push("enabled");
   return out;
 }
@@ -120,6 +177,7 @@ export function specFromPolicy(
   p: PreheatPolicy,
   projectName: string | undefined,
   instanceName: string | undefined,
+  release: HarborRelease,
 ): { spec: SpecFields<typeof HarborPreheatPolicySpec> } | { skip: string } {
   if (!projectName) return { skip: "its project is not exported" };
   if (!instanceName) return { skip: "its preheat instance is not exported" };
@@ -130,7 +188,7 @@ export function specFromPolicy(
   const t = readTrigger(p.trigger);
   const type = z.enum(["manual", "scheduled", "event_based"]).safeParse(t.type);
   if (!type.success) return { skip: `its trigger "${t.type ?? ""}" is not one a spec can hold` };
-  const scope = z.enum(["single_peer", "all_peers"]).safeParse(p.scope);
+  const scope = z.enum(PREHEAT_SCOPES).safeParse(observedScope(p, release));
   return {
     spec: {
       name: p.name ?? "",

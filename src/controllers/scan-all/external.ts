@@ -3,7 +3,9 @@
 // - The schedule is a setting a Harbor has once: no id (status.harborId is 0), the claim is the
 //   constant "scan-all-schedule", so a second resource for the same Harbor gets Conflict.
 // - Harbor refuses every scan-all call (412) while it has no default scanner: the resource waits,
-//   Ready=False with reason NoDefaultScanner, and looks again.
+//   Ready=False with reason NoDefaultScanner, and looks again. Not when it is being deleted: a
+//   schedule Harbor cannot even read needs no deleting (its scanner registration may have gone in
+//   the same sweep), so the deletion completes, and its log line says why.
 // - "Exists" means Harbor has a schedule: one set by someone else is refused under creationPolicy
 //   Create (AlreadyExists) and taken over under Adopt or CreateOrAdopt. Once managed, a schedule
 //   removed in Harbor is drift like any other field, put back and named.
@@ -92,6 +94,26 @@ export function scanAllExternal(deps: RunNowDeps): Client {
 
   return {
     ...setting,
+
+    async observe(input) {
+      try {
+        return await setting.observe(input);
+      } catch (e) {
+        if (
+          !(
+            input.resource.metadata.deletionTimestamp &&
+            e instanceof NotReady &&
+            e.reason === NO_DEFAULT_SCANNER
+          )
+        )
+          throw e;
+        input.logger.info(
+          { reason: NO_DEFAULT_SCANNER },
+          "Harbor has no default scanner, so it shows no scan-all schedule: nothing to delete (should a scanner become the default again, a schedule Harbor kept shows again)",
+        );
+        return undefined;
+      }
+    },
 
     async afterSync({ conn, resource, signal }, observed): Promise<AfterSync<HarborScanAllStatus>> {
       const client = conn.client;

@@ -1131,7 +1131,7 @@ describe("HarborGarbageCollection, HarborAuditLogPurge and HarborScanAll schedul
     await expectRefused(garbageCollection("gc", { workers: 11 }), "spec.workers", "less than or equal to 10");
   });
 
-  test("audit-log purge: a type of no schedule, retention out of range, operations Harbor does not purge", async () => {
+  test("audit-log purge: a type of no schedule, retention out of range, operations Harbor does not purge, event types not in Harbor's form, both lists at once", async () => {
     await expectRefused(
       auditLogPurge("purge", { schedule: { type: invalid("Yearly") } }),
       "spec.schedule.type",
@@ -1154,6 +1154,19 @@ describe("HarborGarbageCollection, HarborAuditLogPurge and HarborScanAll schedul
     await expectRefusal(
       auditLogPurge("purge", { includeOperations: ["pull", "pull"] }),
       'spec.includeOperations[1]: Duplicate value: "pull"',
+    );
+    await expectRefused(
+      auditLogPurge("purge", { includeEventTypes: ["Create_Artifact"] }),
+      "spec.includeEventTypes[0]",
+      "an event type is lower-case words joined by _, as Harbor lists them (e.g. create_artifact)",
+    );
+    await expectRefused(
+      auditLogPurge("purge", { includeOperations: ["pull"], includeEventTypes: ["pull_artifact"] }),
+      "spec.includeEventTypes",
+      "includeOperations (Harbor 2.12) and includeEventTypes (Harbor 2.13 and later) exclude each other",
+    );
+    await expectAdmitted(
+      auditLogPurge("purge", { includeEventTypes: ["pull_artifact", "update_configuration"] }),
     );
   });
 });

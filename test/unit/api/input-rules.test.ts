@@ -294,15 +294,29 @@ describe("values", () => {
       ).toBe(false);
   });
 
-  test("purge parameters: retention 1 to 876,000 hours, known operations only", () => {
+  test("purge parameters: retention 1 to 876,000 hours, known operations only, event types in Harbor's form", () => {
     const ok = HarborAuditLogPurgeSpec.parse({ ...conn, schedule: { type: "None" }, retentionHours: 168 });
-    expect(ok.includeOperations).toEqual(["create", "delete", "pull"]);
+    // Unset: what the release purges by default (all three operations, or every event type listed).
+    expect(ok.includeOperations).toBeUndefined();
+    expect(ok.includeEventTypes).toBeUndefined();
+    expect(
+      HarborAuditLogPurgeSpec.parse({
+        ...conn,
+        schedule: { type: "None" },
+        retentionHours: 1,
+        includeEventTypes: ["create_artifact", "update_configuration"],
+      }).includeEventTypes,
+    ).toEqual(["create_artifact", "update_configuration"]);
     for (const bad of [
       { retentionHours: 0 },
       { retentionHours: 876_001 },
       {},
       { retentionHours: 1, includeOperations: [] },
       { retentionHours: 1, includeOperations: ["push"] },
+      { retentionHours: 1, includeEventTypes: [] },
+      { retentionHours: 1, includeEventTypes: ["Create_Artifact"] },
+      { retentionHours: 1, includeEventTypes: ["create artifact"] },
+      { retentionHours: 1, includeEventTypes: ["create_"] },
     ])
       expect(HarborAuditLogPurgeSpec.safeParse({ ...conn, schedule: { type: "None" }, ...bad }).success).toBe(
         false,

@@ -14,6 +14,7 @@ import { HarborUserGroupSpec } from "../../../src/api/usergroup.ts";
 import {
   diff as purgeDiff,
   scheduleFrom as purgeScheduleFrom,
+  purgeTarget,
   specFromPurge,
 } from "../../../src/controllers/audit-log-purge/mapping.ts";
 import {
@@ -27,6 +28,7 @@ import { diff as memberDiff, specFromMember } from "../../../src/controllers/mem
 import { scannerDrift, scannerSpecFrom } from "../../../src/controllers/project/mapping.ts";
 import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/registry.ts";
 import { diff as scannerDiff, specFromRegistration } from "../../../src/controllers/scanner/mapping.ts";
+import { harborRelease } from "../../../src/controllers/shared/harbor-release.ts";
 import { diff as groupDiff, specFromGroup } from "../../../src/controllers/usergroup/mapping.ts";
 import type { JobQueue } from "../../../src/harbor/jobservice.ts";
 
@@ -239,6 +241,7 @@ describe("per-Harbor settings", () => {
         dry_run: false,
       }),
       {},
+      "v2.12.4-e12a4c0e",
     ],
     [
       "custom, pulls only, dry",
@@ -248,13 +251,27 @@ describe("per-Harbor settings", () => {
         dry_run: true,
       }),
       { includeOperations: ["pull"], dryRun: true },
+      "v2.12.4-e12a4c0e",
     ],
-  ])("purge %s: parses, and the diff is empty", (_what, h, extra) => {
+    [
+      "daily on 2.15, event types as Harbor stored them",
+      history("Daily", "0 0 0 * * *", {
+        audit_retention_hour: 24,
+        include_event_types: "pull_artifact,create_project",
+        dry_run: false,
+      }),
+      { includeEventTypes: ["create_project", "pull_artifact"] },
+      "v2.15.2-e15a2c0e",
+    ],
+  ])("purge %s: parses, and the diff is empty", (_what, h, extra, version) => {
     const s = purgeScheduleFrom(h);
     const raw = exported<object>(specFromPurge(s));
     expect(raw).toMatchObject(extra);
     const spec = HarborAuditLogPurgeSpec.parse({ ...MANAGED, ...raw });
-    expect(purgeDiff(spec, { schedule: s })).toEqual([]);
+    const events = ["create_artifact", "pull_artifact", "create_project"];
+    const r = purgeTarget(spec, harborRelease({ harborVersion: version }), events);
+    if ("refused" in r) throw new Error(r.refused.message);
+    expect(purgeDiff(spec, { schedule: s }, r.target)).toEqual([]);
     expect(specFromPurge(undefined)).toBeUndefined();
   });
 

@@ -1,8 +1,9 @@
 // The pure mappings of the per-Harbor kinds: HarborGarbageCollection and HarborAuditLogPurge (what
 // of Harbor's schedule is compared, the requests sent, the newest run in status) and
-// HarborJobService (which listed queues change, what status shows), plus the release check that
-// keeps the 2.12 purge parameters away from Harbor 2.13; then their external clients with Harbor
-// faked: the tenancy check, what "exists" means, the claim, and what deletion sends.
+// HarborJobService (which listed queues change, what status shows), plus what a purge removes on
+// each release (operations up to 2.12, event types Harbor lists from 2.13, a spec of the other
+// release refused by name); then their external clients with Harbor faked: the tenancy check, what
+// "exists" means, the claim, and what deletion sends.
 import { describe, expect, test } from "vitest";
 import { HarborAuditLogPurgeSpec } from "../../../src/api/audit-log-purge.ts";
 import { HarborGarbageCollectionSpec } from "../../../src/api/garbage-collection.ts";
@@ -14,6 +15,8 @@ import * as gc from "../../../src/controllers/garbage-collection/mapping.ts";
 import { jobServiceExternal } from "../../../src/controllers/job-service/external.ts";
 import * as jobs from "../../../src/controllers/job-service/mapping.ts";
 import { followDelayMs } from "../../../src/controllers/shared/executions.ts";
+import { harborRelease } from "../../../src/controllers/shared/harbor-release.ts";
+import { HarborError } from "../../../src/harbor/errors.ts";
 import { Stalled } from "../../../src/runtime/managed.ts";
 import { fakeHarborCalls, handle, inputOf, tenantConnection } from "./fakes.ts";
 
@@ -157,6 +160,30 @@ describe("HarborGarbageCollection", () => {
   });
 });
 
+/** The release a connection reports, as the kinds read it. */
+const release = (version: string) => harborRelease({ harborVersion: version });
+const V2_12 = release("v2.12.4-e12a4c0e");
+const V2_15 = release("v2.15.2-e15a2c0e");
+/** GET /auditlog-exts/events of 2.13 to 2.15, in Harbor's order. */
+const EVENT_TYPES = [
+  "create_artifact",
+  "delete_artifact",
+  "pull_artifact",
+  "create_project",
+  "delete_project",
+  "delete_repository",
+  "login_user",
+  "logout_user",
+  "create_user",
+  "delete_user",
+  "update_user",
+  "create_robot",
+  "delete_robot",
+  "update_configuration",
+];
+const OPERATIONS = { key: "include_operations", field: "includeOperations" } as const;
+const EVENTS = { key: "include_event_types", field: "includeEventTypes" } as const;
+
 describe("HarborAuditLogPurge", () => {
   const stored = (params: object, type = "Daily", cron = "0 0 0 * * *") => ({
     job_kind: cron,
@@ -164,12 +191,13 @@ describe("HarborAuditLogPurge", () => {
     schedule: { type, cron, next_scheduled_time: "2030-01-02T00:00:00.000Z" },
   });
   const params = { audit_retention_hour: 168, include_operations: "create,delete,pull", dry_run: false };
+  const all = { ...OPERATIONS, names: ["create", "delete", "pull"] };
 
   test("parameters are compared as Harbor shows them; the order of operations does not matter", () => {
     const observed = {
       schedule: purge.scheduleFrom(stored({ ...params, include_operations: "pull, Create,delete" })),
     };
-    expect(purge.diff(purgeSpec(), observed)).toEqual([]);
+    expect(purge.diff(purgeSpec(), observed, all)).toEqual([]);
   });
 
   test("each field that differs is named", () => {
@@ -182,7 +210,7 @@ describe("HarborAuditLogPurge", () => {
         ),
       ),
     };
-    expect(purge.diff(purgeSpec(), observed)).toEqual([
+    expect(purge.diff(purgeSpec(), observed, all)).toEqual([
       "schedule.type",
       "schedule.cron",
       "retentionHours",
@@ -191,32 +219,111 @@ describe("HarborAuditLogPurge", () => {
     ]);
   });
 
-  test("every request carries the retention and the operations, None included", () => {
+  test("every request carries the retention and what to purge in the release's key, None included", () => {
     const spec = purgeSpec({ includeOperations: ["pull", "create"], dryRun: true });
     const p = { audit_retention_hour: 168, include_operations: "create,pull", dry_run: true };
-    expect(purge.scheduleRequest(spec)).toEqual({
+    const target = { ...OPERATIONS, names: ["create", "pull"] };
+    expect(purge.scheduleRequest(spec, target)).toEqual({
       schedule: { type: "Daily", cron: "0 0 0 * * *" },
       parameters: p,
     });
-    expect(purge.noScheduleRequest(spec)).toEqual({ schedule: { type: "None" }, parameters: p });
-    expect(purge.runRequest(spec)).toEqual({ schedule: { type: "Manual" }, parameters: p });
+    expect(purge.noScheduleRequest(spec, target)).toEqual({ schedule: { type: "None" }, parameters: p });
+    expect(purge.runRequest(spec, target)).toEqual({ schedule: { type: "Manual" }, parameters: p });
+    const events = { ...EVENTS, names: ["create_artifact", "pull_artifact"] };
+    expect(purge.scheduleRequest(purgeSpec(), events).parameters).toEqual({
+      audit_retention_hour: 168,
+      include_event_types: "create_artifact,pull_artifact",
+      dry_run: false,
+    });
   });
 
+  // What a purge removes, by release: [what, release, spec fields, target or refusal].
   test.each([
-    // A Harbor that does not name its release is taken as the newest known.
-    [undefined, "of a release it does not name"],
-    ["unknown", "unknown"],
-    ["v2.10.3-emulator", undefined],
-    ["v2.12.4-6b4981d4", undefined],
-    ["v2.13.0-abcdef", "v2.13.0-abcdef"],
-    ["v3.0.0", "v3.0.0"],
-  ])("Harbor %s: %s refuses the 2.12 parameters", (version, named) => {
-    const why = purge.unsupportedRelease(version);
-    if (named === undefined) expect(why).toBeUndefined();
-    else {
-      expect(why).toContain(`this Harbor is ${named}`);
-      expect(why).toContain("include_event_types");
-    }
+    ["2.12, unset: all three operations", V2_12, {}, { ...OPERATIONS, names: ["create", "delete", "pull"] }],
+    ["2.12, operations", V2_12, { includeOperations: ["pull"] }, { ...OPERATIONS, names: ["pull"] }],
+    [
+      "2.12, event types: refused, naming the release that has them and what to write",
+      V2_12,
+      { includeEventTypes: ["pull_artifact"] },
+      {
+        reason: "UnsupportedByHarbor",
+        message:
+          "spec.includeEventTypes needs Harbor 2.13 or later; this Harbor is v2.12.4-e12a4c0e, which purges by operation: write includeOperations (create, delete, pull) instead, or leave both out for all three",
+      },
+    ],
+    ["2.15, unset: every event type Harbor lists", V2_15, {}, { ...EVENTS, names: [...EVENT_TYPES].sort() }],
+    [
+      "2.15, event types",
+      V2_15,
+      { includeEventTypes: ["pull_artifact", "delete_artifact"] },
+      { ...EVENTS, names: ["delete_artifact", "pull_artifact"] },
+    ],
+    [
+      "2.15, operations: refused, never sent as event types; the operations' event types suggested",
+      V2_15,
+      { includeOperations: ["delete", "pull"] },
+      {
+        reason: "UnsupportedByHarbor",
+        message:
+          "spec.includeOperations (delete, pull) is what Harbor 2.12 purges by; Harbor 2.13 and later purge by event type; this Harbor is v2.15.2-e15a2c0e: write includeEventTypes instead (these operations' event types are delete_artifact, delete_project, delete_repository, delete_robot, delete_user, pull_artifact), or leave both out for every event type Harbor lists",
+      },
+    ],
+    [
+      "2.15, a name Harbor does not list: refused, naming it and Harbor's list",
+      V2_15,
+      { includeEventTypes: ["create_artifact", "push_artifact"] },
+      {
+        reason: "UnknownEventType",
+        message: `spec.includeEventTypes: "push_artifact" is not an event type of this Harbor; it lists ${EVENT_TYPES.join(", ")}`,
+      },
+    ],
+    [
+      "a release that names none (a dev build) is the newest known: unset, every event type listed",
+      release("dev"),
+      {},
+      { ...EVENTS, names: [...EVENT_TYPES].sort() },
+    ],
+    [
+      "a release that names none, operations: refused as on 2.15",
+      release(""),
+      { includeOperations: ["pull"] },
+      {
+        reason: "UnsupportedByHarbor",
+        message:
+          "spec.includeOperations (pull) is what Harbor 2.12 purges by; Harbor 2.13 and later purge by event type; this Harbor is of a release it does not name: write includeEventTypes instead (these operations' event types are pull_artifact), or leave both out for every event type Harbor lists",
+      },
+    ],
+  ])("%s", (_what, rel, fields, want) => {
+    const listed = rel === V2_12 ? undefined : EVENT_TYPES;
+    const got = purge.purgeTarget(purgeSpec(fields), rel, listed);
+    expect(got).toEqual("reason" in want ? { refused: want } : { target: want });
+  });
+
+  test("a resource being deleted is never refused: its None request carries the release's key", () => {
+    const deleting = { deleting: true };
+    expect(
+      purge.purgeTarget(purgeSpec({ includeOperations: ["pull"] }), V2_15, EVENT_TYPES, deleting),
+    ).toEqual({
+      target: { ...EVENTS, names: [...EVENT_TYPES].sort() },
+    });
+    expect(
+      purge.purgeTarget(purgeSpec({ includeEventTypes: ["pull_artifact"] }), V2_12, undefined, deleting),
+    ).toEqual({ target: { ...OPERATIONS, names: ["create", "delete", "pull"] } });
+  });
+
+  test("2.13 on: include_event_types compared as a set; a schedule stored with 2.12's key is drift", () => {
+    const target = { ...EVENTS, names: ["delete_artifact", "pull_artifact"] };
+    const spec = purgeSpec({ includeEventTypes: ["pull_artifact", "delete_artifact"] });
+    const events = (text: string) => ({
+      schedule: purge.scheduleFrom(
+        stored({ audit_retention_hour: 168, include_event_types: text, dry_run: false }),
+      ),
+    });
+    expect(purge.diff(spec, events("pull_artifact, delete_artifact"), target)).toEqual([]);
+    expect(purge.diff(spec, events("pull_artifact"), target)).toEqual(["includeEventTypes"]);
+    expect(purge.diff(spec, { schedule: purge.scheduleFrom(stored(params)) }, target)).toEqual([
+      "includeEventTypes",
+    ]);
   });
 
   test("status: the newest run, final or not", () => {
@@ -309,9 +416,20 @@ describe("HarborJobService", () => {
 // The external clients, Harbor faked
 
 /** A system job's schedule API (client.gc, client.purge) holding `schedule`, every call written down. */
-function scheduleApi(calls: string[], schedule?: object) {
+function scheduleApi(calls: string[], schedule?: object, o: { eventTypes?: string[] } = {}) {
   let held = schedule;
   return {
+    eventTypes: async () => {
+      calls.push("eventTypes");
+      if (!o.eventTypes)
+        throw new HarborError({
+          operation: "listAuditLogEventTypes",
+          kind: "notFound",
+          harborMessage: "path /api/v2.0/auditlog-exts/events was not found",
+          requestId: "r1",
+        });
+      return o.eventTypes;
+    },
     getSchedule: async () => {
       calls.push("getSchedule");
       return held;
@@ -407,7 +525,8 @@ describe.each(scheduleKinds)("$kind against Harbor", (k) => {
     const calls: string[] = [];
     const ext = k.external();
     const client = fakeHarborCalls({ [k.api]: scheduleApi(calls, someoneElses) });
-    const input = inputOf(k.spec(), { conn: handle(client), knownId: 0 });
+    const base = inputOf(k.spec(), { conn: handle(client), knownId: 0 });
+    const input = { ...base, extra: await ext.prepare(base) };
     const current = await ext.observe(input);
     calls.length = 0;
     await ext.delete(input, current);
@@ -425,15 +544,106 @@ describe.each(scheduleKinds)("$kind against Harbor", (k) => {
   });
 });
 
-describe("HarborAuditLogPurge against Harbor 2.13", () => {
-  test("refused by name before any purge call (UnsupportedByHarbor)", async () => {
+describe("HarborAuditLogPurge against Harbor 2.13 and later", () => {
+  const on = (version: string, calls: string[], schedule?: object) =>
+    handle(fakeHarborCalls({ purge: scheduleApi(calls, schedule, { eventTypes: EVENT_TYPES }) }), {
+      harborVersion: version,
+    });
+  const ext = () => auditLogPurgeExternal(deps) as unknown as AnyScheduleClient;
+  const deleting = {
+    metadata: { name: "res", namespace: "team", deletionTimestamp: "2030-01-01T00:00:00Z" },
+  };
+
+  test("event types are checked against Harbor's list and sent as include_event_types", async () => {
     const calls: string[] = [];
-    const client = fakeHarborCalls({ purge: scheduleApi(calls) });
-    const refused = await auditLogPurgeExternal(deps)
-      .prepare(inputOf(purgeSpec(), { conn: handle(client, { harborVersion: "v2.13.0-6e3a4b2c" }) }))
+    const conn = on("v2.15.2-e15a2c0e", calls);
+    const spec = purgeSpec({ includeEventTypes: ["pull_artifact", "create_artifact"] });
+    const base = inputOf(spec, { conn });
+    const extra = await ext().prepare(base);
+    await ext().create({ ...base, extra });
+    expect(calls.filter((c) => !c.startsWith("get") && c !== "listHistory")).toEqual([
+      "eventTypes",
+      `updateSchedule ${JSON.stringify({
+        schedule: { type: "Daily", cron: "0 0 0 * * *" },
+        parameters: {
+          audit_retention_hour: 168,
+          include_event_types: "create_artifact,pull_artifact",
+          dry_run: false,
+        },
+      })}`,
+    ]);
+  });
+
+  test.each([
+    [
+      "v2.13.5-e13a5c0e",
+      { includeOperations: ["create"] },
+      "UnsupportedByHarbor",
+      "write includeEventTypes instead",
+    ],
+    [
+      "v2.15.2-e15a2c0e",
+      { includeEventTypes: ["create"] },
+      "UnknownEventType",
+      '"create" is not an event type',
+    ],
+  ])("Harbor %s, spec %j: Stalled (%s) before any write", async (version, fields, reason, says) => {
+    const calls: string[] = [];
+    const refused = await ext()
+      .prepare(inputOf(purgeSpec(fields), { conn: on(version, calls) }))
+      .catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(Stalled);
+    expect(refused).toMatchObject({ reason });
+    expect((refused as Error).message).toContain(says);
+    expect(calls).toEqual(["eventTypes"]);
+  });
+
+  test("deleting a resource written for 2.12 removes the schedule with include_event_types, never the old words", async () => {
+    const calls: string[] = [];
+    const held = gcSchedule({
+      params: { audit_retention_hour: 168, include_event_types: "create_artifact" },
+    });
+    const base = inputOf(purgeSpec({ includeOperations: ["create"] }), {
+      conn: on("v2.15.2-e15a2c0e", calls, held),
+      knownId: 0,
+      resource: deleting,
+    });
+    const input = { ...base, extra: await ext().prepare(base) };
+    await ext().delete(input, await ext().observe(input));
+    const none = calls.find((c) => c.startsWith("updateSchedule"));
+    expect(none).toBe(
+      `updateSchedule ${JSON.stringify({
+        schedule: { type: "None" },
+        parameters: {
+          audit_retention_hour: 168,
+          include_event_types: [...EVENT_TYPES].sort().join(","),
+          dry_run: false,
+        },
+      })}`,
+    );
+  });
+
+  test("an unknown release with event types that has no event-type list (2.12): refused by name", async () => {
+    const calls: string[] = [];
+    const conn = handle(fakeHarborCalls({ purge: scheduleApi(calls) }), { harborVersion: "" });
+    const refused = await ext()
+      .prepare(inputOf(purgeSpec({ includeEventTypes: ["pull_artifact"] }), { conn }))
       .catch((e: unknown) => e);
     expect(refused).toMatchObject({ reason: "UnsupportedByHarbor" });
-    expect((refused as Error).message).toContain("this Harbor is v2.13.0-6e3a4b2c");
+    expect((refused as Error).message).toContain("spec.includeEventTypes needs Harbor 2.13 or later");
+  });
+
+  test("on 2.12 no event types are read, and event types are refused before any call", async () => {
+    const calls: string[] = [];
+    const conn = on("v2.12.4-e12a4c0e", calls);
+    expect(await ext().prepare(inputOf(purgeSpec(), { conn }))).toEqual({
+      ...OPERATIONS,
+      names: ["create", "delete", "pull"],
+    });
+    const refused = await ext()
+      .prepare(inputOf(purgeSpec({ includeEventTypes: ["pull_artifact"] }), { conn }))
+      .catch((e: unknown) => e);
+    expect(refused).toMatchObject({ reason: "UnsupportedByHarbor" });
     expect(calls).toEqual([]);
   });
 });

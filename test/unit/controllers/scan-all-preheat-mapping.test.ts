@@ -1,9 +1,12 @@
 // The pure mappings of HarborScanAll (what of Harbor's schedule is compared, the metrics in status)
 // and of the preheat kinds: an instance's request and drift (the credential Harbor shows back is
-// compared, never shown), a policy's filters and trigger as Harbor's JSON text, compared by meaning;
-// and the exporters' inverse mappings, whose specs the kinds' own diffs find in sync. HarborScanAll's
-// external client too, with Harbor faked: its tenancy check, the wait for a default scanner, what
-// "exists" means, its claim and what deletion sends.
+// compared, never shown; one Harbor no longer shows is not compared), a policy's filters and trigger
+// as Harbor's JSON text, compared by meaning, and its scope where each release keeps it; and the
+// exporters' inverse mappings, whose specs the kinds' own diffs find in sync. HarborScanAll's
+// external client too, with Harbor faked: its tenancy check, the wait for a default scanner (and a
+// deletion that does not wait for one), what "exists" means, its claim and what deletion sends.
+import { Writable } from "node:stream";
+import pino from "pino";
 import { describe, expect, test } from "vitest";
 import { HarborPreheatInstanceSpec } from "../../../src/api/preheat-instance.ts";
 import { HarborPreheatPolicySpec } from "../../../src/api/preheat-policy.ts";
@@ -18,12 +21,16 @@ import * as policy from "../../../src/controllers/preheat-policy/mapping.ts";
 import { scanAllExternal } from "../../../src/controllers/scan-all/external.ts";
 import { scanAllKind } from "../../../src/controllers/scan-all/index.ts";
 import * as scanAll from "../../../src/controllers/scan-all/mapping.ts";
+import { harborRelease } from "../../../src/controllers/shared/harbor-release.ts";
 import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
 import { HarborError } from "../../../src/harbor/errors.ts";
 import { NotReady, Stalled } from "../../../src/runtime/managed.ts";
 import { fakeHarborCalls, handle, inputOf, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
+const V2_12 = harborRelease({ harborVersion: "v2.12.4-e12a4c0e" });
+const V2_13 = harborRelease({ harborVersion: "v2.13.5-e13a5c0e" });
+const V2_15 = harborRelease({ harborVersion: "v2.15.2-e15a2c0e" });
 
 describe("HarborScanAll", () => {
   const spec = (o: object = {}) => HarborScanAllSpec.parse({ ...conn, schedule: { type: "Daily" }, ...o });
@@ -143,6 +150,38 @@ describe("HarborScanAll against Harbor", () => {
     await ext.delete(input, found as never);
     expect(calls).toEqual(['updateSchedule {"schedule":{"type":"None"}}']);
   });
+
+  test("deleted on a Harbor without a default scanner: a schedule Harbor cannot read is nothing to delete, and the log says so", async () => {
+    const lines: string[] = [];
+    const logger = pino(
+      { level: "info" },
+      new Writable({
+        write(chunk, _enc, done) {
+          lines.push(String(chunk));
+          done();
+        },
+      }),
+    );
+    const calls: string[] = [];
+    const input = {
+      ...inputOf(spec(), {
+        conn: handle(harbor(calls, theirs, { noScanner: true })),
+        knownId: 0,
+        resource: {
+          metadata: { name: "res", namespace: "team", deletionTimestamp: "2030-01-01T00:00:00Z" },
+        },
+      }),
+      logger,
+    };
+    expect(await scanAllExternal(deps).observe(input)).toBeUndefined();
+    expect(calls).toEqual([]);
+    expect(lines.map((l) => JSON.parse(l))).toEqual([
+      expect.objectContaining({
+        reason: "NoDefaultScanner",
+        msg: expect.stringContaining("no scan-all schedule: nothing to delete"),
+      }),
+    ]);
+  });
 });
 
 describe("HarborPreheatInstance", () => {
@@ -197,6 +236,18 @@ describe("HarborPreheatInstance", () => {
       instance.diff(basic, "df", credential, "7", { ...shown, auth_info: { username: "u", password: "x" } }),
     ).toEqual(["auth.secretRef"]);
     expect(instance.diff(basic, "df", credential, "7", harbor())).toEqual(["auth.mode"]);
+  });
+
+  test("from 2.14.4 Harbor shows no auth_info: not compared, so no drift sweep pushes it again; a new Secret version still is", () => {
+    const basic = spec({ auth: { mode: "BASIC", secretRef: { name: "s" } } });
+    const { auth_info: _hidden, ...hidden } = harbor({ auth_mode: "BASIC" });
+    expect(instance.diff(basic, "df", credential, "7", hidden)).toEqual([]);
+    expect(instance.diff(basic, "df", credential, "6", hidden)).toEqual(["auth.secretRef"]);
+    expect(instance.diff(basic, "df", credential, undefined, hidden)).toEqual(["auth.secretRef"]);
+    // The update that pushes it carries the Secret's credential (an empty one would keep Harbor's).
+    expect(instance.instanceRequest(basic, "df", credential, { ...hidden, id: 3 }).auth_info).toEqual(
+      credential.info,
+    );
   });
 
   describe("what the shared lifecycle asks of the kind", () => {
@@ -262,12 +313,70 @@ describe("HarborPreheatPolicy", () => {
       type: "scheduled",
       trigger_setting: { cron: "0 0 2 * * *" },
     });
-    expect(policy.policyRequest(s, "rel", 4)).toMatchObject({
+    expect(policy.policyRequest(s, "rel", 4, V2_12)).toMatchObject({
       name: "rel",
       provider_id: 4,
       enabled: true,
       scope: "single_peer",
     });
+  });
+
+  test("the scope: `scope` up to 2.12, extra_attrs from 2.13, each in its release's words", () => {
+    const request = (scope: string | undefined, rel: typeof V2_12, current?: object) =>
+      policy.policyRequest(spec(scope ? { scope } : {}), "rel", 4, rel, current as never);
+    // The default, one seed peer, is single_peer on 2.12 and single_seed_peer from 2.13.
+    expect(request(undefined, V2_12)).toMatchObject({ scope: "single_peer" });
+    expect(request(undefined, V2_12)).not.toHaveProperty("extra_attrs");
+    expect(request(undefined, V2_13)).toMatchObject({ extra_attrs: '{"scope":"single_seed_peer"}' });
+    expect(request(undefined, V2_13)).not.toHaveProperty("scope");
+    expect(request("single_peer", V2_15).extra_attrs).toBe('{"scope":"single_seed_peer"}');
+    expect(request("all_peers", V2_12).scope).toBe("all_peers");
+    expect(request("all_seed_peers", V2_15).extra_attrs).toBe('{"scope":"all_seed_peers"}');
+    // Harbor's update replaces extra_attrs: its other attributes go back as Harbor has them.
+    const current = { id: 1, extra_attrs: '{"other":1,"scope":"all_peers"}' };
+    expect(JSON.parse(request("all_seed_peers", V2_15, current).extra_attrs ?? "")).toEqual({
+      other: 1,
+      scope: "all_seed_peers",
+    });
+    // A release that names none is taken as the newest known.
+    expect(request(undefined, harborRelease({ harborVersion: "dev" }))).toMatchObject({
+      extra_attrs: '{"scope":"single_seed_peer"}',
+    });
+  });
+
+  test("a scope only 2.13 has is refused on 2.12 by name; a release that names none is taken as the newest", () => {
+    expect(policy.unsupportedScope(spec({ scope: "all_seed_peers" }), V2_12)).toBe(
+      "spec.scope all_seed_peers needs Harbor 2.13 or later; this Harbor is v2.12.4-e12a4c0e, whose scopes are single_peer (single_seed_peer) and all_peers",
+    );
+    expect(policy.unsupportedScope(spec({ scope: "all_seed_peers" }), V2_13)).toBeUndefined();
+    expect(policy.unsupportedScope(spec({ scope: "all_peers" }), V2_12)).toBeUndefined();
+    expect(policy.unsupportedScope(spec({ scope: "all_seed_peers" }), harborRelease({ harborVersion: "" }))).toBeUndefined();
+  });
+
+  test("from 2.13 the scope is compared in extra_attrs (none there is Harbor's default): a change reaches Harbor, drift on it is seen", () => {
+    const harbor = {
+      id: 1,
+      name: "rel",
+      provider_id: 4,
+      enabled: true,
+      filters: policy.filtersText(spec()),
+      trigger: policy.triggerText(spec()),
+      extra_attrs: '{"scope":"single_seed_peer"}',
+    };
+    expect(policy.diff(spec(), "rel", 4, V2_15, harbor)).toEqual([]);
+    expect(policy.diff(spec({ scope: "single_peer" }), "rel", 4, V2_15, harbor)).toEqual([]);
+    expect(policy.diff(spec({ scope: "all_peers" }), "rel", 4, V2_15, harbor)).toEqual(["scope"]);
+    expect(policy.diff(spec(), "rel", 4, V2_15, { ...harbor, extra_attrs: '{"scope":"all_peers"}' })).toEqual(
+      ["scope"],
+    );
+    // None in Harbor is Harbor's default, one seed peer.
+    const { extra_attrs: _none, ...without } = harbor;
+    expect(policy.diff(spec(), "rel", 4, V2_15, without)).toEqual([]);
+    expect(policy.diff(spec({ scope: "all_peers" }), "rel", 4, V2_15, without)).toEqual(["scope"]);
+    // 2.12 shows `scope`; 2.12's single_peer is the default.
+    const old = { ...without, scope: "single_peer" };
+    expect(policy.diff(spec(), "rel", 4, V2_12, old)).toEqual([]);
+    expect(policy.diff(spec({ scope: "all_peers" }), "rel", 4, V2_12, old)).toEqual(["scope"]);
   });
 
   test("compared by meaning: order and Harbor's re-encoding are no drift; other filters are", () => {
@@ -284,15 +393,18 @@ describe("HarborPreheatPolicy", () => {
       ]),
       trigger: '{"type":"manual","trigger_setting":{}}',
     };
-    expect(policy.diff(s, "rel", 4, harbor)).toEqual([]);
-    expect(policy.diff(s, "rel", 5, { ...harbor, enabled: false })).toEqual(["instanceRef", "enabled"]);
+    expect(policy.diff(s, "rel", 4, V2_12, harbor)).toEqual([]);
+    expect(policy.diff(s, "rel", 5, V2_12, { ...harbor, enabled: false })).toEqual([
+      "instanceRef",
+      "enabled",
+    ]);
     const withVuln = JSON.stringify([...JSON.parse(harbor.filters), { type: "vulnerability", value: 3 }]);
-    expect(policy.diff(s, "rel", 4, { ...harbor, filters: withVuln })).toEqual(["filters.repository"]);
+    expect(policy.diff(s, "rel", 4, V2_12, { ...harbor, filters: withVuln })).toEqual(["filters.repository"]);
     expect(
-      policy.diff(spec({ trigger: { type: "scheduled", cron: "0 0 2 * * *" } }), "rel", 4, harbor),
+      policy.diff(spec({ trigger: { type: "scheduled", cron: "0 0 2 * * *" } }), "rel", 4, V2_12, harbor),
     ).toContain("trigger.type");
-    // A scope Harbor shows is compared (one it does not show, as above, is not).
-    expect(policy.diff(s, "rel", 4, { ...harbor, scope: "all_peers" })).toEqual(["scope"]);
+    // On 2.12 a scope Harbor shows is compared (one it does not show, as above, is not).
+    expect(policy.diff(s, "rel", 4, V2_12, { ...harbor, scope: "all_peers" })).toEqual(["scope"]);
   });
 
   describe("what the shared lifecycle asks of the kind", () => {
@@ -371,20 +483,39 @@ describe("exported specs parse, and the kind's diff against the object they came
       enabled: true,
       scope: "single_peer",
     };
-    const exported = spec<object>(policy.specFromPolicy(p, "team-a", "dragonfly-eu"));
+    const exported = spec<object>(policy.specFromPolicy(p, "team-a", "dragonfly-eu", V2_12));
     expect(exported).toMatchObject({
       projectRef: { name: "team-a" },
       instanceRef: { name: "dragonfly-eu" },
       trigger: { type: "scheduled", cron: "0 0 2 * * *" },
     });
-    expect(policy.diff(HarborPreheatPolicySpec.parse({ ...MANAGED, ...exported }), "Releases", 2, p)).toEqual(
-      [],
-    );
+    expect(
+      policy.diff(HarborPreheatPolicySpec.parse({ ...MANAGED, ...exported }), "Releases", 2, V2_12, p),
+    ).toEqual([]);
+    // From 2.13 the scope is read from extra_attrs.
+    const { scope: _scope, ...newer } = { ...p, extra_attrs: '{"scope":"all_seed_peers"}' };
+    const exported13 = spec<object>(policy.specFromPolicy(newer, "team-a", "dragonfly-eu", V2_15));
+    expect(exported13).toMatchObject({ scope: "all_seed_peers" });
+    expect(
+      policy.diff(HarborPreheatPolicySpec.parse({ ...MANAGED, ...exported13 }), "Releases", 2, V2_15, newer),
+    ).toEqual([]);
+    // One made without a scope (Harbor's default) exports in sync too.
+    const { extra_attrs: _none, ...plain } = newer;
+    const exportedPlain = spec<object>(policy.specFromPolicy(plain, "team-a", "dragonfly-eu", V2_15));
+    expect(
+      policy.diff(
+        HarborPreheatPolicySpec.parse({ ...MANAGED, ...exportedPlain }),
+        "Releases",
+        2,
+        V2_15,
+        plain,
+      ),
+    ).toEqual([]);
     const vuln = JSON.stringify([{ type: "vulnerability", value: 3 }]);
-    expect(policy.specFromPolicy({ ...p, filters: vuln }, "team-a", "df")).toMatchObject({
+    expect(policy.specFromPolicy({ ...p, filters: vuln }, "team-a", "df", V2_12)).toMatchObject({
       skip: "it filters by vulnerability, which a spec cannot express",
     });
-    expect(policy.specFromPolicy(p, "team-a", undefined)).toMatchObject({
+    expect(policy.specFromPolicy(p, "team-a", undefined, V2_12)).toMatchObject({
       skip: "its preheat instance is not exported",
     });
   });

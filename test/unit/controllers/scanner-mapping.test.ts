@@ -128,9 +128,12 @@ describe("diff", () => {
     expect(diff(bearer(), "team", cred, "16", shown)).toEqual(["auth.secretRef"]);
     const changedInHarbor = harbor({ auth: "Bearer", access_credential: "typed-in-the-ui" });
     expect(diff(bearer(), "team", cred, "17", changedInHarbor)).toEqual(["auth.secretRef"]);
-    // A Harbor that never shows the credential: the version alone decides.
+    // A Harbor that never shows the credential (2.14.4 on: "" or absent): the version alone decides,
+    // so a drift sweep does not push it again.
     const hidden = harbor({ auth: "Bearer", access_credential: "" });
     expect(diff(bearer(), "team", cred, "17", hidden)).toEqual([]);
+    expect(diff(bearer(), "team", cred, "17", { ...hidden, access_credential: undefined })).toEqual([]);
+    expect(diff(bearer(), "team", cred, "16", hidden)).toEqual(["auth.secretRef"]);
   });
 
   test("default: true wants Harbor's default, enabled; false manages neither", () => {
