@@ -19,7 +19,7 @@ import {
   SystemJobScheduleType,
   scheduleRequest,
 } from "./system-job.ts";
-import type { CallOptions, HarborTransport } from "./transport.ts";
+import type { HarborTransport } from "./transport.ts";
 
 export { PurgeOperation } from "./model/enums.ts";
 export { ExecHistory, PersistedExecHistory };
@@ -42,16 +42,11 @@ export const PurgeParameters = z.looseObject({
   dry_run: z.boolean().optional(),
 });
 
-/** One entry of GET /auditlog-exts/events. */
-const AuditLogEventType = z.object({ event_type: z.string() });
-
 export const PurgeSchedule = scheduleRequest(PurgeParameters);
 export type PurgeSchedule = z.input<typeof PurgeSchedule>;
 
 /** The audit-log purge's history, runs, logs, schedule and stop (the system permission purge-audit). */
 export class PurgeApi extends SystemJobApi<typeof PersistedExecHistory, typeof PurgeSchedule> {
-  readonly #t: HarborTransport;
-
   constructor(transport: HarborTransport) {
     super(transport, {
       base: "/system/purgeaudit",
@@ -67,18 +62,5 @@ export class PurgeApi extends SystemJobApi<typeof PersistedExecHistory, typeof P
       run: PersistedExecHistory,
       schedule: PurgeSchedule,
     });
-    this.#t = transport;
-  }
-
-  /**
-   * listAuditLogEventTypes (2.13 on): the event types Harbor records, in its order — the names
-   * include_event_types takes. Before 2.13 a 404 whose message says the path was not found.
-   */
-  async eventTypes(opts?: CallOptions): Promise<string[]> {
-    const types = await this.#t.json(
-      { ...opts, operation: "listAuditLogEventTypes", method: "GET", path: "/auditlog-exts/events" },
-      AuditLogEventType.array(),
-    );
-    return types.map((t) => t.event_type);
   }
 }

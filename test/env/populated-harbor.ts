@@ -236,9 +236,9 @@ export async function populateHarbor(
     schedule: { type: "Weekly", cron: "0 0 0 * * 0" },
     parameters: {
       audit_retention_hour: 720,
-      // The client's purge model still requires the 2.12 key; 2.13+ reads only include_event_types.
-      include_operations: "create,delete,pull",
-      ...(eventTypes ? { include_event_types: "create_artifact,delete_artifact,pull_artifact" } : {}),
+      ...(eventTypes
+        ? { include_event_types: "create_artifact,delete_artifact,pull_artifact" }
+        : { include_operations: "create,delete,pull" }),
       dry_run: false,
     },
   });

@@ -17,7 +17,7 @@ export const auditLogPurgeExporter: KindExporter<HarborAuditLogPurgeSpec> = {
     ]);
     const release = harborRelease({ harborVersion: info.harbor_version ?? undefined });
     const listed = release.atLeast(EVENT_TYPES_SINCE)
-      ? await ctx.harbor.purge.eventTypes({ signal: ctx.signal })
+      ? await ctx.harbor.auditLogs.eventTypes({ signal: ctx.signal })
       : undefined;
     const schedule = scheduleFrom(history);
     return [

@@ -59,7 +59,7 @@ type Client = ExternalClient<
  */
 async function eventTypes(conn: HarborConnectionHandle, signal: AbortSignal): Promise<string[] | undefined> {
   try {
-    return await conn.client.purge.eventTypes({ signal });
+    return await conn.client.auditLogs.eventTypes({ signal });
   } catch (e) {
     if (isHarborError(e, "notFound")) return undefined;
     throw e;

@@ -30,10 +30,7 @@ export function harborScope(scope: PreheatScope, release: HarborRelease): string
 }
 
 /** Why this Harbor cannot take the spec's scope, or undefined. */
-export function unsupportedScope(
-  spec: HarborPreheatPolicySpec,
-  release: HarborRelease,
-): string | undefined {
+export function unsupportedScope(spec: HarborPreheatPolicySpec, release: HarborRelease): string | undefined {
   if (byExtraAttrs(release) || spec.scope !== "all_seed_peers") return undefined;
   return `spec.scope all_seed_peers needs Harbor ${EXTRA_ATTRS_SINCE} or later; this Harbor is ${release.version}, whose scopes are single_peer (single_seed_peer) and all_peers`;
 }

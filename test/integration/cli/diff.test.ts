@@ -11,10 +11,7 @@ import { useEmulator } from "../../env/harbor.ts";
 import { POPULATED, populateHarbor } from "../../env/populated-harbor.ts";
 
 // A wrong password here is only a way to a 401: no login freeze (observed.test.ts proves it).
-// Pinned to 2.12.4: HarborAuditLogPurge is exported only from a Harbor whose purge takes
-// include_operations (to 2.12); on 2.13+ the export skips it until the kind takes event types.
-// Unpin once it does: every other kind exports the same from 2.15.2.
-const h = useEmulator({ harborVersion: "2.12.4", loginFreezeMs: 0 });
+const h = useEmulator({ loginFreezeMs: 0 });
 const work = mkdtempSync(join(tmpdir(), "hco-diff-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 

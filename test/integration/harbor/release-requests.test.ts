@@ -20,13 +20,13 @@ describe.each(RELEASES)("Harbor %s", (release) => {
   const h = useEmulator({ harborVersion: release });
   const eventTypes = since(release, "2.13");
 
-  test("purge.eventTypes: Harbor's list from 2.13, a route not found before", async () => {
+  test("auditLogs.eventTypes: Harbor's list from 2.13, a route not found before", async () => {
     if (eventTypes) {
-      const types = await h.admin.purge.eventTypes();
+      const types = await h.admin.auditLogs.eventTypes();
       expect(types).toHaveLength(14);
       expect(types.slice(0, 3)).toEqual(["create_artifact", "delete_artifact", "pull_artifact"]);
     } else {
-      expect(await harborFailure(h.admin.purge.eventTypes())).toMatchObject(
+      expect(await harborFailure(h.admin.auditLogs.eventTypes())).toMatchObject(
         harborError(404, "path /api/v2.0/auditlog-exts/events was not found"),
       );
     }

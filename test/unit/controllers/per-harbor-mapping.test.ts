@@ -416,20 +416,26 @@ describe("HarborJobService", () => {
 // The external clients, Harbor faked
 
 /** A system job's schedule API (client.gc, client.purge) holding `schedule`, every call written down. */
-function scheduleApi(calls: string[], schedule?: object, o: { eventTypes?: string[] } = {}) {
-  let held = schedule;
+/** client.auditLogs with Harbor's event-type list, or, without one, a release that has no such route. */
+function auditLogsApi(calls: string[], eventTypes?: string[]) {
   return {
     eventTypes: async () => {
       calls.push("eventTypes");
-      if (!o.eventTypes)
+      if (!eventTypes)
         throw new HarborError({
           operation: "listAuditLogEventTypes",
           kind: "notFound",
           harborMessage: "path /api/v2.0/auditlog-exts/events was not found",
           requestId: "r1",
         });
-      return o.eventTypes;
+      return eventTypes;
     },
+  };
+}
+
+function scheduleApi(calls: string[], schedule?: object) {
+  let held = schedule;
+  return {
     getSchedule: async () => {
       calls.push("getSchedule");
       return held;
@@ -546,9 +552,12 @@ describe.each(scheduleKinds)("$kind against Harbor", (k) => {
 
 describe("HarborAuditLogPurge against Harbor 2.13 and later", () => {
   const on = (version: string, calls: string[], schedule?: object) =>
-    handle(fakeHarborCalls({ purge: scheduleApi(calls, schedule, { eventTypes: EVENT_TYPES }) }), {
-      harborVersion: version,
-    });
+    handle(
+      fakeHarborCalls({ purge: scheduleApi(calls, schedule), auditLogs: auditLogsApi(calls, EVENT_TYPES) }),
+      {
+        harborVersion: version,
+      },
+    );
   const ext = () => auditLogPurgeExternal(deps) as unknown as AnyScheduleClient;
   const deleting = {
     metadata: { name: "res", namespace: "team", deletionTimestamp: "2030-01-01T00:00:00Z" },
@@ -625,7 +634,9 @@ describe("HarborAuditLogPurge against Harbor 2.13 and later", () => {
 
   test("an unknown release with event types that has no event-type list (2.12): refused by name", async () => {
     const calls: string[] = [];
-    const conn = handle(fakeHarborCalls({ purge: scheduleApi(calls) }), { harborVersion: "" });
+    const conn = handle(fakeHarborCalls({ purge: scheduleApi(calls), auditLogs: auditLogsApi(calls) }), {
+      harborVersion: "",
+    });
     const refused = await ext()
       .prepare(inputOf(purgeSpec({ includeEventTypes: ["pull_artifact"] }), { conn }))
       .catch((e: unknown) => e);

@@ -350,7 +350,9 @@ describe("HarborPreheatPolicy", () => {
     );
     expect(policy.unsupportedScope(spec({ scope: "all_seed_peers" }), V2_13)).toBeUndefined();
     expect(policy.unsupportedScope(spec({ scope: "all_peers" }), V2_12)).toBeUndefined();
-    expect(policy.unsupportedScope(spec({ scope: "all_seed_peers" }), harborRelease({ harborVersion: "" }))).toBeUndefined();
+    expect(
+      policy.unsupportedScope(spec({ scope: "all_seed_peers" }), harborRelease({ harborVersion: "" })),
+    ).toBeUndefined();
   });
 
   test("from 2.13 the scope is compared in extra_attrs (none there is Harbor's default): a change reaches Harbor, drift on it is seen", () => {
