@@ -79,7 +79,7 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
       op.emulator.control.scanners.addAdapter(adapter(name));
   });
 
-  test("apply → Ready: registered as written, with its credential, status showing the adapter and that Harbor made its first registration the default; a spec edit reaches Harbor; a change made in Harbor is reverted and named, the credential included", async () => {
+  test("apply → Ready: registered as written, with its credential, status showing the adapter and that Harbor made its first registration the default; a spec edit reaches Harbor; a change made in Harbor is reverted and named (a credential Harbor no longer shows is put back unnamed)", async () => {
     await op.kubectl.apply([
       token("team-token", "team-Token-1"),
       scannerRegistration("team", {
@@ -158,14 +158,13 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     const reverted = await op.waitFor<ScannerRegistrationCR>(
       KIND,
       "team",
-      (o) => (o.status?.lastDriftCorrection?.fields.length ?? 0) >= 3,
+      (o) => (o.status?.lastDriftCorrection?.fields.length ?? 0) >= 2,
     );
-    expect(reverted.status?.lastDriftCorrection?.fields).toEqual([
-      "description",
-      "auth.secretRef",
-      "skipCertVerify",
-    ]);
+    expect(reverted.status?.lastDriftCorrection?.fields).toEqual(["description", "skipCertVerify"]);
     expect(await op.harbor.scanners.get(uuid)).toMatchObject({ description: "moved", skip_certVerify: true });
+    // From 2.14.4 Harbor no longer shows a registration's credential, so one typed in its UI is not
+    // named (scanner-mapping.test.ts: a shown one that differs is); the correction sends the whole
+    // registration, the Secret's credential with it, so it is put back all the same.
     expect(storedCredential(op, uuid)).toBe("team-Token-1");
     expect(await eventReasons(op.kubectl, "team")).toContain("DriftCorrected");
   });
