@@ -138,7 +138,7 @@ describe.each(OLDER_RELEASES)("Harbor %s", (release) => {
       for (const c of connections) expect(c.status?.harborVersion, c.metadata.name).toMatch(`v${release}`);
 
       // As a user removes them: the whole set, namespaces included, in one delete.
-      await k.run(["delete", "--wait=false", "-f", "-"], {
+      await k.run(["delete", "--wait=false", "--ignore-not-found", "-f", "-"], {
         input: JSON.stringify({ kind: "List", apiVersion: "v1", items: manifests }),
       });
       await until(
@@ -149,6 +149,17 @@ describe.each(OLDER_RELEASES)("Harbor %s", (release) => {
         throw new Error(`${(e as Error).message}\n${(await examples()).map(describeReady).join("\n")}`);
       });
       expect(await inventory(emulator)).toEqual(before);
+      // Their namespaces too, before the next release applies the same ones.
+      const namespaces = manifests.filter((m) => m.kind === "Namespace").map((m) => m.metadata.name);
+      const api = clusterApi(controlPlane.kubeconfigPath);
+      await until(
+        "the examples' namespaces gone",
+        async () => {
+          const left = await Promise.all(namespaces.map((n) => api.find("namespace", undefined, n)));
+          return left.every((n) => n === undefined) ? true : undefined;
+        },
+        budget.longTestMs / 2,
+      );
     } finally {
       await emulator.close();
     }
