@@ -6,7 +6,15 @@ import { describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
 import { logEntries } from "../env/operator-log.ts";
-import { type Condition, condition, eventReasons, project, type Resource, robot } from "../env/resources.ts";
+import {
+  type Condition,
+  condition,
+  eventOf,
+  eventReasons,
+  project,
+  type Resource,
+  robot,
+} from "../env/resources.ts";
 
 // No drift sweeps in the way: a sweep of the fleet every few seconds would only slow it down.
 const op = useOperator({
@@ -157,9 +165,8 @@ describe("pause is honest", () => {
     );
     expect(condition(resumed, "Ready")?.status).toBe("True");
     expect((await op.harbor.projects.get("paused")).metadata?.public).toBe("true");
-    const reasons = await eventReasons(op.kubectl, "paused");
-    expect(reasons).toContain("Updated");
-    expect(reasons).not.toContain("DriftCorrected");
+    await eventOf(op.kubectl, "paused", "HarborProject", "Updated");
+    expect(await eventReasons(op.kubectl, "paused")).not.toContain("DriftCorrected");
   });
 });
 

@@ -11,7 +11,7 @@ import type { ImmutableRule } from "../../src/harbor/immutable.ts";
 import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
 import {
-  eventReasons,
+  eventOf,
   harborIdOf,
   type ImmutableTagRuleCR,
   immutableTagRule,
@@ -54,7 +54,7 @@ describe("HarborImmutableTagRule", () => {
     );
     const adopted = await op.waitReady<ImmutableTagRuleCR>(KIND, "stable");
     expect(harborIdOf(adopted)).toBe(id);
-    expect(await eventReasons(op.kubectl, "stable", "HarborImmutableTagRule")).toContain("Adopted");
+    await eventOf(op.kubectl, "stable", "HarborImmutableTagRule", "Adopted");
     expect(await rulesOf("team")).toHaveLength(3);
   });
 
@@ -118,7 +118,7 @@ describe("HarborImmutableTagRule", () => {
       disabled: true,
       tag_selectors: [{ pattern: "release-*" }],
     });
-    expect(await eventReasons(op.kubectl, "releases", "HarborImmutableTagRule")).toContain("DriftCorrected");
+    await eventOf(op.kubectl, "releases", "HarborImmutableTagRule", "DriftCorrected");
 
     await op.kubectl.delete(KIND, "releases", { wait: true });
     expect(await ruleOf("team", id)).toBeUndefined();

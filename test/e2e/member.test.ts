@@ -12,7 +12,7 @@ import { budget } from "../env/budget.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   harborIdOf,
   type ProjectMemberCR,
   project,
@@ -141,7 +141,7 @@ describe("HarborProjectMember", () => {
     );
     expect(after.status?.harborId).not.toBe(before.status?.harborId);
     expect((await membersOf("team")).find((m) => m.entity_name === "QA")).toMatchObject({ entity_id: id });
-    expect(await eventReasons(op.kubectl, "team-qa", "HarborProjectMember")).toContain("Recreated");
+    await eventOf(op.kubectl, "team-qa", "HarborProjectMember", "Recreated");
 
     const groups = groupCount();
     await op.kubectl.delete(RESOURCE, "team-qa", { wait: true });
@@ -181,7 +181,7 @@ describe("HarborProjectMember", () => {
     expect(after.status?.lastDriftCorrection?.fields).toEqual(["role"]);
     expect(harborIdOf(after)).toBe(id);
     expect((await op.harbor.members.get("team", id)).role_name).toBe("maintainer");
-    expect(await eventReasons(op.kubectl, "team-carol", "HarborProjectMember")).toContain("DriftCorrected");
+    await eventOf(op.kubectl, "team-carol", "HarborProjectMember", "DriftCorrected");
 
     await op.kubectl.delete(RESOURCE, "team-carol", { wait: true });
     expect((await membersOf("team")).some((m) => m.entity_name === "carol")).toBe(false);

@@ -16,7 +16,7 @@ import { clusterApi } from "../env/kube-api.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   type PreheatInstanceCR,
   type PreheatPolicyCR,
   preheatInstance,
@@ -69,7 +69,7 @@ describe("HarborPreheatInstance", () => {
     expect(storedCredential("df")).toEqual(LOGIN);
     expect(cr.status).toMatchObject({ harborId: h.id, isDefault: true, health: "healthy" });
     expect(JSON.stringify(cr.status)).not.toContain(LOGIN.password);
-    expect(await eventReasons(op.kubectl, "df", "HarborPreheatInstance")).toContain("Created");
+    await eventOf(op.kubectl, "df", "HarborPreheatInstance", "Created");
     const table = await op.kubectl.run(["get", "harborpreheatinstances"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+VENDOR\s+DEFAULT\s+HEALTH\s+AGE/);
     expect(table).toMatch(/df\s+True\s+Synced\s+\d+\s+dragonfly\s+true\s+healthy/);

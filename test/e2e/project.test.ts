@@ -10,8 +10,7 @@ import {
   condition,
   connection,
   credentials,
-  eventReasons,
-  eventsOf,
+  eventOf,
   harborIdOf,
   type ProjectCR,
   project,
@@ -73,9 +72,8 @@ describe("HarborProject: the lifecycle every kind shares, end to end", () => {
       prevent_vul: "true",
     });
     expect(await hardInHarbor("alpha")).toBe(20 * GiB);
-    expect((await eventsOf(op.kubectl, "alpha")).map((e) => e.message)).toContain(
-      "Updated public, preventVulnerable, severity, storageLimit",
-    );
+    const updated = await eventOf(op.kubectl, "alpha", "HarborProject", "Updated", "Updated public,");
+    expect(updated.message).toBe("Updated public, preventVulnerable, severity, storageLimit");
   });
 
   test("changes made in Harbor behind the operator's back, to the quota too, are reverted and named", async () => {
@@ -90,7 +88,7 @@ describe("HarborProject: the lifecycle every kind shares, end to end", () => {
       auto_scan: "true",
     });
     expect(harborIdOf(after)).toBe(id);
-    expect(await eventReasons(op.kubectl, "alpha")).toContain("DriftCorrected");
+    await eventOf(op.kubectl, "alpha", "HarborProject", "DriftCorrected");
 
     // Someone raises the limit in Harbor's UI.
     const quotaId = (await op.harbor.quotas.ofProject(id))?.id as number;
@@ -121,7 +119,7 @@ describe("HarborProject: the lifecycle every kind shares, end to end", () => {
     const adopted = await op.waitReady<ProjectCR>("harborproject", "existing");
     expect(harborIdOf(adopted)).toBe(existing);
     expect((await op.harbor.projects.get("existing")).metadata?.public).toBe("false");
-    expect(await eventReasons(op.kubectl, "existing")).toContain("Adopted");
+    await eventOf(op.kubectl, "existing", "HarborProject", "Adopted");
   });
 
   test("a second resource claiming the same Harbor project gets Conflict and never touches it", async () => {

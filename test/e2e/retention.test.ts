@@ -14,7 +14,7 @@ import { useOperator } from "../env/operator.ts";
 import { harborCallsPerSweep } from "../env/operator-log.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   harborIdOf,
   project,
   type RetentionPolicyCR,
@@ -74,7 +74,7 @@ describe("HarborRetentionPolicy", () => {
       template: "nDaysSinceLastPush",
       params: { nDaysSinceLastPush: 365 },
     });
-    expect(await eventReasons(op.kubectl, "team-retention", "HarborRetentionPolicy")).toContain("Created");
+    await eventOf(op.kubectl, "team-retention", "HarborRetentionPolicy", "Created");
     const table = await op.kubectl.run(["get", "harborretentionpolicies"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+PROJECT\s+SCHEDULE\s+LAST RUN\s+AGE/);
     expect(table).toMatch(new RegExp(`team-retention\\s+True\\s+Synced\\s+${id}\\s+team\\s+Daily\\s`));
@@ -175,9 +175,7 @@ describe("HarborRetentionPolicy", () => {
     expect(executions[0]).toMatchObject({ trigger: "MANUAL", dry_run: true, status: "Success" });
     expect(done.status?.runRequest?.executionId).toBe(executions[0]?.id);
     expect(done.status?.lastRun).toMatchObject({ id: executions[0]?.id, dryRun: true, trigger: "MANUAL" });
-    expect(await eventReasons(op.kubectl, "swept-retention", "HarborRetentionPolicy")).toContain(
-      "RunStarted",
-    );
+    await eventOf(op.kubectl, "swept-retention", "HarborRetentionPolicy", "RunStarted");
     // An edit is reconciled with the annotation as it was: no second run.
     await op.kubectl.apply(retentionPolicy("swept-retention", "swept", { ...spec, dryRun: false }));
     await op.waitFor<RetentionPolicyCR>(KIND, "swept-retention", readyForSpec);
@@ -209,7 +207,7 @@ describe("HarborRetentionPolicy", () => {
     const { id, policy } = await policyOf("cache");
     expect(adopted.status?.harborId).toBe(id);
     expect(policy.rules?.map((r) => r.template)).toEqual(["latestPushedK"]);
-    expect(await eventReasons(op.kubectl, "cache-retention", "HarborRetentionPolicy")).toContain("Adopted");
+    await eventOf(op.kubectl, "cache-retention", "HarborRetentionPolicy", "Adopted");
   });
 
   test("a project whose retention_id names a deleted policy waits, saying which key to remove", async () => {

@@ -8,7 +8,7 @@ import { findLua, runArgoHealth } from "../env/lua.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   project,
   pullSecretsOf,
   type RobotCR,
@@ -148,9 +148,8 @@ describe("HarborRobot copies", () => {
     // namespace's and Ready's turn.
     const health = await runArgoHealth(healthScript, failing);
     expect(health).toMatchObject({ status: "Progressing", message: expect.stringContaining(nsTaken) });
-    const reasons = await eventReasons(op.kubectl, "contested");
-    expect(reasons).toContain("SecretCopyConflict");
-    expect(reasons).toContain("SecretCopyFailed");
+    await eventOf(op.kubectl, "contested", "HarborRobot", "SecretCopyConflict");
+    await eventOf(op.kubectl, "contested", "HarborRobot", "SecretCopyFailed");
 
     const healed = await op.waitFor<RobotCR>(
       "harborrobot",

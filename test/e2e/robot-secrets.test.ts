@@ -11,12 +11,12 @@ import {
   robot as anyRobot,
   condition,
   deliveredCredentials,
+  eventOf,
   harborIdOf,
   project,
   PULL as pull,
   pullSecretsOf,
   type RobotCR,
-  eventReasons as reasonsIn,
   type SecretObject,
   waitForPullSecrets,
 } from "../env/resources.ts";
@@ -60,8 +60,6 @@ async function robotsNamed(fullName: string) {
   return (await op.harbor.robots.list({ projectId: team.project_id })).filter((r) => r.name === fullName);
 }
 
-const eventReasons = (name: string) => reasonsIn(op.kubectl, name);
-
 afterAll(() => {
   const out = op.output();
   for (const p of delivered)
@@ -83,7 +81,7 @@ describe("HarborRobot credentials", () => {
     const after = await op.kubectl.get<RobotCR>("harborrobot", "puller");
     expect(harborIdOf(after)).toBe(harborIdOf(cr));
     expect(await robotsNamed("robot$team+puller")).toHaveLength(1);
-    expect(await eventReasons("puller")).toContain("SecretRestored");
+    await eventOf(op.kubectl, "puller", "HarborRobot", "SecretRestored");
   });
 
   test("an edited password is replaced by a new secret; an edited docker config is only rewritten", async () => {
@@ -272,7 +270,7 @@ describe("HarborRobot credentials", () => {
     expect(rotated.status?.expiresAt).toBe(
       new Date((inHarbor.expires_at as number) * 1000).toISOString().replace(/\.\d+Z$/, "Z"),
     );
-    expect(await eventReasons("rotor")).toContain("SecretRotated");
+    await eventOf(op.kubectl, "rotor", "HarborRobot", "SecretRotated");
 
     // A day and a half later the shortened expiry has passed; the renewed robot still pulls.
     op.emulator.control.clock.advance(36 * 3_600_000);

@@ -13,8 +13,7 @@ import {
   robot as anyRobot,
   condition,
   deliveredCredentials,
-  eventReasons,
-  eventsOf,
+  eventOf,
   harborIdOf,
   project,
   PULL as pull,
@@ -144,7 +143,7 @@ describe("HarborRobot", () => {
     expect(after.status?.lastDriftCorrection?.fields.sort()).toEqual(["description", "disabled"]);
     expect(await op.harbor.robots.get(id)).toMatchObject({ description: "CI pulls", disable: false });
     expect(harborIdOf(after)).toBe(id);
-    expect(await eventReasons(op.kubectl, "ci")).toContain("DriftCorrected");
+    await eventOf(op.kubectl, "ci", "HarborRobot", "DriftCorrected");
     expect(await access(op, c)).toEqual(["pull"]);
   });
 
@@ -185,9 +184,7 @@ describe("HarborRobot", () => {
     );
     expect(never.status?.nextRotation).toBeUndefined();
     expect((await op.harbor.robots.get(id)).expires_at).toBe(-1);
-    expect((await eventsOf(op.kubectl, "lifetime")).map((e) => e.message)).toContainEqual(
-      expect.stringContaining("Updated durationDays"),
-    );
+    await eventOf(op.kubectl, "lifetime", "HarborRobot", "Updated", "Updated durationDays");
   });
 
   test("steady state makes no Harbor writes and reads robots only through list calls", async () => {

@@ -15,7 +15,7 @@ import {
   condition,
   connection,
   credentials as credentialsOf,
-  eventReasons,
+  eventOf,
   harborIdOf,
   label,
   PULL,
@@ -131,7 +131,7 @@ describe("Harbor ids are bound to their Harbor", () => {
     // The unrelated project with the old id is as it was; the first Harbor keeps its project.
     expect((await other.admin.projects.get(unrelated)).metadata?.public).toBe("false");
     expect((await op.harbor.projects.get("moving")).project_id).toBe(oldId);
-    expect(await eventReasons(op.kubectl, "moving")).toContain("HarborChanged");
+    await eventOf(op.kubectl, "moving", "HarborProject", "HarborChanged");
 
     // Deleting it deletes the object in the Harbor it is in now, and only that one.
     await op.kubectl.delete("harborproject", "moving", { wait: true });

@@ -13,6 +13,7 @@ import type { OperatorFixture } from "../env/operator.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
+  eventOf,
   eventReasons,
   eventsOf,
   harborIdOf,
@@ -24,7 +25,6 @@ import {
   scannerRegistration,
   secret as secretOf,
 } from "../env/resources.ts";
-import { untilTrue } from "../env/until.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const KIND = "harborscannerregistration";
@@ -139,10 +139,7 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
       description: "moved",
       skip_certVerify: true,
     });
-    // Events are written after the status, one after another.
-    await untilTrue("the Updated Event", async () =>
-      (await eventReasons(op.kubectl, "team")).includes("Updated"),
-    );
+    await eventOf(op.kubectl, "team", "HarborScannerRegistration", "Updated");
 
     // Changed in Harbor's UI.
     const current = await op.harbor.scanners.get(uuid);
@@ -166,7 +163,7 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     // named (scanner-mapping.test.ts: a shown one that differs is); the correction sends the whole
     // registration, the Secret's credential with it, so it is put back all the same.
     expect(storedCredential(op, uuid)).toBe("team-Token-1");
-    expect(await eventReasons(op.kubectl, "team")).toContain("DriftCorrected");
+    await eventOf(op.kubectl, "team", "HarborScannerRegistration", "DriftCorrected");
   });
 
   test("steady state: a drift sweep lists the registrations once and reads none of them on its own; nothing is written", async () => {
@@ -391,7 +388,7 @@ describe("HarborScannerRegistration, with a short drift interval", () => {
     const uuid = await uuidOf(op, "team");
     await op.kubectl.delete(KIND, "team", { wait: true });
     await expect(op.harbor.scanners.get(uuid)).rejects.toMatchObject({ kind: "notFound" });
-    expect(await eventReasons(op.kubectl, "team")).toContain("Deleted");
+    await eventOf(op.kubectl, "team", "HarborScannerRegistration", "Deleted");
     const waiting = await op.waitFor<ProjectCR>(
       "harborproject",
       "scanned",
@@ -532,8 +529,8 @@ describe("HarborScannerRegistration, with drift sweeps out of the way", () => {
 
     await op.kubectl.delete(KIND, "builtin", { wait: true });
     expect((await op.harbor.scanners.get(trivyUuid)).name).toBe("Trivy");
-    const orphaned = (await eventsOf(op.kubectl, "builtin")).find((e) => e.reason === "Orphaned");
-    expect(orphaned?.message).toBe(
+    const orphaned = await eventOf(op.kubectl, "builtin", "HarborScannerRegistration", "Orphaned");
+    expect(orphaned.message).toBe(
       `Left "Trivy", Harbor's built-in scanner registration, in Harbor: Harbor lets nobody delete it`,
     );
     expect(await eventReasons(op.kubectl, "builtin")).not.toContain("Deleted");

@@ -13,7 +13,7 @@ import { useOperator } from "../env/operator.ts";
 import { harborCallsPerSweep, reconcileLog } from "../env/operator-log.ts";
 import {
   condition,
-  eventsOf,
+  eventOf,
   harborIdOf,
   project,
   projectMember,
@@ -173,10 +173,13 @@ describe("HarborUserGroup", () => {
     ).toBeLessThan(Date.parse(scheduled.time) + Number(scheduled.requeueAfterMs));
     expect(groups().some((g) => g.id === id)).toBe(false);
     expect(op.emulator.control.userGroups.memberships(id)).toEqual({});
-    const deleted = (await eventsOf(op.kubectl, "granted", "HarborUserGroup")).find(
-      (e) => e.reason === "Deleted",
+    await eventOf(
+      op.kubectl,
+      "granted",
+      "HarborUserGroup",
+      "Deleted",
+      "Harbor also removed the group's memberships in every project",
     );
-    expect(deleted?.message).toContain("Harbor also removed the group's memberships in every project");
   });
 
   test("in LDAP mode the drift sweep lists the groups once and reads the OIDC and HTTP groups by id; nothing is written", async () => {

@@ -10,7 +10,7 @@ import { type LoopbackServer, listenOnLoopback } from "../env/http.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventReasons,
+  eventOf,
   eventsOf,
   harborIdOf,
   project,
@@ -184,7 +184,7 @@ describe("HarborWebhookPolicy", () => {
       targets: p?.targets?.length,
     }).toEqual({ enabled: false, events: ["PUSH_ARTIFACT", "SCANNING_FAILED"], targets: 2 });
     expect(cr.status?.lastDriftCorrection).toBeUndefined();
-    expect(await eventReasons(op.kubectl, "ci")).toContain("Updated");
+    await eventOf(op.kubectl, "ci", "HarborWebhookPolicy", "Updated");
   });
 
   test("a change made in Harbor behind the operator's back is reverted and named", async () => {
@@ -204,7 +204,7 @@ describe("HarborWebhookPolicy", () => {
     expect(reverted?.enabled).toBe(false);
     expect([...(reverted?.event_types ?? [])].sort()).toEqual(["PUSH_ARTIFACT", "SCANNING_FAILED"]);
     expect(reverted?.id).toBe(id);
-    expect(await eventReasons(op.kubectl, "ci")).toContain("DriftCorrected");
+    await eventOf(op.kubectl, "ci", "HarborWebhookPolicy", "DriftCorrected");
   });
 
   test("steady state makes no Harbor writes and reads one list per project", async () => {

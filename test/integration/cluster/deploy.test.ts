@@ -21,6 +21,7 @@ import { type Kubectl, kubectl } from "../../env/kubectl.ts";
 import { findLua, runArgoHealth } from "../../env/lua.ts";
 import { useOperator } from "../../env/operator.ts";
 import { type Resource, type RobotCR, ready } from "../../env/resources.ts";
+import { untilTrue } from "../../env/until.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const deployDir = join(root, "deploy");
@@ -305,9 +306,12 @@ describe("the operator with the RBAC of deploy/", () => {
       // What Argo CD would show for it.
       expect((await runArgoHealth(healthScript, o)).status, `${resource}/${name} in Argo CD`).toBe("Healthy");
     }
-    // Events are written under the ServiceAccount too.
-    const events = await k.get<{ items: Array<{ source?: { component?: string } }> }>("events");
-    expect(events.items.some((e) => e.source?.component === "harbor-config-operator")).toBe(true);
+    // Events are written under the ServiceAccount too (each beside its status write, so look until one is there).
+    await untilTrue("an Event written by the operator", async () =>
+      (await k.get<{ items: Array<{ source?: { component?: string } }> }>("events")).items.some(
+        (e) => e.source?.component === "harbor-config-operator",
+      ),
+    );
   });
 
   test("deleting the robot removes its copy and the ServiceAccount entry", async () => {
