@@ -4,10 +4,31 @@ import { budget } from "./env/budget.ts";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 
-// Six projects, split by what a test needs around it:
+/**
+ * The client and CLI tests again on each older supported Harbor release (the harbor and cli
+ * projects run on the newest): the same files, with HCO_HARBOR_VERSION set, so every emulator a test
+ * starts without naming a release models that one. Left out, as nothing in them follows the
+ * release they run on: the files that name the release of every emulator they start (the release
+ * matrix itself, the deployment settings, the connection's release handling), the one that starts
+ * none, the HTTP transport below every operation, the emulator's own command line and the export
+ * benchmark's smoke run.
+ */
+const OLDER_RELEASES = ["2.12.4", "2.13.5", "2.14.4"];
+const RELEASE_PINNED = [
+  "test/integration/harbor/versions.test.ts",
+  "test/integration/harbor/deployment-settings.test.ts",
+  "test/integration/harbor/connection-release.test.ts",
+  "test/integration/harbor/bounded-body.test.ts",
+  "test/integration/harbor/transport.test.ts",
+  "test/integration/harbor/emulator-cli.test.ts",
+  "test/integration/cli/bench-export.test.ts",
+];
+
+// Seven kinds of project, split by what a test needs around it:
 // - unit:    pure logic, nothing started.
 // - harbor:  the Harbor client and the emulator; each file starts its own in-process emulator.
 // - cli:     the command-line companion against an in-process emulator of each file's own.
+// - harbor-<release>: the harbor and cli files again, on each older supported Harbor release.
 // - install: the set-up itself (npm ci on a copy of the project), with other npm releases.
 // - cluster: a real kube-apiserver + etcd (+ controller-manager) and an emulator per worker slot,
 //            started once per run by the global setup, so that two files run at once without
@@ -52,6 +73,17 @@ export default defineConfig({
           isolate: false,
         },
       },
+      ...OLDER_RELEASES.map((release) => ({
+        extends: true as const,
+        test: {
+          name: `harbor-${release}`,
+          include: ["test/integration/harbor/**/*.test.ts", "test/integration/cli/**/*.test.ts"],
+          exclude: RELEASE_PINNED,
+          env: { HCO_HARBOR_VERSION: release },
+          maxConcurrency: 64,
+          isolate: false,
+        },
+      })),
       {
         extends: true,
         // The README's set-up on a clean copy of the project, with other npm releases.

@@ -36,6 +36,12 @@ export const HarborProjectSpec = z.object({
   contentTrust: z.boolean().optional().describe("Allow only signed images (Notary) to be pulled."),
   contentTrustCosign: z.boolean().optional().describe("Allow only images signed with cosign to be pulled."),
   autoSbomGeneration: z.boolean().optional().describe("Generate an SBOM on push (Harbor 2.11 and later)."),
+  webhookAllowPrivateIP: z
+    .boolean()
+    .optional()
+    .describe(
+      "Let the project's webhooks deliver to private addresses (loopback, RFC 1918, link-local). Harbor 2.13.6, 2.14.5 and 2.15.3 and later refuse such targets unless this is true; earlier releases deliver anywhere, so there only true can be held. Unset: left as Harbor has it.",
+    ),
   reuseSystemCveAllowlist: z
     .boolean()
     .optional()

@@ -35,6 +35,8 @@ export const ProjectMetadataInput = z.object({
   max_upstream_conn: z.string().optional(),
   /** Harbor 2.15.1+, proxy-cache projects only: serve from the cache what upstream no longer has. */
   proxy_cache_local_on_not_found: Flag.optional(),
+  /** Harbor 2.13.6, 2.14.5, 2.15.3+: the project's webhooks may deliver to private addresses. */
+  webhook_allow_private_ip: Flag.optional(),
 });
 export type ProjectMetadataInput = z.input<typeof ProjectMetadataInput>;
 
@@ -80,6 +82,7 @@ export const ProjectMetadata = z.object({
   proxy_speed_kb: MetadataValue,
   max_upstream_conn: MetadataValue,
   proxy_cache_local_on_not_found: MetadataValue,
+  webhook_allow_private_ip: MetadataValue,
 });
 export type ProjectMetadata = z.output<typeof ProjectMetadata>;
 

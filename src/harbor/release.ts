@@ -1,6 +1,7 @@
 // Harbor releases: what a Harbor reports about itself, read as a comparable release; the release
 // lines this client is built and tested against; and every difference between them that requests
-// follow, keyed by the first release that has it (CHANGES). Nothing else compares version strings:
+// follow, keyed by the first release that has it (CHANGES; a change brought by patch releases of
+// several lines at once names the first patch of each). Nothing else compares version strings:
 // code asks `has(release, "<change>")`.
 //
 // What a Harbor reports: `/systeminfo`'s harbor_version, "v2.15.2-8ab0c5ba" (release, dash, commit)
@@ -17,10 +18,11 @@ export interface HarborRelease {
 /** The oldest release line the operator supports; older ones are refused. */
 export const OLDEST_SUPPORTED: HarborRelease = { major: 2, minor: 12, patch: 0 };
 /**
- * The newest release the operator is tested against: a newer one, or one that does not say which
- * it is, is taken to behave like it.
+ * The newest release whose differences the operator knows (the emulator models 2.15.2, and 2.15.3's
+ * refusal of private webhook targets): a newer one, or one that does not say which it is, is taken
+ * to behave like it.
  */
-export const NEWEST_KNOWN: HarborRelease = { major: 2, minor: 15, patch: 2 };
+export const NEWEST_KNOWN: HarborRelease = { major: 2, minor: 15, patch: 3 };
 
 /** Every difference between the supported releases that the operator follows: its first release. */
 export const CHANGES = {
@@ -40,7 +42,12 @@ export const CHANGES = {
   registryCaCertificate: "2.15",
   /** Project metadata `proxy_cache_local_on_not_found` (proxy-cache projects). */
   proxyCacheLocalOnNotFound: "2.15.1",
-} as const satisfies Record<string, string>;
+  /**
+   * Project metadata `webhook_allow_private_ip`: these patches refuse webhook delivery to private
+   * addresses unless a project allows it (earlier releases deliver anywhere).
+   */
+  webhookAllowPrivateIP: ["2.13.6", "2.14.5", "2.15.3"],
+} as const satisfies Record<string, string | readonly string[]>;
 export type HarborChange = keyof typeof CHANGES;
 
 const RELEASE = /^v?(\d{1,4})\.(\d{1,4})(?:\.(\d{1,4}))?(?:[-+][0-9A-Za-z.+-]*)?$/;
@@ -52,11 +59,16 @@ export function parseRelease(text: string | undefined): HarborRelease | undefine
   return { major: Number(m[1]), minor: Number(m[2]), patch: Number(m[3] ?? 0) };
 }
 
-/** A change's first release ("2.14.1"); a unit test reads every entry of CHANGES. */
-function release(text: string): HarborRelease {
-  const r = parseRelease(text);
-  if (!r) throw new Error(`not a Harbor release: ${text}`);
-  return r;
+/** A change's first release of each line it came to, oldest first; a unit test reads every entry of CHANGES. */
+function firstReleases(change: HarborChange): HarborRelease[] {
+  const entry: string | readonly string[] = CHANGES[change];
+  return (typeof entry === "string" ? [entry] : [...entry])
+    .map((text) => {
+      const r = parseRelease(text);
+      if (!r) throw new Error(`not a Harbor release: ${text}`);
+      return r;
+    })
+    .sort(compareReleases);
 }
 
 /** Negative when a is older than b, 0 when the same, positive when newer. */
@@ -74,9 +86,28 @@ export function lineText(r: HarborRelease): string {
   return `${r.major}.${r.minor}`;
 }
 
-/** Whether the release has the change (it is the change's first release or newer). */
+/**
+ * Whether the release has the change: on a line the change names, from that line's first release;
+ * on any other line, when the line is newer than every line named.
+ */
 export function has(r: HarborRelease, change: HarborChange): boolean {
-  return compareReleases(r, release(CHANGES[change])) >= 0;
+  const firsts = firstReleases(change);
+  const sameLine = firsts.find((f) => f.major === r.major && f.minor === r.minor);
+  if (sameLine) return compareReleases(r, sameLine) >= 0;
+  return compareReleases(r, firsts[firsts.length - 1] as HarborRelease) > 0;
+}
+
+/**
+ * The change's first release as CHANGES names it ("2.14.1"); for a change of several lines the
+ * newest line's, then the others': "2.15.3 (on 2.13: 2.13.6; on 2.14: 2.14.5)".
+ */
+export function firstReleaseText(change: HarborChange): string {
+  const entry: string | readonly string[] = CHANGES[change];
+  if (typeof entry === "string") return entry;
+  const firsts = firstReleases(change);
+  const newest = firsts.pop() as HarborRelease;
+  if (!firsts.length) return releaseText(newest);
+  return `${releaseText(newest)} (${firsts.map((f) => `on ${lineText(f)}: ${releaseText(f)}`).join("; ")})`;
 }
 
 /** How the operator takes the release a Harbor reports. */

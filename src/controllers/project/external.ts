@@ -30,6 +30,7 @@ import { requireProjects } from "../shared/tenancy.ts";
 import {
   createRequest,
   diff,
+  forRelease,
   type ObservedProject,
   type ObservedProjectScanner,
   type ObservedQuota,
@@ -233,7 +234,8 @@ export function projectExternal(deps: {
       return project;
     },
 
-    async create({ conn, spec, harborName, extra, signal }) {
+    async create({ conn, spec: asked, harborName, extra, signal }) {
+      const spec = forRelease(asked, conn.harborVersion);
       const id = await conn.client.projects.create(createRequest(spec, harborName, extra.registryId), {
         signal,
       });
@@ -254,7 +256,8 @@ export function projectExternal(deps: {
       return created;
     },
 
-    async update({ conn, spec, extra, signal }, current, drift) {
+    async update({ conn, spec: asked, extra, signal }, current, drift) {
+      const spec = forRelease(asked, conn.harborVersion);
       const problem = unchangeable(spec, current, drift);
       if (problem) {
         throw new Stalled(drift.includes("proxyCache") ? "ProxyCacheMismatch" : INVALID_SPEC, problem);
@@ -293,8 +296,8 @@ export function projectExternal(deps: {
       }
     },
 
-    diff: ({ spec, extra }, observed) => [
-      ...diff(spec, observed, extra.registryId),
+    diff: ({ spec, extra, conn }, observed) => [
+      ...diff(forRelease(spec, conn.harborVersion), observed, extra.registryId),
       ...scannerDrift(spec, observed.scanner, extra.scanner?.uuid),
     ],
     id: (observed) => observed.project_id,

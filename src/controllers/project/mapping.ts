@@ -17,6 +17,7 @@ import type {
   ProjectUpdate,
 } from "../../harbor/projects.ts";
 import type { Quota } from "../../harbor/quotas.ts";
+import { has, releaseOf } from "../../harbor/release.ts";
 import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
 import { Stalled } from "../../runtime/managed.ts";
 import type { SpecFields } from "../shared/export.ts";
@@ -75,7 +76,8 @@ type FlagField =
   | "contentTrust"
   | "contentTrustCosign"
   | "autoSbomGeneration"
-  | "reuseSystemCveAllowlist";
+  | "reuseSystemCveAllowlist"
+  | "webhookAllowPrivateIP";
 
 /** Spec flag → Harbor metadata key. */
 const FLAGS: ReadonlyArray<[FlagField, string]> = [
@@ -86,6 +88,7 @@ const FLAGS: ReadonlyArray<[FlagField, string]> = [
   ["contentTrustCosign", "enable_content_trust_cosign"],
   ["autoSbomGeneration", "auto_sbom_generation"],
   ["reuseSystemCveAllowlist", "reuse_sys_cve_allowlist"],
+  ["webhookAllowPrivateIP", "webhook_allow_private_ip"],
 ];
 
 /**
@@ -111,10 +114,17 @@ const PROXY_SETTINGS: ReadonlyArray<["speedKbps" | "maxUpstreamConnections" | "l
 
 /**
  * Spec fields that map to project metadata only some Harbor releases keep (an older one drops the
- * key without a word, so the field would read as drift forever). false is what an older Harbor
- * does anyway (the key is absent).
+ * key without a word, so the field would read as drift forever). For the proxy-cache settings
+ * false is what an older Harbor does anyway (the key is absent); for webhookAllowPrivateIP it is
+ * true (an older Harbor delivers to any address), and forRelease leaves it out there.
  */
 export const PROJECT_RELEASE_FIELDS: readonly ReleaseField<HarborProjectSpec>[] = [
+  {
+    field: "webhookAllowPrivateIP",
+    change: "webhookAllowPrivateIP",
+    uses: (s) => s.webhookAllowPrivateIP === false,
+    what: "spec.webhookAllowPrivateIP false (webhooks refused private addresses)",
+  },
   {
     field: "proxyCache.maxUpstreamConnections",
     change: "maxUpstreamConnections",
@@ -126,6 +136,18 @@ export const PROJECT_RELEASE_FIELDS: readonly ReleaseField<HarborProjectSpec>[] 
     uses: (s) => s.proxyCache?.localOnNotFound === true,
   },
 ];
+
+/**
+ * The spec as the connected release can hold it: without webhookAllowPrivateIP where the release
+ * has no such key (true is what it does anyway; false is refused before, see
+ * PROJECT_RELEASE_FIELDS), so that the key is neither sent nor compared there.
+ */
+export function forRelease(spec: HarborProjectSpec, harborVersion: string | undefined): HarborProjectSpec {
+  if (spec.webhookAllowPrivateIP === undefined || has(releaseOf(harborVersion), "webhookAllowPrivateIP"))
+    return spec;
+  const { webhookAllowPrivateIP: _kept, ...rest } = spec;
+  return rest;
+}
 
 /** The metadata the spec manages, as Harbor stores it. */
 export function desiredMetadata(spec: HarborProjectSpec): Record<string, string> {
@@ -311,6 +333,8 @@ export function specFromProject(project: ProjectState, registryRef: string | und
   for (const [field, key] of FLAGS) {
     // A proxy cache ignores content trust, and the CRD refuses it there: left as Harbor has it.
     if (field === "contentTrust" && project.registry_id && flag(key)) continue;
+    // Only the releases that have it keep the key: managed where it is there.
+    if (field === "webhookAllowPrivateIP" && !project.metadata?.webhook_allow_private_ip) continue;
     spec[field] = flag(key);
   }
   const severity = Severity.safeParse(observedMeta(project, "severity"));

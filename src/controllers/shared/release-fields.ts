@@ -6,7 +6,7 @@
 // or refuse the whole request. A value that means what a release without the field does anyway
 // (false, an empty list, at most 5 GC workers) is taken: nothing is lost when Harbor drops it.
 // A resource being deleted is never refused: its Harbor object must still be able to go.
-import { CHANGES, type HarborChange, has, releaseOf } from "../../harbor/release.ts";
+import { firstReleaseText, type HarborChange, has, releaseOf } from "../../harbor/release.ts";
 import type { ManagedObject } from "../../runtime/managed.ts";
 import { Stalled } from "../../runtime/managed.ts";
 
@@ -34,7 +34,7 @@ export function unsupportedFields<S>(
   const release = releaseOf(harborVersion);
   return fields
     .filter((f) => f.uses(spec) && !has(release, f.change))
-    .map((f) => ({ what: f.what ?? `spec.${f.field}`, since: CHANGES[f.change] }));
+    .map((f) => ({ what: f.what ?? `spec.${f.field}`, since: firstReleaseText(f.change) }));
 }
 
 /** Throws Stalled UnsupportedByHarbor when the spec uses a field the reported release lacks. */

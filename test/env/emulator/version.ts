@@ -111,6 +111,19 @@ export class HarborVersion {
   }
 }
 
+/**
+ * What an authenticated systeminfo reports where the emulator refuses webhook delivery to private
+ * addresses: the patch of the modelled line that brought the refusal ("v2.15.3-e15a3c0e"), whose
+ * differences from the modelled patch are that refusal and its project key alone.
+ */
+export function refusalPatchDisplay(version: HarborVersion): string {
+  const line = version.name.replace(/\.\d+$/, "");
+  const patch = PRIVATE_WEBHOOK_REFUSAL_PATCHES.find((p) => p.startsWith(`${line}.`));
+  if (!patch) throw new Error(`Harbor ${version.name} has no patch that refuses private webhook targets`);
+  const [, minor, micro] = patch.split(".");
+  return `v${patch}-e${minor}a${micro}c0e`;
+}
+
 /** The stand-in commits of `display` (hex, so that a client's `v<semver>-<hex>` parsing is exercised). */
 const BUILD_COMMITS: Record<HarborVersionName, string> = {
   "2.15.2": "e15a2c0e",

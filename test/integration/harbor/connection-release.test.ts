@@ -74,25 +74,25 @@ describe("releases the operator does not know as such", () => {
     const result = await reporting("v2.11.1-0a1b2c3d");
     expect(result.failure).toEqual({
       reason: "UnsupportedHarborVersion",
-      message: `Harbor at ${new URL(h.emulator.url).host} is v2.11.1-0a1b2c3d: this operator supports Harbor 2.12 to 2.15 (and newer releases, as 2.15.2); nothing is done through this connection until Harbor is 2.12 or later`,
+      message: `Harbor at ${new URL(h.emulator.url).host} is v2.11.1-0a1b2c3d: this operator supports Harbor 2.12 to 2.15 (and newer releases, as 2.15.3); nothing is done through this connection until Harbor is 2.12 or later`,
     });
     expect(result.harborVersion).toBe("v2.11.1-0a1b2c3d");
     expect(result.authenticatedAs).toBeUndefined();
   });
 
-  test("newer than the newest known: Connected, treated as 2.15.2, and the message says so", async () => {
+  test("newer than the newest known: Connected, treated as 2.15.3, and the message says so", async () => {
     const result = await reporting("v2.16.0-0a1b2c3d");
     expect(result.failure).toBeUndefined();
     expect(result.harborVersion).toBe("v2.16.0-0a1b2c3d");
     expect(readyInput(result).message).toMatch(
-      /; 2\.16\.0 is newer than the newest release this operator knows \(2\.15\.2\): it is treated as 2\.15\.2$/,
+      /; 2\.16\.0 is newer than the newest release this operator knows \(2\.15\.3\): it is treated as 2\.15\.3$/,
     );
   });
 
   test("a build that names no release (dev): Connected, treated as the newest known", async () => {
     const result = await reporting("dev");
     expect(result.failure).toBeUndefined();
-    expect(readyInput(result).message).toMatch(/; "dev" names no release: it is treated as 2\.15\.2$/);
+    expect(readyInput(result).message).toMatch(/; "dev" names no release: it is treated as 2\.15\.3$/);
   });
 });
 

@@ -89,6 +89,12 @@ describe("webhook delivery to private addresses", () => {
     const h = useEmulator({ harborVersion: version, webhookPrivateAddresses: "refuse" });
     const hooks = () => h.emulator.control.webhooks;
 
+    test("systeminfo names that patch, as the Harbor that refuses is", async () => {
+      const patch = { "2.13.5": "2.13.6", "2.14.4": "2.14.5", "2.15.2": "2.15.3" }[version];
+      const info = JSON.parse((await h.raw("GET", "/systeminfo")).text) as { harbor_version?: string };
+      expect(info.harbor_version).toMatch(new RegExp(`^v${patch?.replaceAll(".", "\\.")}-[0-9a-f]{8}$`));
+    });
+
     test('at send time, not at creation; the project\'s webhook_allow_private_ip "true" lets it through', async () => {
       const project = `hooks-${version.replaceAll(".", "-")}`;
       expect((await h.raw("POST", "/projects", { project_name: project })).status).toBe(201);

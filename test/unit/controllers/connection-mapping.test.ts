@@ -191,10 +191,10 @@ describe("the release Harbor reports", () => {
     ["v2.15.7-aaaaaaaa", ""],
     [
       "v2.16.0-aaaaaaaa",
-      "; 2.16.0 is newer than the newest release this operator knows (2.15.2): it is treated as 2.15.2",
+      "; 2.16.0 is newer than the newest release this operator knows (2.15.3): it is treated as 2.15.3",
     ],
-    ["dev", '; "dev" names no release: it is treated as 2.15.2'],
-    [undefined, "; Harbor does not say which release it is: it is treated as 2.15.2"],
+    ["dev", '; "dev" names no release: it is treated as 2.15.3'],
+    [undefined, "; Harbor does not say which release it is: it is treated as 2.15.3"],
   ])("%s: Ready, and the message says how it is taken", (version, note) => {
     expect(releaseRefusal(url, version)).toBeUndefined();
     expect(readyInput(connected(version))).toEqual({
@@ -209,7 +209,7 @@ describe("the release Harbor reports", () => {
     (version) => {
       expect(releaseRefusal(url, version)).toEqual({
         reason: "UnsupportedHarborVersion",
-        message: `Harbor at harbor.example.com is ${version}: this operator supports Harbor 2.12 to 2.15 (and newer releases, as 2.15.2); nothing is done through this connection until Harbor is 2.12 or later`,
+        message: `Harbor at harbor.example.com is ${version}: this operator supports Harbor 2.12 to 2.15 (and newer releases, as 2.15.3); nothing is done through this connection until Harbor is 2.12 or later`,
       });
     },
   );

@@ -5,6 +5,7 @@ import {
   desiredMetadata,
   diff,
   formatStorage,
+  forRelease,
   parseStorageQuantity,
   quotaFromList,
   quotaFromSummary,
@@ -247,6 +248,30 @@ describe("proxy-cache settings kept as metadata (2.12 speed, 2.14.1 upstream con
     ["unset", {}, { public: "false", max_upstream_conn: "3", proxy_cache_local_on_not_found: "true" }, []],
   ])("%s", (_what, settings, metadata, drift) => {
     expect(diff(proxy(settings), withMeta(metadata), 4)).toEqual(drift);
+  });
+});
+
+describe("webhooks to private addresses (webhook_allow_private_ip, from 2.13.6, 2.14.5, 2.15.3)", () => {
+  // Columns: the spec's value, the release, what Harbor holds, the key sent, the drift.
+  test.each<[string, boolean, string, Record<string, string>, string | undefined, string[]]>([
+    // A release that keeps the key: sent as Harbor's string and compared.
+    ["allowed on 2.15.3", true, "v2.15.3-e15a3c0e", { webhook_allow_private_ip: "true" }, "true", []],
+    [
+      "allowed on 2.14.5, turned off in Harbor",
+      true,
+      "v2.14.5-e14a5c0e",
+      { webhook_allow_private_ip: "false" },
+      "true",
+      ["webhookAllowPrivateIP"],
+    ],
+    ["not allowed on 2.13.6, never set in Harbor", false, "v2.13.6-e13a6c0e", {}, "false", []],
+    // A release without it delivers anywhere: true is what it does; the key is neither sent nor compared.
+    ["allowed on 2.15.2", true, "v2.15.2-e15a2c0e", {}, undefined, []],
+    ["allowed on 2.12.4", true, "v2.12.4-e12a4c0e", {}, undefined, []],
+  ])("%s", (_what, allow, version, metadata, sent, drift) => {
+    const held = forRelease(spec({ webhookAllowPrivateIP: allow }), version);
+    expect(desiredMetadata(held).webhook_allow_private_ip).toBe(sent);
+    expect(diff(held, { name: "p", metadata: { public: "false", ...metadata } })).toEqual(drift);
   });
 });
 

@@ -95,6 +95,31 @@ describe("which fields a release lacks", () => {
       "v2.15.2-e15a2c0e",
       [],
     ],
+    // Webhooks to private addresses: the key from 2.13.6, 2.14.5 and 2.15.3; an older release delivers
+    // anywhere, so true is what it does and only false cannot be held.
+    [
+      "webhookAllowPrivateIP false on 2.15.2",
+      PROJECT_RELEASE_FIELDS,
+      project({ webhookAllowPrivateIP: false }),
+      "v2.15.2-e15a2c0e",
+      [
+        "spec.webhookAllowPrivateIP false (webhooks refused private addresses):2.15.3 (on 2.13: 2.13.6; on 2.14: 2.14.5)",
+      ],
+    ],
+    [
+      "webhookAllowPrivateIP true on 2.13.5",
+      PROJECT_RELEASE_FIELDS,
+      project({ webhookAllowPrivateIP: true }),
+      "v2.13.5-e13a5c0e",
+      [],
+    ],
+    [
+      "webhookAllowPrivateIP false on 2.14.5",
+      PROJECT_RELEASE_FIELDS,
+      project({ webhookAllowPrivateIP: false }),
+      "v2.14.5-e14a5c0e",
+      [],
+    ],
     [
       "a project without them on 2.12.4",
       PROJECT_RELEASE_FIELDS,
@@ -272,7 +297,11 @@ describe("the kinds' wiring", () => {
       ]),
     );
     expect(declared).toMatchObject({
-      HarborProject: ["proxyCache.maxUpstreamConnections", "proxyCache.localOnNotFound"],
+      HarborProject: [
+        "webhookAllowPrivateIP",
+        "proxyCache.maxUpstreamConnections",
+        "proxyCache.localOnNotFound",
+      ],
       HarborReplicationPolicy: ["singleActiveReplication"],
       HarborRegistry: ["caCertificate"],
       HarborConfiguration: ["auth.oidc.logout", "auditLog.disabledEventTypes"],

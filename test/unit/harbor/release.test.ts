@@ -2,6 +2,7 @@ import { describe, expect, test } from "vitest";
 import {
   CHANGES,
   compareReleases,
+  firstReleaseText,
   type HarborChange,
   has,
   NEWEST_KNOWN,
@@ -73,12 +74,17 @@ describe("what the operator does with a release", () => {
 
 describe("the changes between releases", () => {
   test("every change names a release, within the supported lines", () => {
-    for (const [change, first] of Object.entries(CHANGES)) {
-      const r = parseRelease(first);
-      expect(r, change).toBeDefined();
-      if (!r) continue;
-      // A release newer than the newest known has every change (supportOf: "newer").
-      expect(compareReleases(r, NEWEST_KNOWN), change).toBeLessThanOrEqual(0);
+    for (const [change, entry] of Object.entries(CHANGES)) {
+      const firsts: readonly string[] = typeof entry === "string" ? [entry] : entry;
+      for (const first of firsts) {
+        const r = parseRelease(first);
+        expect(r, change).toBeDefined();
+        if (!r) continue;
+        // A release newer than the newest known has every change (supportOf: "newer").
+        expect(compareReleases(r, NEWEST_KNOWN), change).toBeLessThanOrEqual(0);
+      }
+      // One first release per line.
+      expect(new Set(firsts.map((f) => f.split(".").slice(0, 2).join("."))).size, change).toBe(firsts.length);
     }
   });
 
@@ -95,10 +101,27 @@ describe("the changes between releases", () => {
     ["2.15.0", "proxyCacheLocalOnNotFound", false],
     ["2.15.1", "proxyCacheLocalOnNotFound", true],
     ["2.16.0", "proxyCacheLocalOnNotFound", true],
+    // Brought by a patch of each of three lines.
+    ["2.12.4", "webhookAllowPrivateIP", false],
+    ["2.13.5", "webhookAllowPrivateIP", false],
+    ["2.13.6", "webhookAllowPrivateIP", true],
+    ["2.14.4", "webhookAllowPrivateIP", false],
+    ["2.14.5", "webhookAllowPrivateIP", true],
+    ["2.15.2", "webhookAllowPrivateIP", false],
+    ["2.15.3", "webhookAllowPrivateIP", true],
+    ["2.16.0", "webhookAllowPrivateIP", true],
   ])("%s has %s: %s", (text, change, expected) => {
     const r = parseRelease(text);
     if (!r) throw new Error("unparsed");
     expect(has(r, change)).toBe(expected);
+  });
+
+  test.each<[HarborChange, string]>([
+    ["maxUpstreamConnections", "2.14.1"],
+    ["gcTenWorkers", "2.13"],
+    ["webhookAllowPrivateIP", "2.15.3 (on 2.13: 2.13.6; on 2.14: 2.14.5)"],
+  ])("%s comes with Harbor %s", (change, text) => {
+    expect(firstReleaseText(change)).toBe(text);
   });
 
   test("a Harbor that names no release has every change (it is taken as the newest known)", () => {

@@ -6,6 +6,7 @@
 import { requireAuthenticated } from "../auth.ts";
 import { precondition } from "../errors.ts";
 import { ok, type RouteSpec } from "../router.ts";
+import { refusalPatchDisplay } from "../version.ts";
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { AuthMode } from "./ldap.ts";
@@ -20,7 +21,12 @@ const states = new WeakMap<World, SystemState>();
 function state(world: World): SystemState {
   let s = states.get(world);
   if (!s) {
-    s = { harborVersion: world.version.display };
+    s = {
+      harborVersion:
+        world.settings.webhookPrivateAddresses === "refuse"
+          ? refusalPatchDisplay(world.version)
+          : world.version.display,
+    };
     states.set(world, s);
   }
   return s;
