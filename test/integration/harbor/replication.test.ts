@@ -226,6 +226,16 @@ describe("replication policies", () => {
     expect(scheduled).not.toContain(off);
     expect(scheduled).not.toContain(event);
     expect(h.emulator.control.replication.schedules().find((s) => s.policy_id === on)?.cron).toBe(cron);
+
+    // An update is checked as a creation is, on every release (2.14's swagger only declares the 400).
+    const update = await h.raw("PUT", `/replication/policies/${on}`, {
+      ...pushPolicy({ name: "trig-on" }),
+      trigger: { type: "scheduled", trigger_settings: { cron: "0 * * * * *" } },
+    });
+    expect(update.status).toBe(400);
+    expect(JSON.parse(update.text).errors[0].message).toBe(
+      "* is not allowed for the Minutes field of the cron setting of replication policy",
+    );
   });
 
   test("filter validation", async () => {
