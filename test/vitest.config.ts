@@ -10,8 +10,8 @@ const root = fileURLToPath(new URL("..", import.meta.url));
  * starts without naming a release models that one. Left out, as nothing in them follows the
  * release they run on: the files that name the release of every emulator they start (the release
  * matrix itself, the deployment settings, the connection's release handling), the one that starts
- * none, the HTTP transport below every operation, the emulator's own command line and the export
- * benchmark's smoke run.
+ * none, the HTTP transport below every operation, the emulator's own command line, the export
+ * benchmark's smoke run and the CLI's process wrapper (help, exit codes, standard input, files).
  */
 const OLDER_RELEASES = ["2.12.4", "2.13.5", "2.14.4"];
 const RELEASE_PINNED = [
@@ -22,6 +22,7 @@ const RELEASE_PINNED = [
   "test/integration/harbor/transport.test.ts",
   "test/integration/harbor/emulator-cli.test.ts",
   "test/integration/cli/bench-export.test.ts",
+  "test/integration/cli/bin.test.ts",
 ];
 
 // Seven kinds of project, split by what a test needs around it:

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
 import { type ControlPlane, startControlPlane } from "../env/controlplane/launcher.ts";
 import { type Emulator, startEmulator } from "../env/emulator/index.ts";
-import { addExampleAdapters, exampleManifests, exampleResources } from "../env/examples.ts";
+import { addExampleAdapters, exampleManifests, exampleResources, passExampleGcRun } from "../env/examples.ts";
 import { clusterApi } from "../env/kube-api.ts";
 import { type Kubectl, kubectl } from "../env/kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
@@ -119,6 +119,7 @@ describe.each(OLDER_RELEASES)("Harbor %s", (release) => {
         password: emulator.adminPassword,
       });
       await k.apply(manifests);
+      await passExampleGcRun(emulator.control);
 
       const all = await until(
         `every example Ready on Harbor ${release}`,

@@ -1,7 +1,8 @@
 // The operator against an older supported Harbor (2.12.4) beside the newest (2.15.2, the other e2e
-// files' release): the connection reports the release as Harbor tells it to a caller that logged
-// in; the same flows converge on 2.12 and stay converged; spec fields only later releases have are
-// refused by name on 2.12 (UnsupportedByHarbor, nothing sent) and converge on 2.15 without drift.
+// files' release; here with its next patch's refusal of private webhook targets, so a 2.15.3): the
+// connection reports the release as Harbor tells it to a caller that logged in; the same flows
+// converge on 2.12 and stay converged; spec fields only later releases have are refused by name on
+// 2.12 (UnsupportedByHarbor, nothing sent) and converge on 2.15 without drift.
 // A release older than 2.12 is refused on the connection (test/integration/cluster/connections.test.ts).
 import { describe, expect, test } from "vitest";
 import { EXAMPLE_CA_PEM } from "../env/certificates.ts";
@@ -30,6 +31,7 @@ const laterFields = () => [
   registry("hub", { caCertificate: EXAMPLE_CA_PEM }),
   project("cache", {
     proxyCache: { registryRef: { name: "hub" }, maxUpstreamConnections: 8, localOnNotFound: true },
+    webhookAllowPrivateIP: false,
   }),
   replicationPolicy("mirror", { registryRef: { name: "hub" }, singleActiveReplication: true }),
   garbageCollection("gc", { workers: 8 }),
@@ -56,6 +58,8 @@ describe("Harbor 2.12.4", () => {
         severity: "high",
         preventVulnerable: true,
         autoSbomGeneration: true,
+        // What a release without the setting does anyway: held, neither sent nor compared.
+        webhookAllowPrivateIP: true,
       }),
       robot("ci", { projectRef: { name: "team" }, durationDays: 30, permissions: [{ access: PULL }] }),
       webhookPolicy("hook", {
@@ -116,7 +120,7 @@ describe("Harbor 2.12.4", () => {
     await refused(
       "harborproject",
       "cache",
-      "spec.proxyCache.maxUpstreamConnections needs Harbor 2.14.1 or later; spec.proxyCache.localOnNotFound needs Harbor 2.15.1 or later",
+      "spec.webhookAllowPrivateIP false (webhooks refused private addresses) needs Harbor 2.15.3 (on 2.13: 2.13.6; on 2.14: 2.14.5) or later; spec.proxyCache.maxUpstreamConnections needs Harbor 2.14.1 or later; spec.proxyCache.localOnNotFound needs Harbor 2.15.1 or later",
     );
     await refused(
       "harborreplicationpolicy",
@@ -154,12 +158,16 @@ describe("Harbor 2.12.4", () => {
   });
 });
 
-describe("Harbor 2.15.2", () => {
-  const op = useOperator({ namespacePrefix: "v2152", emulator: { harborVersion: "2.15.2" } });
+// 2.15.2 with its next patch's refusal of webhooks to private addresses: a 2.15.3, as it reports.
+describe("Harbor 2.15.3", () => {
+  const op = useOperator({
+    namespacePrefix: "v2153",
+    emulator: { harborVersion: "2.15.2", webhookPrivateAddresses: "refuse" },
+  });
 
   test("the connection reports the release, which from 2.13 only a caller that logged in learns", async () => {
     const conn = await op.kubectl.get<ConnectionCR>("harborconnection", "harbor");
-    expect(conn.status?.harborVersion).toMatch(/^v2\.15\.2-[0-9a-f]{8}$/);
+    expect(conn.status?.harborVersion).toMatch(/^v2\.15\.3-[0-9a-f]{8}$/);
   });
 
   test("fields of later releases converge, and stay converged", async () => {
@@ -174,6 +182,7 @@ describe("Harbor 2.15.2", () => {
     expect((await op.harbor.projects.get("cache")).metadata).toMatchObject({
       max_upstream_conn: "8",
       proxy_cache_local_on_not_found: "true",
+      webhook_allow_private_ip: "false",
     });
     expect((await op.harbor.replication.getPolicy(harborIdOf(mirror))).single_active_replication).toBe(true);
     const gc = await op.harbor.gc.getSchedule();

@@ -16,7 +16,7 @@ import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
 import { writeKubeconfig } from "../../env/controlplane/kubeconfig.ts";
-import { addExampleAdapters } from "../../env/examples.ts";
+import { addExampleAdapters, passExampleGcRun } from "../../env/examples.ts";
 import { type Kubectl, kubectl } from "../../env/kubectl.ts";
 import { findLua, runArgoHealth } from "../../env/lua.ts";
 import { useOperator } from "../../env/operator.ts";
@@ -275,6 +275,7 @@ describe("the operator with the RBAC of deploy/", () => {
     addExampleAdapters(op.emulator.control);
     const text = await adaptedExamples();
     await admin.apply(text);
+    await passExampleGcRun(op.emulator.control);
 
     const k = op.kubectl;
     const robot = await op.waitReady<RobotCR>("harborrobot", "example-team-pull");
