@@ -181,7 +181,10 @@ export const ConnectionStatus = z.object({
       "Ready (reason Connected, or why not: SecretNotFound, SecretInvalid, Unreachable, TLSError, BadCredentials, Forbidden, HarborError), ChecksPassed with checks enabled, DeletionPending while a deleted connection waits for the resources that use it.",
     ),
   harborVersion: z.string().optional().describe("The version Harbor reports, e.g. v2.12.4."),
-  authenticatedAs: z.string().optional().describe("The user the credentials log in as."),
+  authenticatedAs: z
+    .string()
+    .optional()
+    .describe("The user the credentials log in as, as Harbor names it (none for a robot account)."),
   lastCheckTime: z
     .string()
     .optional()

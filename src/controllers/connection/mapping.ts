@@ -191,7 +191,7 @@ export function describeFailure(e: unknown, ctx: FailureContext): Failure {
         return { reason: "BadCredentials", message: `Harbor at ${host} refused the credentials (HTTP 401)` };
       return {
         reason: "BadCredentials",
-        message: `Harbor at ${host} does not accept the username "${c.username}" and the password from Secret ${c.namespace}/${c.name}${whitespaceHint(c)}`,
+        message: `Harbor at ${host} does not accept the username and password from Secret ${c.namespace}/${c.name}${whitespaceHint(c)}`,
       };
     }
     case "forbidden":
@@ -351,7 +351,7 @@ export function readyInput(r: CheckResult): { status: "True" | "False"; reason: 
   return {
     status: "True",
     reason: "Connected",
-    message: `${version} at ${r.url} accepts the credentials of "${r.authenticatedAs ?? "?"}"${releaseNote(r.harborVersion)}`,
+    message: `${version} at ${r.url} accepts the credentials${r.authenticatedAs ? ` of "${r.authenticatedAs}"` : " (it names no user for them: a robot account)"}${releaseNote(r.harborVersion)}`,
   };
 }
 

@@ -67,14 +67,15 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
   const early = refusal();
   if (early) return early;
 
-  let authenticatedAs: string;
+  // Only what Harbor answers is shown, never the Secret's username: a connection pointed at a
+  // server of its author's choosing would otherwise copy a Secret's value into the status.
+  let authenticatedAs: string | undefined;
   try {
     const me = await o.client.system.getCurrentUser(call);
-    authenticatedAs = me.username ? safeText(me.username, SHORT_TEXT) : o.credentials.username;
+    authenticatedAs = me.username ? safeText(me.username, SHORT_TEXT) : undefined;
   } catch (e) {
     // Robot accounts log in but have no user record: Harbor answers 412 only after authenticating.
-    if (isHarborError(e, "precondition")) authenticatedAs = o.credentials.username;
-    else return { ...base(), failure: judge(e) };
+    if (!isHarborError(e, "precondition")) return { ...base(), failure: judge(e) };
   }
 
   if (harborVersion === undefined) {
@@ -87,7 +88,7 @@ export async function probe(o: ProbeOptions): Promise<CheckResult> {
     if (late) return late;
   }
 
-  const result: CheckResult = { ...base(), authenticatedAs };
+  const result: CheckResult = { ...base(), ...(authenticatedAs ? { authenticatedAs } : {}) };
   if (!o.checks.ldap && !o.checks.jobService) return result;
   // Reasons of the ChecksPassed condition: LDAPPingFailed, or the Ready reason of a call that failed.
   const problems: Array<{ reason: string; message: string }> = [];

@@ -55,6 +55,11 @@ describe.each(["2.12.4", "2.13.5", "2.14.4", "2.15.2"])("Harbor %s", (version) =
     const result = await check(robot.name, robot.secret);
     expect(result.failure).toBeUndefined();
     expect(result.harborVersion).toBe(h.emulator.world.version.display);
+    // Harbor names no user for a robot (412 on /users/current): the status names none either.
+    expect(result.authenticatedAs).toBeUndefined();
+    expect(readyInput(result).message).toBe(
+      `Harbor ${result.harborVersion} at ${h.emulator.url} accepts the credentials (it names no user for them: a robot account)`,
+    );
   });
 });
 

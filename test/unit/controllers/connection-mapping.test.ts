@@ -137,7 +137,7 @@ describe("describeFailure", () => {
     [
       { kind: "unauthorized", status: 401, operation: "getCurrentUserInfo" },
       "BadCredentials",
-      /"admin".*Secret ops\/harbor-admin/,
+      /does not accept the username and password from Secret ops\/harbor-admin$/,
     ],
     [
       { kind: "forbidden", status: 403, code: "FORBIDDEN", harborMessage: "bob" },
@@ -158,6 +158,8 @@ describe("describeFailure", () => {
     // Stable text: the same failure twice must not rewrite the status.
     expect(f.message).not.toContain("req-123");
     expect(f.message).not.toContain("Very-Secret-1");
+    // Nor the username: a Secret's value never reaches the status.
+    expect(f.message).not.toContain(`"${credentials.username}"`);
   });
 
   test("bad credentials with a trailing line break say so", () => {
