@@ -38,6 +38,12 @@ const connectionSpecFields = {
     .boolean()
     .default(false)
     .describe("Skip TLS verification. Only for test installations."),
+  allowInsecureHTTP: z
+    .boolean()
+    .default(false)
+    .describe(
+      "Send the credentials over plain http:// to a host other than loopback, e.g. Harbor's in-cluster Service (http://harbor-core.harbor.svc). Without it such a URL is refused: the password would cross the network unencrypted. https:// and loopback need nothing.",
+    ),
   registryHost: z
     .string()
     .max(253)
@@ -178,7 +184,7 @@ export const ConnectionStatus = z.object({
     .array(ConditionSchema)
     .optional()
     .describe(
-      "Ready (reason Connected, or why not: SecretNotFound, SecretInvalid, Unreachable, TLSError, BadCredentials, Forbidden, HarborError), ChecksPassed with checks enabled, DeletionPending while a deleted connection waits for the resources that use it.",
+      "Ready (reason Connected, or why not: SecretNotFound, SecretInvalid, Unreachable, TLSError, BadCredentials, Forbidden, HarborError, InsecureHTTP), Stalled when only a change of the connection can help (InsecureHTTP), ChecksPassed with checks enabled, DeletionPending while a deleted connection waits for the resources that use it.",
     ),
   harborVersion: z.string().optional().describe("The version Harbor reports, e.g. v2.12.4."),
   authenticatedAs: z
@@ -228,6 +234,20 @@ export const ConnectionStatus = z.object({
 });
 export type ConnectionStatus = z.output<typeof ConnectionStatus>;
 
+/**
+ * A plain http:// URL is taken only to loopback or with allowInsecureHTTP. The operator applies the
+ * same rule to what was stored before it (insecureHttpRefusal, controllers/connection/mapping.ts).
+ */
+const specValidations: KindDefinition["specValidations"] = [
+  {
+    // String functions only: url() of the host costs more than CEL's budget allows.
+    rule: "!self.url.startsWith('http://') || self.allowInsecureHTTP || self.url.matches('(?i)^http://(localhost|127\\\\.[0-9]{1,3}\\\\.[0-9]{1,3}\\\\.[0-9]{1,3}|\\\\[::1\\\\])(:[0-9]+)?([/?#].*)?$')",
+    message:
+      "an http:// URL would send the credentials unencrypted: use https://, or set allowInsecureHTTP: true (loopback needs neither)",
+    fieldPath: ".url",
+  },
+];
+
 const columns: KindDefinition["columns"] = [
   { name: "URL", type: "string", jsonPath: ".spec.url" },
   { name: "Version", type: "string", jsonPath: ".status.harborVersion" },
@@ -241,6 +261,7 @@ export const harborConnection: KindDefinition = {
   scope: "Namespaced",
   spec: HarborConnectionSpec,
   status: ConnectionStatus,
+  specValidations,
   columns,
   description: "A Harbor instance and the credentials to manage it, for resources in this namespace.",
 };
@@ -253,6 +274,7 @@ export const clusterHarborConnection: KindDefinition = {
   scope: "Cluster",
   spec: ClusterHarborConnectionSpec,
   status: ConnectionStatus,
+  specValidations,
   columns,
   description: "A Harbor instance and the credentials to manage it, for resources in the allowed namespaces.",
 };

@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
+import { insecureHttpRefusal } from "../../src/controllers/connection/mapping.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
 import { DEFAULT_HARBOR_VERSION, HARBOR_VERSIONS } from "./emulator/version.ts";
 import { addExampleAdapters, exampleManifests, examplesDir } from "./examples.ts";
@@ -114,6 +115,10 @@ async function main(): Promise<void> {
       password: values["harbor-password"],
     };
     say(`Using the cluster of ${kubeconfig} and Harbor at ${harbor.url}.`);
+    if (insecureHttpRefusal(harbor))
+      say(
+        "  Plain http:// to a host other than loopback: the password crosses the network unencrypted (the examples' connections get allowInsecureHTTP: true).",
+      );
   } else {
     // This process and every Node process it starts (the operator) stay on loopback.
     process.env.NODE_OPTIONS = withGuard(process.env.NODE_OPTIONS);

@@ -5,6 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { API_VERSION } from "../../src/api/common.ts";
+import { insecureHttpRefusal } from "../../src/controllers/connection/mapping.ts";
 import { GC_STATUS_LAG_MS } from "./emulator/areas/gc.ts";
 import type { Control } from "./emulator/index.ts";
 import type { KubeObject } from "./kubectl.ts";
@@ -60,8 +61,14 @@ export function exampleFiles(harbor: HarborLogin): Map<string, Manifest[]> {
   const credentialSecrets = new Set<string>();
   for (const d of all) {
     if (d.kind === "HarborConnection" || d.kind === "ClusterHarborConnection") {
-      const spec = d.spec as { url: string; credentialsSecretRef?: { name: string } };
+      const spec = d.spec as {
+        url: string;
+        credentialsSecretRef?: { name: string };
+        allowInsecureHTTP?: boolean;
+      };
       spec.url = harbor.url;
+      // A plain http:// Harbor named on purpose (the demo's --harbor-url): said so, as its YAML would.
+      if (insecureHttpRefusal(spec)) spec.allowInsecureHTTP = true;
       if (spec.credentialsSecretRef) credentialSecrets.add(spec.credentialsSecretRef.name);
     }
   }

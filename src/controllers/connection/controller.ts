@@ -31,6 +31,7 @@ import {
   type ConnectionKind,
   type CredentialsRef,
   credentialsFrom,
+  insecureHttpRefusal,
   nextStatus,
   readyInput,
   readyTransition,
@@ -107,6 +108,23 @@ export class ConnectionReconciler implements Reconciler {
     // Protected before its first check: nothing may come to rely on a connection that can vanish.
     if (!deleting) await this.#protect(obj, ref);
     const users = deleting ? (o.usersOf?.(key) ?? []) : [];
+    const insecure = insecureHttpRefusal(spec);
+    if (insecure) {
+      // Decided before the Secret is read: nothing of it goes out. Deleted and unused, it still goes.
+      if (deleting && users.length === 0) return this.#release(obj, key, ref);
+      await this.#finish(
+        obj,
+        key,
+        {
+          url: spec.url,
+          failure: insecure,
+          credentialsSecret: { namespace: ref.namespace, name: ref.name },
+          ...(deleting ? { deletionWaitsFor: users } : {}),
+        },
+        registryHost,
+      );
+      throw new TerminalError(insecure.message);
+    }
     const result: CheckResult = {
       ...(await this.#check(key, spec, ref, ctx)),
       credentialsSecret: { namespace: ref.namespace, name: ref.name },

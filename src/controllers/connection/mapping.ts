@@ -36,11 +36,14 @@ export type FailureReason =
   | "Forbidden"
   | "ResponseTooLarge"
   | "HarborError"
-  | "UnsupportedHarborVersion";
+  | "UnsupportedHarborVersion"
+  | "InsecureHTTP";
 
 export interface Failure {
   reason: FailureReason;
   message: string;
+  /** Only a change of the connection can fix it: Stalled, no retry. */
+  stalled?: boolean;
 }
 
 // -------------------------------------------------------------------------------------------
@@ -77,6 +80,26 @@ export function defaultRegistryHost(url: string): string {
 
 export function registryHostOf(spec: { url: string; registryHost?: string | undefined }): string {
   return spec.registryHost ?? defaultRegistryHost(spec.url);
+}
+
+/** Loopback as a URL's host names it: localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+/**
+ * Why the credentials may not go to this URL: plain http:// to a host other than loopback, unless
+ * the spec allows it. The CRD refuses such a spec; one stored before that rule gets here.
+ */
+export function insecureHttpRefusal(spec: { url: string; allowInsecureHTTP?: boolean }): Failure | undefined {
+  const u = new URL(spec.url);
+  if (u.protocol !== "http:" || spec.allowInsecureHTTP || isLoopbackHost(u.hostname)) return undefined;
+  return {
+    reason: "InsecureHTTP",
+    message: `${spec.url} is plain http:// to ${u.hostname}: the credentials would cross the network unencrypted, so nothing is sent. Use https://, or set spec.allowInsecureHTTP: true where the network is trusted`,
+    stalled: true,
+  };
 }
 
 // -------------------------------------------------------------------------------------------
@@ -401,6 +424,14 @@ export function nextStatus(
         at,
       )
     : removeCondition(conditions, DELETION_PENDING);
+  conditions = r.failure?.stalled
+    ? setCondition(
+        conditions,
+        { type: "Stalled", status: "True", reason: r.failure.reason, message: r.failure.message },
+        generation,
+        at,
+      )
+    : removeCondition(conditions, "Stalled");
   conditions = withReconciling(conditions, generation, at);
   const next: ConnectionStatus = {
     observedGeneration: generation,

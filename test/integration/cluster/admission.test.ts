@@ -96,6 +96,25 @@ describe("URLs with user info are refused, naming the field", () => {
   test("a connection URL must be one the operator can connect to", async () => {
     await expectRefused(connection("https://harbor.example.com:99999"), "spec.url", "can connect to");
   });
+
+  test("plain http:// only to loopback, or with allowInsecureHTTP: the credentials would go unencrypted", async () => {
+    const INSECURE = "an http:// URL would send the credentials unencrypted";
+    for (const url of [
+      "http://harbor-core.harbor.svc",
+      "http://10.0.0.7:8080",
+      "http://127.evil.example.com",
+    ]) {
+      await expectRefused(connection(url), "spec.url", INSECURE);
+      await expectRefused(clusterConnection(url), "spec.url", INSECURE);
+    }
+    await expectAdmitted(
+      connectionOf("harbor", "http://harbor-core.harbor.svc", "creds", { allowInsecureHTTP: true }),
+      connection("http://127.0.0.1:8080"),
+      connection("http://localhost:8080"),
+      connection("http://[::1]:8080"),
+      connection("https://harbor.example.com"),
+    );
+  });
 });
 
 describe("names: Harbor's rules, and no control or invisible characters", () => {

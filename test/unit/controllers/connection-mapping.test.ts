@@ -5,6 +5,7 @@ import {
   credentialsFrom,
   defaultRegistryHost,
   describeFailure,
+  insecureHttpRefusal,
   namespaceAllowed,
   nextStatus,
   readyInput,
@@ -358,4 +359,48 @@ test("retryDelayMs doubles and caps", () => {
   expect([1, 2, 3, 4, 5, 6, 20].map((n) => retryDelayMs(n, 2000, 30_000))).toEqual([
     2000, 4000, 8000, 16_000, 30_000, 30_000, 30_000,
   ]);
+});
+
+describe("plain http:// only to loopback, or when the spec allows it", () => {
+  test.each<[string, boolean, boolean]>([
+    ["https://harbor.example.com", false, true],
+    ["http://127.0.0.1:8080", false, true],
+    ["http://127.1.2.3", false, true],
+    ["http://localhost:8080", false, true],
+    ["http://[::1]:8080", false, true],
+    ["http://harbor-core.harbor.svc", false, false],
+    ["http://10.0.0.7:8080", false, false],
+    ["http://127.evil.example.com", false, false],
+    ["http://harbor-core.harbor.svc", true, true],
+  ])("%s (allowInsecureHTTP %s): sent %s", (url, allowInsecureHTTP, sent) => {
+    const refusal = insecureHttpRefusal({ url, allowInsecureHTTP });
+    expect(refusal === undefined).toBe(sent);
+    if (refusal) {
+      expect(refusal).toMatchObject({ reason: "InsecureHTTP", stalled: true });
+      expect(refusal.message).toContain("spec.allowInsecureHTTP: true");
+    }
+  });
+
+  test("such a refusal is Stalled (only a change of the connection helps), and Stalled goes with it", () => {
+    const failure = insecureHttpRefusal({ url: "http://harbor-core.harbor.svc" });
+    const refused = nextStatus(
+      undefined,
+      1,
+      { url: "http://harbor-core.harbor.svc", ...(failure ? { failure } : {}) },
+      new Date(0),
+      60_000,
+    );
+    const type = (t: string) => refused.conditions?.find((c) => c.type === t);
+    expect(type("Ready")).toMatchObject({ status: "False", reason: "InsecureHTTP" });
+    expect(type("Stalled")).toMatchObject({ status: "True", reason: "InsecureHTTP" });
+    expect(type("Reconciling")).toBeUndefined();
+    const fixed = nextStatus(
+      refused,
+      2,
+      { url: "https://harbor.example.com", authenticatedAs: "admin" },
+      new Date(0),
+      60_000,
+    );
+    expect(fixed.conditions?.find((c) => c.type === "Stalled")).toBeUndefined();
+  });
 });
