@@ -4,7 +4,8 @@
 //   create or update (not by the drift sweep, which only reads).
 // - The password comes from the user's Secret (opted in with harborconfig.io/usable-as:
 //   harbor-user-password) or is generated and written into a Secret owned by the resource before
-//   the user is created. Harbor never shows a password: a hash in status says which one was set
+//   the user is created; a Secret of that name the resource did not write is neither read for its
+//   password nor overwritten (SecretConflict). Harbor never shows a password: a hash in status says which one was set
 //   last, and a changed Secret (or a deleted generated one, which gets a new password) is set again.
 // - managePassword false leaves the password alone (an adopted user keeps its own; the export
 //   writes it so, since Harbor never shows a password): nothing is read, set or compared.
@@ -19,7 +20,12 @@ import { MANAGED_BY, MANAGED_BY_LABEL, SECRET_USES, WATCH_LABEL } from "../../ap
 import type { HarborUserSpec, HarborUserStatus } from "../../api/user.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { type PersistedUser, passwordProblem } from "../../harbor/users.ts";
-import type { SecretWriter } from "../../kube/secrets.ts";
+import {
+  OWNER_ANNOTATION,
+  ownerIdentity,
+  SecretConflictError,
+  type SecretWriter,
+} from "../../kube/secrets.ts";
 import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import { type ExternalClient, NotReady, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
@@ -87,6 +93,12 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
       if (spec.passwordSecretRef) return fromSecret(namespace, spec.passwordSecretRef);
       const name = spec.generatedSecretName ?? `${resource.metadata.name}-harbor-user`;
       const found = await deps.writer.read(namespace, name);
+      // Only a Secret this resource wrote: another one's password is never taken (nor overwritten).
+      if (found && found.object.metadata.annotations?.[OWNER_ANNOTATION] !== ownerIdentity(resource)) {
+        throw new SecretConflictError(
+          `Secret ${namespace}/${name} exists and was not written by this resource; set spec.generatedSecretName to another name, or remove that Secret`,
+        );
+      }
       const password = found?.values.password;
       if (password && !passwordProblem(password) && found?.values.username === harborName)
         return { password, secretName: name };

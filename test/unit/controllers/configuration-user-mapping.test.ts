@@ -26,6 +26,7 @@ import {
   diff as userDiff,
 } from "../../../src/controllers/user/mapping.ts";
 import { passwordProblem } from "../../../src/harbor/users.ts";
+import { OWNER_ANNOTATION, ownerIdentity } from "../../../src/kube/secrets.ts";
 import { inputOf, ownConnection, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
@@ -258,6 +259,46 @@ describe("HarborUser mapping", () => {
       const input = inputOf(u, { harborName: "alice", extra: {} });
       expect(ext.identifies(input, harbor)).toBe(true);
       expect(ext.identifies(input, { ...harbor, username: "Alice" })).toBe(false);
+    });
+
+    test("generatedSecretName takes only a Secret this resource wrote: another one's password is neither used nor overwritten", async () => {
+      const generated = HarborUserSpec.parse({
+        ...conn,
+        email: "a@example.com",
+        generatedSecretName: "their-secret",
+      });
+      const input = inputOf(generated, { name: "alice", harborName: "alice" });
+      const written: string[] = [];
+      const writerWith = (annotations: Record<string, string>) =>
+        ({
+          read: async () => ({
+            object: { metadata: { name: "their-secret", namespace: "team", annotations } },
+            values: { username: "alice", password: "Their-Password-1" },
+          }),
+          apply: async (_owner: unknown, d: { name: string }) => {
+            written.push(d.name);
+            return "updated";
+          },
+        }) as never;
+      const theirs = userExternal({
+        secrets,
+        writer: writerWith({ [OWNER_ANNOTATION]: "HarborRobot/team/x/uid-x" }),
+      });
+      await expect(theirs.prepare(input)).rejects.toMatchObject({
+        name: "SecretConflictError",
+        message: expect.stringContaining(
+          "Secret team/their-secret exists and was not written by this resource",
+        ),
+      });
+      expect(written).toEqual([]);
+      const ours = userExternal({
+        secrets,
+        writer: writerWith({ [OWNER_ANNOTATION]: ownerIdentity(input.resource) }),
+      });
+      await expect(ours.prepare(input)).resolves.toEqual({
+        password: "Their-Password-1",
+        secretName: "their-secret",
+      });
     });
 
     test("users are Harbor-wide: a tenant of a shared connection needs allowSystemSettings", async () => {
