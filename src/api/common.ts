@@ -344,6 +344,32 @@ export function freeText(maxLength = 1024) {
 }
 
 /** No `user:password@` before the host: credentials belong in a Secret, never in a URL. */
+/**
+ * A plain http:// URL to loopback (localhost, 127.x.x.x, [::1]): the only http:// URL that may carry
+ * credentials without the spec saying so. As written by the user (what CEL sees too), any case.
+ */
+const LOOPBACK_HTTP_PATTERN =
+  "^http://(localhost|127\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[0-9]{1,3}|\\[::1\\])(:[0-9]+)?([/?#].*)?$";
+export const LOOPBACK_HTTP_URL = new RegExp(LOOPBACK_HTTP_PATTERN, "i");
+/** The same as a CEL call on a string: `<string>.${LOOPBACK_HTTP_CEL}`. */
+export const LOOPBACK_HTTP_CEL = `matches('(?i)${LOOPBACK_HTTP_PATTERN.replaceAll("\\", "\\\\")}')`;
+
+/** URLs to which Harbor sends users' or its own secrets: https://, or http:// to loopback only. */
+export const SECURE_WEB_URL: StringRule = {
+  cel: `self.startsWith('https://') || self.${LOOPBACK_HTTP_CEL}`,
+  message:
+    "must be an https:// URL (http:// only to localhost or 127.x.x.x): Harbor sends passwords or client secrets there",
+  test: (v) => v.startsWith("https://") || LOOPBACK_HTTP_URL.test(v),
+};
+
+/** An LDAP server: ldap:// or ldaps://, or a bare host[:port], which Harbor reads as ldap://. */
+export const LDAP_URL: StringRule = {
+  cel: "self.matches('^(ldaps?://)?[^/?#@:\\\\s]+(:[0-9]+)?/?$')",
+  message:
+    "must be ldaps://host[:port] or ldap://host[:port] (a bare host means ldap://), without user info or a path",
+  test: (v) => /^(ldaps?:\/\/)?[^/?#@:\s]+(:[0-9]+)?\/?$/.test(v),
+};
+
 export const NO_USER_INFO: StringRule = {
   cel: "!self.matches('^[^:/?#]+://[^/?#]*@')",
   message: "must not contain user info (user:password@ before the host); credentials go in a Secret",

@@ -4,10 +4,14 @@ import { z } from "zod";
 import {
   type KindDefinition,
   k8sName,
+  LDAP_URL,
   managedSpec,
   managedStatus,
   NO_HIDDEN_CHARACTERS,
+  NO_USER_INFO,
   SECRET_KEY_PATTERN,
+  SECURE_WEB_URL,
+  type StringRule,
   withRules,
 } from "./common.ts";
 import { STORAGE_LIMIT } from "./quantity.ts";
@@ -31,8 +35,13 @@ export function secretKeyRef(what: string, use: string, defaultKey: string) {
 }
 
 const text = (max = 1024) => withRules(z.string().max(max), NO_HIDDEN_CHARACTERS);
-const url = () =>
-  withRules(z.string().min(1).max(1024).regex(/^\S+$/), NO_HIDDEN_CHARACTERS).describe("A URL.");
+const url = (...rules: StringRule[]) =>
+  withRules(
+    z.string().min(1).max(1024).regex(/^\S+$/),
+    NO_HIDDEN_CHARACTERS,
+    NO_USER_INFO,
+    ...rules,
+  ).describe("A URL.");
 
 export const LdapScope = z
   .enum(["Base", "OneLevel", "Subtree"])
@@ -48,7 +57,11 @@ export const AuthMode = z
 
 const Ldap = z
   .object({
-    url: url().optional().describe('The LDAP server, e.g. "ldaps://ldap.example.com" (Harbor: not empty).'),
+    url: url(LDAP_URL)
+      .optional()
+      .describe(
+        'The LDAP server, e.g. "ldaps://ldap.example.com"; a bare host means ldap:// (Harbor: not empty).',
+      ),
     searchDn: text()
       .optional()
       .describe("The DN Harbor binds as to search, e.g. cn=admin,dc=example,dc=com."),
@@ -81,7 +94,7 @@ const Ldap = z
 const Oidc = z
   .object({
     name: text(256).optional().describe("The provider's name Harbor shows on its login page."),
-    endpoint: url().optional().describe("The provider's issuer URL."),
+    endpoint: url(SECURE_WEB_URL).optional().describe("The provider's issuer URL (https://)."),
     clientId: text(256).optional().describe("The client id Harbor uses."),
     clientSecretSecretRef: secretKeyRef(
       "the OIDC client secret",
@@ -110,7 +123,7 @@ const Oidc = z
 
 const Uaa = z
   .object({
-    endpoint: url().optional().describe("The UAA server."),
+    endpoint: url(SECURE_WEB_URL).optional().describe("The UAA server (https://)."),
     clientId: text(256).optional().describe("The client id Harbor uses."),
     verifyCert: z.boolean().optional().describe("Verify the UAA server's TLS certificate."),
   })
@@ -118,8 +131,10 @@ const Uaa = z
 
 const Http = z
   .object({
-    endpoint: url().optional().describe("The authentication proxy's endpoint."),
-    tokenReviewEndpoint: url()
+    endpoint: url(SECURE_WEB_URL)
+      .optional()
+      .describe("The authentication proxy's endpoint (https://): Harbor sends users' passwords there."),
+    tokenReviewEndpoint: url(SECURE_WEB_URL)
       .optional()
       .describe(
         "Where Harbor sends a bearer token to have the proxy review it (Kubernetes TokenReview style).",

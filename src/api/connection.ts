@@ -6,6 +6,7 @@ import {
   ConditionSchema,
   type KindDefinition,
   k8sName,
+  LOOPBACK_HTTP_CEL,
   NO_HIDDEN_CHARACTERS,
   NO_USER_INFO,
   SECRET_KEY_PATTERN,
@@ -240,8 +241,7 @@ export type ConnectionStatus = z.output<typeof ConnectionStatus>;
  */
 const specValidations: KindDefinition["specValidations"] = [
   {
-    // String functions only: url() of the host costs more than CEL's budget allows.
-    rule: "!self.url.startsWith('http://') || self.allowInsecureHTTP || self.url.matches('(?i)^http://(localhost|127\\\\.[0-9]{1,3}\\\\.[0-9]{1,3}\\\\.[0-9]{1,3}|\\\\[::1\\\\])(:[0-9]+)?([/?#].*)?$')",
+    rule: `!self.url.startsWith('http://') || self.allowInsecureHTTP || self.url.${LOOPBACK_HTTP_CEL}`,
     message:
       "an http:// URL would send the credentials unencrypted: use https://, or set allowInsecureHTTP: true (loopback needs neither)",
     fieldPath: ".url",

@@ -368,7 +368,7 @@ const EVERY_FIELD = HarborConfigurationSpec.parse({
     },
     oidc: {
       name: "x",
-      endpoint: "x",
+      endpoint: "https://x",
       clientId: "x",
       groupsClaim: "x",
       adminGroup: "x",
@@ -380,10 +380,10 @@ const EVERY_FIELD = HarborConfigurationSpec.parse({
       logout: true,
       extraRedirectParams: {},
     },
-    uaa: { endpoint: "x", clientId: "x", verifyCert: true },
+    uaa: { endpoint: "https://x", clientId: "x", verifyCert: true },
     http: {
-      endpoint: "x",
-      tokenReviewEndpoint: "x",
+      endpoint: "https://x",
+      tokenReviewEndpoint: "https://x",
       adminGroups: ["x"],
       adminUsernames: ["x"],
       verifyCert: true,

@@ -2,6 +2,7 @@
 // host, what the credentials Secret must hold, how a failed check reads as a Ready reason with a
 // clear message (never a secret, never a request id, so a repeated failure does not rewrite the
 // status), and the status a check leads to.
+import { LOOPBACK_HTTP_URL } from "../../api/common.ts";
 import type { ConnectionStatus } from "../../api/connection.ts";
 import { HarborError } from "../../harbor/errors.ts";
 import {
@@ -82,19 +83,14 @@ export function registryHostOf(spec: { url: string; registryHost?: string | unde
   return spec.registryHost ?? defaultRegistryHost(spec.url);
 }
 
-/** Loopback as a URL's host names it: localhost, 127.0.0.0/8, ::1. */
-export function isLoopbackHost(hostname: string): boolean {
-  const host = hostname.toLowerCase().replace(/^\[|\]$/g, "");
-  return host === "localhost" || host === "::1" || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
-}
-
 /**
  * Why the credentials may not go to this URL: plain http:// to a host other than loopback, unless
  * the spec allows it. The CRD refuses such a spec; one stored before that rule gets here.
  */
 export function insecureHttpRefusal(spec: { url: string; allowInsecureHTTP?: boolean }): Failure | undefined {
+  if (!spec.url.startsWith("http://") || spec.allowInsecureHTTP || LOOPBACK_HTTP_URL.test(spec.url))
+    return undefined;
   const u = new URL(spec.url);
-  if (u.protocol !== "http:" || spec.allowInsecureHTTP || isLoopbackHost(u.hostname)) return undefined;
   return {
     reason: "InsecureHTTP",
     message: `${spec.url} is plain http:// to ${u.hostname}: the credentials would cross the network unencrypted, so nothing is sent. Use https://, or set spec.allowInsecureHTTP: true where the network is trusted`,

@@ -881,6 +881,38 @@ describe("HarborPreheatPolicy", () => {
 });
 
 describe("HarborConfiguration", () => {
+  test("the URLs Harbor sends secrets to: ldap(s):// for LDAP, https:// (http:// to loopback) for OIDC, UAA and the auth proxy, no user info", async () => {
+    const SECURE = "must be an https:// URL (http:// only to localhost or 127.x.x.x)";
+    const LDAP = "must be ldaps://host[:port] or ldap://host[:port]";
+    for (const [auth, field, says] of [
+      [{ ldap: { url: "http://ldap.example.com" } }, "spec.auth.ldap.url", LDAP],
+      [{ ldap: { url: "ldaps://admin:pw@ldap.example.com" } }, "spec.auth.ldap.url", USER_INFO],
+      [{ oidc: { endpoint: "http://idp.example.com" } }, "spec.auth.oidc.endpoint", SECURE],
+      [{ uaa: { endpoint: "file:///etc/passwd" } }, "spec.auth.uaa.endpoint", SECURE],
+      [{ http: { endpoint: "http://authproxy.auth.svc" } }, "spec.auth.http.endpoint", SECURE],
+      [
+        { http: { tokenReviewEndpoint: "https://u:p@review.example.com" } },
+        "spec.auth.http.tokenReviewEndpoint",
+        USER_INFO,
+      ],
+    ] as const)
+      await expectRefused(configuration("bad", { auth }), field, says);
+    await expectAdmitted(
+      configuration("good", {
+        auth: {
+          ldap: { url: "ldaps://ldap.example.com:636" },
+          oidc: { endpoint: "https://idp.example.com/realms/harbor" },
+          uaa: { endpoint: "http://127.0.0.1:8080/uaa" },
+          http: {
+            endpoint: "https://authproxy.example.com",
+            tokenReviewEndpoint: "http://localhost:8443/review",
+          },
+        },
+      }),
+      configuration("bare", { auth: { ldap: { url: "ldap.example.com:389" } } }),
+    );
+  });
+
   test("values Harbor cannot take, naming the field", async () => {
     await expectRefusal(
       configuration("bad", { projectCreationRestriction: invalid("nobody") }),

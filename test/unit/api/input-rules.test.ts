@@ -10,6 +10,7 @@ import {
   NO_HIDDEN_CHARACTERS_IN_TEXT,
   NO_USER_INFO,
 } from "../../../src/api/common.ts";
+import { HarborConfigurationSpec } from "../../../src/api/configuration.ts";
 import { ClusterHarborConnectionSpec, HarborConnectionSpec } from "../../../src/api/connection.ts";
 import { HARBOR_CRON, SCHEDULE_CRON } from "../../../src/api/cron.ts";
 import { HarborGarbageCollectionSpec } from "../../../src/api/garbage-collection.ts";
@@ -360,5 +361,33 @@ describe("the InvalidSpec message", () => {
     expect(quoteValue("a\u202eb\u0085")).toBe('"a\\u202eb\\u0085"');
     expect(quoteValue("https://admin:Harbor12345@h.example.com/x")).toBe('"https://…@h.example.com/x"');
     expect(quoteValue("x".repeat(500))).toHaveLength(80);
+  });
+});
+
+describe("URLs that receive secrets: the operator applies the CRD's rules to what was stored before them", () => {
+  const config = (auth: object) =>
+    HarborConfigurationSpec.safeParse({ connectionRef: { name: "h" }, auth }).success;
+  test.each<[string, object, boolean]>([
+    ["LDAP over ldaps://", { ldap: { url: "ldaps://ldap.example.com:636" } }, true],
+    ["LDAP as a bare host (Harbor's ldap://)", { ldap: { url: "ldap.example.com" } }, true],
+    ["LDAP over http://", { ldap: { url: "http://ldap.example.com" } }, false],
+    ["LDAP with user info", { ldap: { url: "ldap://cn=admin:pw@ldap.example.com" } }, false],
+    ["OIDC over https://", { oidc: { endpoint: "https://idp.example.com/realms/x" } }, true],
+    ["OIDC over http:// to loopback", { oidc: { endpoint: "http://127.0.0.1:5556/dex" } }, true],
+    ["OIDC over http:// elsewhere", { oidc: { endpoint: "http://idp.example.com" } }, false],
+    [
+      "OIDC to a host that only starts like loopback",
+      { oidc: { endpoint: "http://127.0.0.1.evil.example.com" } },
+      false,
+    ],
+    ["the auth proxy over http://", { http: { endpoint: "http://authproxy.auth.svc" } }, false],
+    [
+      "the token review with user info",
+      { http: { tokenReviewEndpoint: "https://u:p@r.example.com" } },
+      false,
+    ],
+    ["UAA over https://", { uaa: { endpoint: "https://uaa.example.com" } }, true],
+  ])("%s", (_what, auth, ok) => {
+    expect(config(auth)).toBe(ok);
   });
 });
