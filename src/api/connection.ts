@@ -34,7 +34,13 @@ const connectionSpecFields = {
   ).describe("Harbor's external URL, e.g. https://harbor.example.com. The API is under /api/v2.0."),
   caBundle: withRules(z.string().max(65536), CERTIFICATES)
     .optional()
-    .describe("PEM certificates to trust for Harbor's TLS certificate (instead of the system store)."),
+    .describe(
+      "PEM certificates to trust for Harbor's TLS certificate, besides the CAs Node trusts by default (caBundleOnly: instead of them).",
+    ),
+  caBundleOnly: z
+    .boolean()
+    .default(false)
+    .describe("Trust caBundle alone: Harbor's certificate must chain to one of its CAs. Default false."),
   insecureSkipTLSVerify: z
     .boolean()
     .default(false)

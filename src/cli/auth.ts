@@ -281,6 +281,7 @@ async function fromConnection(
       url: spec.url,
       ...creds.credentials,
       ...(spec.caBundle ? { caBundle: spec.caBundle } : {}),
+      ...(spec.caBundleOnly ? { caBundleOnly: true } : {}),
       ...(spec.insecureSkipTLSVerify ? { insecureSkipTLSVerify: true } : {}),
       ...settings,
     });

@@ -17,6 +17,7 @@
 //   pages of one listing together, and for what parsing makes of a body: one full of tiny objects
 //   (`[{},{},…]`) would grow forty-fold on the heap, so the objects and arrays are counted first.
 import { randomUUID } from "node:crypto";
+import { getCACertificates } from "node:tls";
 import type { Logger } from "pino";
 import { type Dispatcher, Pool } from "undici";
 import type { z } from "zod";
@@ -35,8 +36,10 @@ export interface HarborConnectionSettings {
   url: string;
   username: string;
   password: string;
-  /** PEM bundle of CAs to trust in addition to nothing else (replaces the system store). */
+  /** PEM bundle of CAs to trust besides Node's default ones (see trustedCertificates). */
   caBundle?: string;
+  /** Trust caBundle alone, not Node's default CAs besides it. */
+  caBundleOnly?: boolean;
   /** Skip TLS verification. Explicit, off by default, for test installations only. */
   insecureSkipTLSVerify?: boolean;
   /** Shared by every client of the same base URL. Default 20 requests/s, burst 40. */
@@ -180,6 +183,15 @@ interface Endpoint {
 }
 
 /**
+ * The CAs a connection with a CA bundle trusts: Node's default ones (its bundled store, and the
+ * system's and NODE_EXTRA_CA_CERTS where Node is told to use them) and the bundle; with `only`, the
+ * bundle alone. Node's `ca` option replaces the defaults, so they are listed here.
+ */
+export function trustedCertificates(caBundle: string, only: boolean): string | string[] {
+  return only ? caBundle : [...getCACertificates("default"), caBundle];
+}
+
+/**
  * One connection pool, rate limiter and concurrency cap per Harbor base URL (and TLS settings, since
  * they belong to the connections). Clients with different credentials for the same Harbor share them.
  */
@@ -187,7 +199,12 @@ export class EndpointRegistry {
   readonly #endpoints = new Map<string, Endpoint>();
 
   acquire(s: HarborConnectionSettings): { endpoint: Endpoint; release: () => Promise<void> } {
-    const key = JSON.stringify([baseUrl(s.url), s.caBundle ?? "", s.insecureSkipTLSVerify === true]);
+    const key = JSON.stringify([
+      baseUrl(s.url),
+      s.caBundle ?? "",
+      s.caBundleOnly === true,
+      s.insecureSkipTLSVerify === true,
+    ]);
     let endpoint = this.#endpoints.get(key);
     if (!endpoint) {
       const origin = new URL(s.url).origin;
@@ -197,7 +214,7 @@ export class EndpointRegistry {
           connections: maxConcurrency,
           keepAliveTimeout: 30_000,
           connect: {
-            ...(s.caBundle ? { ca: s.caBundle } : {}),
+            ...(s.caBundle ? { ca: trustedCertificates(s.caBundle, s.caBundleOnly === true) } : {}),
             rejectUnauthorized: s.insecureSkipTLSVerify !== true,
           },
         }),

@@ -247,6 +247,7 @@ export class ConnectionReconciler implements Reconciler {
     const client = o.connections.clientFor(key, {
       url: spec.url,
       caBundle: spec.caBundle,
+      caBundleOnly: spec.caBundleOnly,
       insecureSkipTLSVerify: spec.insecureSkipTLSVerify,
       requestsPerSecond: spec.rateLimit.requestsPerSecond,
       burst: spec.rateLimit.burst,

@@ -35,6 +35,7 @@ export interface ConnectionLookup {
 export interface ClientSettings {
   url: string;
   caBundle?: string | undefined;
+  caBundleOnly?: boolean | undefined;
   insecureSkipTLSVerify: boolean;
   requestsPerSecond: number;
   burst: number;
@@ -377,6 +378,7 @@ function fingerprintOf(s: ClientSettings): string {
       JSON.stringify([
         s.url,
         s.caBundle ?? "",
+        s.caBundleOnly,
         s.insecureSkipTLSVerify,
         s.requestsPerSecond,
         s.burst,

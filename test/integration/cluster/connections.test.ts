@@ -377,6 +377,16 @@ describe("HarborConnection", () => {
       expect(fixed.status?.observedGeneration).toBe(2);
       const handle = await running.connections.resolve(ns.name, { kind: "HarborConnection", name: "tls" });
       expect(handle.url).toBe(url);
+
+      // The bundle alone (caBundleOnly): still trusted, since it holds the issuer.
+      await ns.kubectl.apply(connection("tls", { url, caBundle: cert, caBundleOnly: true }));
+      const only = await waitFor(
+        HarborConnections,
+        ns.name,
+        "tls",
+        (o) => o.status?.observedGeneration === 3 && hasReady("True", "Connected")(o),
+      );
+      expect(only.status?.observedGeneration).toBe(3);
     });
   });
 
