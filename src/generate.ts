@@ -207,6 +207,34 @@ export function operatorRules(): Rule[] {
   return rules;
 }
 
+/** The label that aggregates a ClusterRole into the cluster's `view`, `edit` or `admin` role. */
+export const AGGREGATE_TO = (role: "view" | "edit" | "admin") =>
+  `rbac.authorization.k8s.io/aggregate-to-${role}`;
+
+/**
+ * What the cluster's own roles add for our kinds: `view` reads every kind; `edit` and `admin` also
+ * write the namespaced kinds' specs. Never their status (the operator's) nor the cluster-scoped
+ * ClusterHarborConnection, which the platform team owns.
+ */
+export function aggregatedRules(): { view: Rule; edit: Rule } {
+  const all = ALL_DEFINITIONS.map((d) => d.plural);
+  const namespaced = ALL_DEFINITIONS.filter((d) => d.scope === "Namespaced").map((d) => d.plural);
+  return {
+    view: {
+      why: ["Read every kind: `kubectl get harbor -A` for anyone the cluster's `view` role lets read."],
+      apiGroups: [GROUP],
+      resources: all,
+      verbs: ["get", "list", "watch"],
+    },
+    edit: {
+      why: ["Change the namespaced kinds: what tenants apply with the cluster's `edit` or `admin` role."],
+      apiGroups: [GROUP],
+      resources: namespaced,
+      verbs: ["create", "update", "patch", "delete", "deletecollection"],
+    },
+  };
+}
+
 /** Where the RBAC goes: the names and metadata differ between deploy/ and the chart. */
 interface RbacTarget {
   header: string;
@@ -241,10 +269,17 @@ const CHART_RBAC: RbacTarget = {
   ],
 };
 
-/** The ClusterRole from the registry, its binding, and the leader-election Role. */
+/** The ClusterRole from the registry, its binding, the leader-election Role, and the aggregated roles. */
 function rbacFor(t: RbacTarget): string {
   const meta = (name: string, namespaced: boolean) =>
     [`  name: ${name}`, ...t.metadata(namespaced)].join("\n");
+  const aggregated = (name: string, to: Array<"view" | "edit" | "admin">) => {
+    const lines = [`  name: ${name}`, ...t.metadata(false)];
+    if (!lines.includes("  labels:")) lines.push("  labels:");
+    lines.push(...to.map((role) => `    ${AGGREGATE_TO(role)}: "true"`));
+    return lines.join("\n");
+  };
+  const rules = aggregatedRules();
   return `${t.header}# What the operator may do, and nothing more. Every rule names the code path that needs it; the
 # deploy test runs the operator with exactly these permissions and fails on any 403.
 apiVersion: rbac.authorization.k8s.io/v1
@@ -294,6 +329,23 @@ subjects:
   - kind: ServiceAccount
     name: ${t.name}
     namespace: ${t.namespace}
+---
+# Not the operator's: what the cluster's own view, edit and admin roles gain for these kinds
+# (Kubernetes aggregates ClusterRoles by these labels), so that a RoleBinding to \`edit\` lets a
+# team apply its resources. Status stays the operator's.
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+${aggregated(`${t.name}-view`, ["view", "edit", "admin"])}
+rules:
+${renderRule(rules.view)}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: ClusterRole
+metadata:
+${aggregated(`${t.name}-edit`, ["edit", "admin"])}
+rules:
+${renderRule(rules.edit)}
 `;
 }
 

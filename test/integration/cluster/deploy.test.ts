@@ -161,6 +161,10 @@ interface PodSpec {
   containers: Container[];
 }
 
+/** A ClusterRole the cluster's own roles take in (by its aggregate-to-… labels). */
+const aggregated = (o: Resource) =>
+  Object.keys(o.metadata.labels ?? {}).some((k) => k.startsWith("rbac.authorization.k8s.io/aggregate-to-"));
+
 /**
  * The ServiceAccount and RBAC objects of deploy/, moved into `namespace` (cluster-wide ones get a
  * suffix), so that a test can create them for real without touching the operator's own namespace.
@@ -168,7 +172,19 @@ interface PodSpec {
 function rbacIn(objects: Resource[], namespace: string): Resource[] {
   const kinds = ["ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"];
   const picked = objects.filter((o) => kinds.includes(o.kind)).map((o) => structuredClone(o));
-  expect(picked.map((o) => o.kind).sort()).toEqual([...kinds].sort());
+  // Besides the operator's own: the two ClusterRoles the cluster's view/edit/admin roles aggregate.
+  expect(
+    picked
+      .filter((o) => !aggregated(o))
+      .map((o) => o.kind)
+      .sort(),
+  ).toEqual([...kinds].sort());
+  expect(
+    picked
+      .filter(aggregated)
+      .map((o) => o.metadata.name)
+      .sort(),
+  ).toEqual([`${SERVICE_ACCOUNT}-edit`, `${SERVICE_ACCOUNT}-view`]);
   for (const o of picked) {
     const b = o as Resource & { roleRef?: { kind: string; name: string }; subjects?: object[] };
     if (b.subjects) {
@@ -330,7 +346,7 @@ describe("the operator with the RBAC of deploy/", () => {
     for (const args of [
       ["list", "harborprojects.harborconfig.io", "--all-namespaces"],
       ["watch", "clusterharborconnections.harborconfig.io"],
-      ["patch", "harborrobots.harborconfig.io/status", "-n", other],
+      ["patch", "harborrobots.harborconfig.io", "--subresource=status", "-n", other],
       // Finalizers of connections and of their credentials Secrets.
       ["patch", "harborconnections.harborconfig.io", "-n", other],
       ["patch", "secrets", "-n", other],
@@ -368,6 +384,57 @@ describe("the operator with the RBAC of deploy/", () => {
     ]) {
       expect(await can(...args), args.join(" ")).toBe("no");
     }
+  });
+
+  test("the cluster's view and edit roles read and write the kinds, never their status nor a ClusterHarborConnection", async () => {
+    // Users bound in the operator's namespace as a team would be: to `edit`, and to `view`.
+    const ns = op.namespace;
+    await admin.run([
+      "create",
+      "rolebinding",
+      "team-edit",
+      "--clusterrole=edit",
+      "--user=team-dev",
+      "-n",
+      ns,
+    ]);
+    await admin.run([
+      "create",
+      "rolebinding",
+      "team-view",
+      "--clusterrole=view",
+      "--user=team-viewer",
+      "-n",
+      ns,
+    ]);
+    const can = async (user: string, ...args: string[]) =>
+      (await admin.tryRun(["auth", "can-i", ...args, "-n", ns, `--as=${user}`])).stdout.trim();
+    // kube-controller-manager aggregates the ClusterRoles into edit and view a moment later.
+    await untilTrue(
+      "the kinds aggregated into edit and view",
+      async () =>
+        (await can("team-dev", "create", "harborprojects.harborconfig.io")) === "yes" &&
+        (await can("team-viewer", "list", "harborrobots.harborconfig.io")) === "yes",
+    );
+    for (const args of [
+      ["create", "harborprojects.harborconfig.io"],
+      ["patch", "harborrobots.harborconfig.io"],
+      ["delete", "harborconnections.harborconfig.io"],
+      ["update", "harborreplicationruns.harborconfig.io"],
+    ])
+      expect(await can("team-dev", ...args), `edit: ${args.join(" ")}`).toBe("yes");
+    for (const args of [
+      ["patch", "harborprojects.harborconfig.io", "--subresource=status"],
+      ["update", "harborrobots.harborconfig.io", "--subresource=status"],
+      ["create", "clusterharborconnections.harborconfig.io"],
+    ])
+      expect(await can("team-dev", ...args), `edit: ${args.join(" ")}`).toBe("no");
+    expect(await can("team-viewer", "get", "harborconfigurations.harborconfig.io")).toBe("yes");
+    for (const args of [
+      ["create", "harborprojects.harborconfig.io"],
+      ["delete", "harborlabels.harborconfig.io"],
+    ])
+      expect(await can("team-viewer", ...args), `view: ${args.join(" ")}`).toBe("no");
   });
 
   test("no request was forbidden, Secrets were only read by name or by label, ServiceAccounts written only where named", async () => {
