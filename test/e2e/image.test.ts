@@ -72,15 +72,18 @@ const get = (base: string, path: string) =>
   );
 
 describe("the operator's image", () => {
-  test("holds the production dependencies only, the sources and package.json", () => {
+  test("holds the production dependencies only, the operator's sources and package.json", () => {
     const cwd = image?.cwd ?? "";
     expect(existsSync(join(cwd, "src", "main.ts"))).toBe(true);
     expect(JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).type).toBe("module");
     expect(existsSync(join(cwd, "node_modules", "@kubernetes", "client-node"))).toBe(true);
     for (const dev of ["vitest", "typescript", "@biomejs", "node"])
       expect(existsSync(join(cwd, "node_modules", dev)), dev).toBe(false);
-    for (const absent of ["test", "crds", "deploy", "README.md", "package-lock.json"])
+    for (const absent of ["test", "crds", "deploy", "README.md", "package-lock.json", "bin"])
       expect(existsSync(join(cwd, absent)), absent).toBe(false);
+    // The command-line companion runs from a checkout, not from the operator's image.
+    const cli = join(cwd, "src", "cli");
+    expect(existsSync(cli) ? treeSize(cli).files : 0, "files of src/cli").toBe(0);
   });
 
   test("runs as the image's user on a read-only tree and serves /healthz, /readyz and /metrics", async () => {
