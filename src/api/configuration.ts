@@ -299,7 +299,7 @@ export const HarborConfigurationStatus = z.object({
     .record(z.string(), z.string())
     .optional()
     .describe(
-      "For each Secret-held setting written to Harbor (ldapBindPassword, oidcClientSecret), a hash of the value written: a changed Secret is written again. Never the value.",
+      "For each Secret-held setting written to Harbor (ldapBindPassword, oidcClientSecret), the resourceVersion of the Secret it was written from: another version is written again. Nothing derived from the value.",
     ),
 });
 export type HarborConfigurationStatus = z.output<typeof HarborConfigurationStatus>;

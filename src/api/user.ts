@@ -85,12 +85,16 @@ export const HarborUserStatus = z.object({
     .string()
     .optional()
     .describe("The Secret the user's password comes from or was written to."),
-  passwordHash: z
+  passwordSecretVersion: z
     .string()
     .optional()
     .describe(
-      "A hash of the password last set in Harbor: a changed Secret is set again. Never the password.",
+      "The resourceVersion of that Secret when its password was last set in Harbor: another version is set again. Nothing derived from the password.",
     ),
+  passwordHash: z
+    .string()
+    .optional()
+    .describe("Written by earlier releases (a hash of the password); removed at the next status write."),
 });
 export type HarborUserStatus = z.output<typeof HarborUserStatus>;
 

@@ -37,6 +37,7 @@ import {
   notEditable,
   type ObservedConfiguration,
   resetChange,
+  type SecretSetting,
   status,
 } from "./mapping.ts";
 
@@ -68,12 +69,12 @@ export function configurationExternal(deps: { secrets: SecretUses }): Client {
     namespace: string,
     ref: { name: string; key: string },
     use: (typeof SECRET_USES)[keyof typeof SECRET_USES],
-  ): Promise<string> => {
+  ): Promise<SecretSetting> => {
     const secret = await deps.secrets.read(namespace, ref.name, use);
     if (!secret) throw new NotReady("SecretNotFound", `Secret ${ref.name} does not exist`);
     const value = secret.values[ref.key];
     if (!value) throw new NotReady("SecretNotFound", `Secret ${ref.name} has no value for key ${ref.key}`);
-    return value;
+    return { value, version: secret.object.metadata.resourceVersion ?? "" };
   };
 
   const apply = async (
@@ -171,7 +172,6 @@ export function configurationExternal(deps: { secrets: SecretUses }): Client {
     status: ({ spec, resource, extra }, observed) =>
       status(
         observed,
-        resource.metadata.uid ?? "",
         extra ?? {},
         resource.status?.writtenSecrets as Record<string, string> | undefined,
         referenced(spec),

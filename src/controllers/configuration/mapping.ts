@@ -14,9 +14,15 @@ export interface ObservedConfiguration {
 }
 
 /** The Secret-held values prepare read: Harbor never shows them back. */
+/** A Secret-held setting's value and the resourceVersion of the Secret it was read from. */
+export interface SecretSetting {
+  value: string;
+  version: string;
+}
+
 export interface ConfigurationSecrets {
-  ldapBindPassword?: string;
-  oidcClientSecret?: string;
+  ldapBindPassword?: SecretSetting;
+  oidcClientSecret?: SecretSetting;
 }
 
 type Value = string | number | boolean;
@@ -235,21 +241,30 @@ export const SECRET_SETTINGS = [
   { name: "oidcClientSecret", field: "auth.oidc.clientSecretSecretRef", key: "oidc_client_secret" },
 ] as const;
 
-/** A hash of a written value, bound to the resource and setting: shows a change, never the value. */
-export function secretHash(uid: string, name: string, value: string): string {
+/**
+ * What earlier releases recorded in status.writtenSecrets: a hash of the value, bound to the
+ * resource. Read once more to take such a record as written (no write after an upgrade), then
+ * replaced by the Secret's resourceVersion: nothing derived from a secret value stays in status.
+ */
+export function legacySecretHash(uid: string, name: string, value: string): string {
   return createHash("sha256").update(`${uid}\0${name}\0${value}`).digest("hex").slice(0, 32);
 }
 
-/** The Secret-held settings whose value was not written yet (or has changed since). */
+/** Whether the recorded entry says this value was written: the Secret's version, or the legacy hash. */
+function recorded(uid: string, name: string, got: SecretSetting, entry: string | undefined): boolean {
+  return entry !== undefined && (entry === got.version || entry === legacySecretHash(uid, name, got.value));
+}
+
+/** The Secret-held settings whose Secret was not written from yet (or has changed since). */
 export function changedSecrets(
   uid: string,
   secrets: ConfigurationSecrets,
   written: Record<string, string> | undefined,
 ): Array<(typeof SECRET_SETTINGS)[number] & { value: string }> {
   return SECRET_SETTINGS.flatMap((s) => {
-    const value = secrets[s.name];
-    if (value === undefined || written?.[s.name] === secretHash(uid, s.name, value)) return [];
-    return [{ ...s, value }];
+    const got = secrets[s.name];
+    if (got === undefined || recorded(uid, s.name, got, written?.[s.name])) return [];
+    return [{ ...s, value: got.value }];
   });
 }
 
@@ -289,19 +304,19 @@ export function resetChange(spec: HarborConfigurationSpec): Record<string, Value
 
 export function status(
   observed: ObservedConfiguration,
-  uid: string,
   secrets: ConfigurationSecrets,
   previous: Record<string, string> | undefined,
-  /** Which Secret-held settings the spec still sets: the others' hashes go. */
+  /** Which Secret-held settings the spec still sets: the others' records go. */
   referenced: ReadonlySet<string>,
 ): Partial<HarborConfigurationStatus> {
   const c = observed.config;
-  // A value prepare did not read (a drift sweep) keeps the hash written before.
+  // A value prepare did not read (a drift sweep) keeps the record written before; one read (the
+  // Harbor was just written from it, or holds it already) records its Secret's version.
   const written = Object.fromEntries(
     SECRET_SETTINGS.flatMap((s) => {
       if (!referenced.has(s.name)) return [];
-      const v = secrets[s.name];
-      if (v !== undefined) return [[s.name, secretHash(uid, s.name, v)]];
+      const got = secrets[s.name];
+      if (got !== undefined) return [[s.name, got.version]];
       const before = previous?.[s.name];
       return before === undefined ? [] : [[s.name, before]];
     }),

@@ -27,6 +27,6 @@ function view(user: PersistedUser): HarborObjectView<HarborUserSpec> {
     },
     spec: () => specFromUser(user),
     // A folder holds no password: only the profile and the admin flag are compared.
-    diff: (spec, harborName) => diff(spec, harborName, user, "", {}, undefined),
+    diff: (spec, harborName) => diff(spec, harborName, user, "", {}, {}),
   };
 }

@@ -5,8 +5,10 @@
 // - The password comes from the user's Secret (opted in with harborconfig.io/usable-as:
 //   harbor-user-password) or is generated and written into a Secret owned by the resource before
 //   the user is created; a Secret of that name the resource did not write is neither read for its
-//   password nor overwritten (SecretConflict). Harbor never shows a password: a hash in status says which one was set
-//   last, and a changed Secret (or a deleted generated one, which gets a new password) is set again.
+//   password nor overwritten (SecretConflict). Harbor never shows a password: the status records
+//   the resourceVersion of the Secret it was set from, and another version (a changed Secret, a
+//   deleted generated one, which gets a new password) is set again (Harbor's "identical" refusal
+//   of an unchanged one counts as set).
 // - managePassword false leaves the password alone (an adopted user keeps its own; the export
 //   writes it so, since Harbor never shows a password): nothing is read, set or compared.
 // - The profile PUT replaces email, realname and comment together; the admin flag has its own call.
@@ -63,7 +65,7 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
     if (!password) throw new NotReady("SecretNotFound", `Secret ${ref.name} has no value for key ${ref.key}`);
     const problem = passwordProblem(password);
     if (problem) throw new NotReady("SecretInvalid", `Secret ${ref.name} key ${ref.key}: ${problem}`);
-    return { password, secretName: ref.name };
+    return { password, secretName: ref.name, version: secret.object.metadata.resourceVersion ?? "" };
   };
 
   /** Harbor has local users only in db_auth: read before any write (one read, only when writing). */
@@ -101,7 +103,7 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
       }
       const password = found?.values.password;
       if (password && !passwordProblem(password) && found?.values.username === harborName)
-        return { password, secretName: name };
+        return { password, secretName: name, version: found.object.metadata.resourceVersion ?? "" };
       // Written before the user is created or changed, so the password is never lost.
       const fresh = generatePassword();
       await deps.writer.apply(resource, {
@@ -111,7 +113,8 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
         data: { username: harborName, password: fresh },
         labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [WATCH_LABEL]: "true" },
       });
-      return { password: fresh, secretName: name };
+      const written = await deps.writer.read(namespace, name);
+      return { password: fresh, secretName: name, version: written?.object.metadata.resourceVersion ?? "" };
     },
 
     async observe({ conn, harborName, knownId, signal }) {
@@ -147,10 +150,7 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
         await conn.client.users.updateProfile(id, profile(spec, harborName), { signal });
       if ((current.sysadmin_flag ?? false) !== spec.admin)
         await conn.client.users.setSysAdmin(id, spec.admin, { signal });
-      if (
-        extra.password &&
-        passwordChanged(resource.metadata.uid ?? "", extra, recorded(resource).passwordHash)
-      ) {
+      if (extra.password && passwordChanged(resource.metadata.uid ?? "", extra, recorded(resource))) {
         try {
           await conn.client.users.setPassword(id, extra.password, { signal });
         } catch (e) {
@@ -171,19 +171,11 @@ export function userExternal(deps: { secrets: SecretUses; writer: SecretWriter }
     },
 
     diff: ({ spec, harborName, resource, extra }, observed) =>
-      diff(
-        spec,
-        harborName,
-        observed,
-        resource.metadata.uid ?? "",
-        extra ?? {},
-        recorded(resource).passwordHash,
-      ),
+      diff(spec, harborName, observed, resource.metadata.uid ?? "", extra ?? {}, recorded(resource)),
     id: (observed) => observed.user_id,
     identifies: ({ harborName }, observed) => observed.username === harborName,
     describe: (observed) => observed.username,
-    status: ({ resource, extra }, observed) =>
-      status(observed, resource.metadata.uid ?? "", extra ?? {}, recorded(resource)),
+    status: ({ resource, extra }, observed) => status(observed, extra ?? {}, recorded(resource)),
 
     async observeMany(conn, inputs) {
       if (inputs.length === 0) return new Map();

@@ -1,5 +1,6 @@
 // HarborUser's pure mappings: the profile and admin flag the spec asks for, what differs from
-// Harbor's user, and a hash that says which password was set last (never the password).
+// Harbor's user, and which password was set last: the resourceVersion of the Secret it came from
+// (nothing derived from the password).
 import { createHash, randomBytes } from "node:crypto";
 import { HarborUserSpec, type HarborUserStatus } from "../../api/user.ts";
 import type { PersistedUser, UserProfile } from "../../harbor/users.ts";
@@ -8,6 +9,15 @@ export interface UserPassword {
   password?: string;
   /** The Secret the password comes from (the user's) or was written to (the operator's). */
   secretName?: string;
+  /** That Secret's resourceVersion. */
+  version?: string;
+}
+
+/** What the status recorded of the password set last. */
+export interface RecordedPassword {
+  passwordSecretVersion?: string | undefined;
+  /** Earlier releases' record: a hash of the password, read once to migrate it away. */
+  passwordHash?: string | undefined;
 }
 
 /** The profile Harbor's PUT takes: all three fields (an omitted comment would be cleared). */
@@ -15,13 +25,16 @@ export function profile(spec: HarborUserSpec, harborName: string): UserProfile {
   return { email: spec.email, realname: spec.realname ?? harborName, comment: spec.comment ?? "" };
 }
 
-export function passwordHash(uid: string, password: string): string {
+/** Earlier releases' status.passwordHash, bound to the resource: compared once after an upgrade. */
+export function legacyPasswordHash(uid: string, password: string): string {
   return createHash("sha256").update(`${uid}\0harbor-user\0${password}`).digest("hex").slice(0, 32);
 }
 
-/** Whether the password in the Secret differs from the one last set (by the hash in status). */
-export function passwordChanged(uid: string, extra: UserPassword, recorded: string | undefined): boolean {
-  return extra.password !== undefined && passwordHash(uid, extra.password) !== recorded;
+/** Whether the Secret's password was not set last: another Secret version than the one recorded. */
+export function passwordChanged(uid: string, extra: UserPassword, recorded: RecordedPassword): boolean {
+  if (extra.password === undefined) return false;
+  if (recorded.passwordSecretVersion !== undefined) return recorded.passwordSecretVersion !== extra.version;
+  return recorded.passwordHash !== legacyPasswordHash(uid, extra.password);
 }
 
 /** The spec fields that differ: email, realname, comment, admin, password. */
@@ -31,7 +44,7 @@ export function diff(
   observed: PersistedUser,
   uid: string,
   extra: UserPassword,
-  recordedHash: string | undefined,
+  recorded: RecordedPassword,
 ): string[] {
   const want = profile(spec, harborName);
   const out: string[] = [];
@@ -39,7 +52,7 @@ export function diff(
   if ((observed.realname ?? "") !== want.realname) out.push("realname");
   if ((observed.comment ?? "") !== want.comment) out.push("comment");
   if ((observed.sysadmin_flag ?? false) !== spec.admin) out.push("admin");
-  if (passwordChanged(uid, extra, recordedHash)) out.push("password");
+  if (passwordChanged(uid, extra, recorded)) out.push("password");
   return out;
 }
 
@@ -54,14 +67,15 @@ export function profileDiffers(spec: HarborUserSpec, harborName: string, observe
 
 export function status(
   observed: PersistedUser,
-  uid: string,
   extra: UserPassword,
-  previous: { passwordHash?: string | undefined; passwordSecret?: string | undefined },
+  previous: RecordedPassword & { passwordSecret?: string | undefined },
 ): Partial<HarborUserStatus> {
+  // Called after the password was set where it differed: the Secret's version is what Harbor holds.
   return {
     admin: observed.sysadmin_flag ?? false,
     passwordSecret: extra.secretName ?? previous.passwordSecret,
-    passwordHash: extra.password === undefined ? previous.passwordHash : passwordHash(uid, extra.password),
+    passwordSecretVersion: extra.password === undefined ? previous.passwordSecretVersion : extra.version,
+    passwordHash: undefined,
   };
 }
 
@@ -96,7 +110,7 @@ export function specFromUser(
     const field = parsed.error.issues[0]?.path.join(".") ?? "spec";
     return { skip: `its ${field} is not one the CRD accepts` };
   }
-  if (diff(parsed.data, name, user, "", {}, undefined).length)
+  if (diff(parsed.data, name, user, "", {}, {}).length)
     return { skip: "its profile cannot be written back as Harbor holds it" };
   return {
     spec,

@@ -9,9 +9,9 @@ import {
   changedSecrets,
   diff,
   heldSettings,
+  legacySecretHash,
   type ObservedConfiguration,
   resetChange,
-  secretHash,
   settings,
   specFromConfiguration,
   status,
@@ -21,9 +21,10 @@ import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts"
 import { userExternal } from "../../../src/controllers/user/external.ts";
 import {
   generatePassword,
-  passwordHash,
+  legacyPasswordHash,
   specFromUser,
   diff as userDiff,
+  status as userStatus,
 } from "../../../src/controllers/user/mapping.ts";
 import { passwordProblem } from "../../../src/harbor/users.ts";
 import { OWNER_ANNOTATION, ownerIdentity } from "../../../src/kube/secrets.ts";
@@ -124,37 +125,43 @@ describe("HarborConfiguration mapping", () => {
     expect(resetChange(s)).toEqual({ robot_name_prefix: "robot$" });
   });
 
-  test("Secret-held values: written when their hash is new, the hash in status, never the value", () => {
-    const written = { ldapBindPassword: secretHash("uid", "ldapBindPassword", "pw-1") };
-    expect(changedSecrets("uid", { ldapBindPassword: "pw-1" }, written)).toEqual([]);
-    expect(changedSecrets("uid", { ldapBindPassword: "pw-2" }, written).map((c) => c.key)).toEqual([
+  test("Secret-held values: written when their Secret's version is new to the status, which records that version, nothing of the value", () => {
+    const written = { ldapBindPassword: "41" };
+    const pw = (value: string, version: string) => ({ ldapBindPassword: { value, version } });
+    expect(changedSecrets("uid", pw("Pw-one-1", "41"), written)).toEqual([]);
+    expect(changedSecrets("uid", pw("Pw-two-2", "57"), written).map((c) => c.key)).toEqual([
       "ldap_search_password",
     ]);
-    const st = status(
-      observed({}),
-      "uid",
-      { ldapBindPassword: "pw-2" },
-      written,
-      new Set(["ldapBindPassword"]),
-    );
-    expect(JSON.stringify(st)).not.toContain("pw-2");
-    expect(st.writtenSecrets?.ldapBindPassword).toBe(secretHash("uid", "ldapBindPassword", "pw-2"));
+    const st = status(observed({}), pw("Pw-two-2", "57"), written, new Set(["ldapBindPassword"]));
+    expect(JSON.stringify(st)).not.toContain("Pw-two-2");
+    expect(st.writtenSecrets).toEqual({ ldapBindPassword: "57" });
     // A sweep that did not read the Secret keeps what was written; a reference removed drops it.
-    expect(status(observed({}), "uid", {}, written, new Set(["ldapBindPassword"])).writtenSecrets).toEqual(
-      written,
-    );
-    expect(status(observed({}), "uid", {}, written, new Set()).writtenSecrets).toBeUndefined();
+    expect(status(observed({}), {}, written, new Set(["ldapBindPassword"])).writtenSecrets).toEqual(written);
+    expect(status(observed({}), {}, written, new Set()).writtenSecrets).toBeUndefined();
+  });
+
+  test("a record of an earlier release (a hash of the value) counts as written once, and gives way to the version", () => {
+    const legacy = { ldapBindPassword: legacySecretHash("uid", "ldapBindPassword", "Pw-one-1") };
+    const same = { ldapBindPassword: { value: "Pw-one-1", version: "41" } };
+    expect(changedSecrets("uid", same, legacy)).toEqual([]);
+    expect(
+      changedSecrets("uid", { ldapBindPassword: { value: "Pw-two-2", version: "57" } }, legacy).map(
+        (c) => c.key,
+      ),
+    ).toEqual(["ldap_search_password"]);
+    expect(status(observed({}), same, legacy, new Set(["ldapBindPassword"])).writtenSecrets).toEqual({
+      ldapBindPassword: "41",
+    });
   });
 
   test("status: the auth mode and the robot prefix Harbor uses now, whoever set them", () => {
-    expect(status(observed({}), "uid", {}, undefined, new Set())).toMatchObject({
+    expect(status(observed({}), {}, undefined, new Set())).toMatchObject({
       authMode: "db_auth",
       robotNamePrefix: "robot$",
     });
     expect(
       status(
         observed({ robot_name_prefix: item("svc$"), auth_mode: item("ldap_auth", false) }),
-        "uid",
         {},
         undefined,
         new Set(),
@@ -230,14 +237,43 @@ describe("HarborUser mapping", () => {
     sysadmin_flag: true,
   };
 
-  test("drift field by field; the password by the hash of the one last set", () => {
-    expect(userDiff(u, "alice", harbor, "uid", {}, undefined)).toEqual([]);
+  test("drift field by field; the password by the version of the Secret it was last set from", () => {
+    expect(userDiff(u, "alice", harbor, "uid", {}, {})).toEqual([]);
     expect(
-      userDiff(u, "alice", { ...harbor, email: "b@example.com", sysadmin_flag: false }, "uid", {}, undefined),
+      userDiff(u, "alice", { ...harbor, email: "b@example.com", sysadmin_flag: false }, "uid", {}, {}),
     ).toEqual(["email", "admin"]);
-    const hash = passwordHash("uid", "Pw-123456");
-    expect(userDiff(u, "alice", harbor, "uid", { password: "Pw-123456" }, hash)).toEqual([]);
-    expect(userDiff(u, "alice", harbor, "uid", { password: "Pw-654321" }, hash)).toEqual(["password"]);
+    const set = { passwordSecretVersion: "41" };
+    expect(userDiff(u, "alice", harbor, "uid", { password: "Pw-123456", version: "41" }, set)).toEqual([]);
+    expect(userDiff(u, "alice", harbor, "uid", { password: "Pw-654321", version: "57" }, set)).toEqual([
+      "password",
+    ]);
+    // The status records the version, nothing derived from the password, and drops an old hash.
+    const st = userStatus(
+      harbor,
+      { password: "Pw-654321", secretName: "alice-pw", version: "57" },
+      {
+        ...set,
+        passwordHash: "0".repeat(32),
+      },
+    );
+    expect(st).toMatchObject({
+      passwordSecret: "alice-pw",
+      passwordSecretVersion: "57",
+      passwordHash: undefined,
+    });
+    expect(JSON.stringify(st)).not.toContain("Pw-654321");
+  });
+
+  test("an earlier release's record (a hash of the password) counts as set once, then gives way to the version", () => {
+    const legacy = { passwordHash: legacyPasswordHash("uid", "Pw-123456") };
+    expect(userDiff(u, "alice", harbor, "uid", { password: "Pw-123456", version: "41" }, legacy)).toEqual([]);
+    expect(userDiff(u, "alice", harbor, "uid", { password: "Pw-654321", version: "57" }, legacy)).toEqual([
+      "password",
+    ]);
+    expect(userStatus(harbor, { password: "Pw-123456", version: "41" }, legacy)).toMatchObject({
+      passwordSecretVersion: "41",
+      passwordHash: undefined,
+    });
   });
 
   test("generated passwords meet Harbor's rule", () => {
@@ -272,7 +308,9 @@ describe("HarborUser mapping", () => {
       const writerWith = (annotations: Record<string, string>) =>
         ({
           read: async () => ({
-            object: { metadata: { name: "their-secret", namespace: "team", annotations } },
+            object: {
+              metadata: { name: "their-secret", namespace: "team", resourceVersion: "7", annotations },
+            },
             values: { username: "alice", password: "Their-Password-1" },
           }),
           apply: async (_owner: unknown, d: { name: string }) => {
@@ -298,6 +336,7 @@ describe("HarborUser mapping", () => {
       await expect(ours.prepare(input)).resolves.toEqual({
         password: "Their-Password-1",
         secretName: "their-secret",
+        version: "7",
       });
     });
 
@@ -387,7 +426,7 @@ describe("export: the inverse mappings round-trip", () => {
       admin: true,
       managePassword: false,
     });
-    expect(userDiff(s, "bob_builder", harbor, "", {}, undefined)).toEqual([]);
+    expect(userDiff(s, "bob_builder", harbor, "", {}, {})).toEqual([]);
     expect(specFromUser({ ...harbor, user_id: 1, username: "admin" })).toMatchObject({
       skip: expect.any(String),
     });
