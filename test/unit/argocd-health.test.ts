@@ -31,7 +31,13 @@ const cond = (type: string, status: Condition["status"], reason: string, message
 
 /** A HarborProject as the apiserver returns it, with the status the operator would write. */
 function resource(
-  o: { generation?: number; observedGeneration?: number; conditions?: object[]; kind?: string } = {},
+  o: {
+    generation?: number;
+    observedGeneration?: number;
+    conditions?: object[];
+    kind?: string;
+    annotations?: Record<string, string>;
+  } = {},
 ) {
   const status =
     o.observedGeneration === undefined && o.conditions === undefined
@@ -44,7 +50,13 @@ function resource(
   return {
     apiVersion: `${GROUP}/v1alpha1`,
     kind: o.kind ?? "HarborProject",
-    metadata: { name: "team", namespace: "apps", generation: o.generation ?? 2, uid: "u-1" },
+    metadata: {
+      name: "team",
+      namespace: "apps",
+      generation: o.generation ?? 2,
+      uid: "u-1",
+      ...(o.annotations ? { annotations: o.annotations } : {}),
+    },
     spec: { connectionRef: { name: "harbor" }, public: false },
     ...(status ? { status } : {}),
   };
@@ -134,6 +146,36 @@ describe("Argo CD health check", () => {
       status: "Suspended",
       message: "Paused: reconciliation is paused by the harborconfig.io/paused annotation",
     });
+  });
+
+  test("paused, then changed in Git: still Suspended, saying the change waits for the unpause", async () => {
+    // The operator keeps the generation it last applied (2) while the spec moves on to 3.
+    const paused = [
+      cond("Ready", "True", "Paused", "reconciliation is paused by the harborconfig.io/paused annotation"),
+    ];
+    const annotations = { "harborconfig.io/paused": "true" };
+    expect(
+      await runArgoHealth(
+        script,
+        resource({ generation: 3, observedGeneration: 2, conditions: paused, annotations }),
+      ),
+    ).toEqual({
+      status: "Suspended",
+      message:
+        "Paused by the harborconfig.io/paused annotation: generation 3 waits for the unpause (the status describes generation 2)",
+    });
+    // Annotated before the operator said so, or even before any status: Suspended at once.
+    expect(
+      await runArgoHealth(script, resource({ observedGeneration: 2, conditions: ready, annotations })),
+    ).toEqual({
+      status: "Suspended",
+      message: "Paused by the harborconfig.io/paused annotation",
+    });
+    expect(await runArgoHealth(script, resource({ annotations }))).toMatchObject({ status: "Suspended" });
+    // The annotation taken off: the pending change is work in progress again.
+    expect(
+      await runArgoHealth(script, resource({ generation: 3, observedGeneration: 2, conditions: ready })),
+    ).toMatchObject({ status: "Progressing" });
   });
 
   test("runs: Pending and Running → Progressing, Succeeded → Healthy, Failed/Stopped/Skipped → Degraded", async () => {
