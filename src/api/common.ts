@@ -50,6 +50,8 @@ export const SECRET_USES = {
   harborUserPassword: "harbor-user-password",
   /** A HarborPreheatInstance's credential (BASIC username and password, or OAUTH token). */
   preheatCredential: "preheat-credential",
+  /** A HarborConnection's or ClusterHarborConnection's credentialsSecretRef: sent to its url. */
+  harborConnection: "harbor-connection",
 } as const;
 export type SecretUse = (typeof SECRET_USES)[keyof typeof SECRET_USES];
 

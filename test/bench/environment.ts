@@ -118,7 +118,10 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
           {
             apiVersion: "v1",
             kind: "Secret",
-            metadata: { name: `${name}-credentials` },
+            metadata: {
+              name: `${name}-credentials`,
+              annotations: { "harborconfig.io/usable-as": "harbor-connection" },
+            },
             stringData: { username: emulator.username, password: emulator.password },
           },
           {

@@ -75,7 +75,11 @@ beforeAll(async () => {
   shared = `${op.namespace}-shared`;
   await op.kubectl.apply([
     project("team"),
-    secret("shared-credentials", { username: "admin", password: SHARED_PASSWORD }),
+    secret(
+      "shared-credentials",
+      { username: "admin", password: SHARED_PASSWORD },
+      { usableAs: "harbor-connection" },
+    ),
   ]);
   await admin.apply(
     clusterConnection(shared, {
@@ -177,11 +181,13 @@ describe("a connection's credentials Secret", () => {
   test("of a HarborConnection or a ClusterHarborConnection, is never used, even annotated: SecretNotAllowed, and Harbor never sees the password", async () => {
     const adminPassword = op.emulator.adminPassword;
     for (const name of ["harbor-credentials", "shared-credentials"]) {
+      // Besides its own use (harbor-connection), the uses a tenant would want it for.
       await op.kubectl.run([
         "annotate",
+        "--overwrite",
         "secret",
         name,
-        `${USABLE_AS}=webhook-auth-header,registry-credential`,
+        `${USABLE_AS}=harbor-connection,webhook-auth-header,registry-credential`,
       ]);
     }
     const before = writes();

@@ -7,6 +7,7 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll } from "vitest";
+import { USABLE_AS_ANNOTATION } from "../../src/api/common.ts";
 import type { HarborClient } from "../../src/harbor/client.ts";
 import { budget } from "./budget.ts";
 import { sharedControlPlane, useNamespace } from "./cluster.ts";
@@ -256,7 +257,10 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
       {
         apiVersion: "v1",
         kind: "Secret",
-        metadata: { name: "harbor-credentials" },
+        metadata: {
+          name: "harbor-credentials",
+          annotations: { [USABLE_AS_ANNOTATION]: "harbor-connection" },
+        },
         stringData: { username: h.emulator.adminUsername, password: h.emulator.adminPassword },
       },
       {

@@ -337,9 +337,13 @@ export const secret = (name: string, stringData: Record<string, string>, o: Secr
   };
 };
 
-/** A connection's credentials Secret: username and password. */
+/** A connection's credentials Secret: username and password, opted in as a connection's credentials. */
 export const credentials = (name: string, login: { username: string; password: string }, meta?: Meta) =>
-  secret(name, { username: login.username, password: login.password }, meta);
+  secret(
+    name,
+    { username: login.username, password: login.password },
+    { ...meta, usableAs: "harbor-connection" },
+  );
 
 // ---------------------------------------------------------------------------------------------
 // Status

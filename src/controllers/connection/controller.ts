@@ -10,7 +10,7 @@
 // are being deleted still need it to delete their Harbor objects) until no resource uses it; then
 // it lets its Secret go (unless another connection reads it) and itself. So a namespace, or a
 // GitOps bundle, deleted as a whole ends with everything gone, whatever order the deletes came in.
-import { CREDENTIALS_FINALIZER, FINALIZER } from "../../api/common.ts";
+import { CREDENTIALS_FINALIZER, FINALIZER, SECRET_USES } from "../../api/common.ts";
 import { ClusterHarborConnectionSpec, ConnectionStatus, HarborConnectionSpec } from "../../api/connection.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { isKubeError } from "../../kube/errors.ts";
@@ -25,6 +25,7 @@ import {
   TerminalError,
 } from "../../runtime/controller.ts";
 import { describeIssues, INVALID_SPEC } from "../../runtime/invalid-spec.ts";
+import { refusal, SECRET_NOT_ALLOWED } from "../shared/secret-uses.ts";
 import { connectionKey } from "./handle.ts";
 import {
   type CheckResult,
@@ -126,7 +127,7 @@ export class ConnectionReconciler implements Reconciler {
       throw new TerminalError(insecure.message);
     }
     const result: CheckResult = {
-      ...(await this.#check(key, spec, ref, ctx)),
+      ...(await this.#check(key, obj, spec, ref, ctx)),
       credentialsSecret: { namespace: ref.namespace, name: ref.name },
       ...(deleting ? { deletionWaitsFor: users } : {}),
     };
@@ -227,11 +228,20 @@ export class ConnectionReconciler implements Reconciler {
     return {};
   }
 
-  async #check(key: string, spec: Spec, ref: CredentialsRef, ctx: ReconcileContext): Promise<CheckResult> {
+  async #check(
+    key: string,
+    obj: ConnectionObject,
+    spec: Spec,
+    ref: CredentialsRef,
+    ctx: ReconcileContext,
+  ): Promise<CheckResult> {
     const o = this.#o;
     let values: Record<string, string> | undefined;
+    let annotations: Record<string, string> | undefined;
     try {
-      values = (await o.secrets.read(ref.namespace, ref.name))?.values;
+      const secret = await o.secrets.read(ref.namespace, ref.name);
+      values = secret?.values;
+      annotations = secret?.object.metadata.annotations;
     } catch (e) {
       if (!isKubeError(e) || e.kind === "network" || e.kind === "server") throw e; // retried by the controller
       return {
@@ -242,6 +252,21 @@ export class ConnectionReconciler implements Reconciler {
         },
       };
     }
+    // Its values go to the URL the connection's author chose: only a Secret that opts in for that.
+    // A wait, not Stalled: annotating the Secret fixes it (the check is retried with backoff).
+    const notAllowed =
+      values === undefined
+        ? undefined
+        : refusal(
+            {
+              name: ref.name,
+              namespace: obj.metadata.namespace === ref.namespace ? undefined : ref.namespace,
+              connectionCredentials: false,
+              annotations,
+            },
+            SECRET_USES.harborConnection,
+          );
+    if (notAllowed) return { url: spec.url, failure: { reason: SECRET_NOT_ALLOWED, message: notAllowed } };
     const creds = credentialsFrom(values, ref);
     if (!creds.ok) return { url: spec.url, failure: creds.failure };
     const client = o.connections.clientFor(key, {

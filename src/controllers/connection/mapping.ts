@@ -38,7 +38,8 @@ export type FailureReason =
   | "ResponseTooLarge"
   | "HarborError"
   | "UnsupportedHarborVersion"
-  | "InsecureHTTP";
+  | "InsecureHTTP"
+  | "SecretNotAllowed";
 
 export interface Failure {
   reason: FailureReason;

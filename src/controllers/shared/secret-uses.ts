@@ -21,6 +21,7 @@ const PHRASE: Record<SecretUse, string> = {
   "oidc-client-secret": "an OIDC client secret",
   "harbor-user-password": "a Harbor user's password",
   "preheat-credential": "a preheat provider credential",
+  "harbor-connection": "a Harbor connection's credentials",
 };
 
 /** The known uses the annotation names, in its order (spaces around commas allowed). */
@@ -39,6 +40,8 @@ export function allowedUses(annotations: Record<string, string> | undefined): Se
 /** What the decision looks at; never the Secret's values. */
 export interface SecretFacts {
   name: string;
+  /** Given when the Secret is not in the resource's own namespace: the command then names it. */
+  namespace?: string | undefined;
   /** It is the credentials Secret of a HarborConnection or a ClusterHarborConnection. */
   connectionCredentials: boolean;
   annotations?: Record<string, string> | undefined;
@@ -56,8 +59,10 @@ export function refusal(facts: SecretFacts, use: SecretUse): string | undefined 
   const why = annotated
     ? `its ${USABLE_AS_ANNOTATION} annotation does not name ${use}`
     : `it does not opt in with the ${USABLE_AS_ANNOTATION} annotation`;
-  const command = `kubectl annotate ${annotated ? "--overwrite " : ""}secret ${facts.name} ${USABLE_AS_ANNOTATION}=${[...uses, use].join(",")}`;
-  return `Secret ${facts.name} is not allowed as ${as}: ${why}. To allow it: ${command}`;
+  const where = facts.namespace ? ` -n ${facts.namespace}` : "";
+  const command = `kubectl annotate${where} ${annotated ? "--overwrite " : ""}secret ${facts.name} ${USABLE_AS_ANNOTATION}=${[...uses, use].join(",")}`;
+  const named = facts.namespace ? `${facts.namespace}/${facts.name}` : facts.name;
+  return `Secret ${named} is not allowed as ${as}: ${why}. To allow it: ${command}`;
 }
 
 type ReadSecret = NonNullable<Awaited<ReturnType<SecretWriter["read"]>>>;

@@ -32,6 +32,7 @@ import {
   type ConnectionCR as Connection,
   clusterConnection,
   connection as connectionOf,
+  credentials,
   eventsOf,
   ready as readyOf,
   secret,
@@ -144,7 +145,7 @@ async function closedPort(): Promise<number> {
 
 describe("HarborConnection", () => {
   test("good credentials: Ready with Harbor's version and the user; resolvable; printer columns", async () => {
-    await ns.kubectl.apply([secret("good-creds", adminCreds()), connection("good", {})]);
+    await ns.kubectl.apply([credentials("good-creds", adminCreds()), connection("good", {})]);
     const c = await waitFor(HarborConnections, ns.name, "good", hasReady("True", "Connected"));
     // As Harbor reports it to a caller that logged in (from 2.13 only to such a caller).
     const reported = h.emulator.world.version.display;
@@ -185,7 +186,7 @@ describe("HarborConnection", () => {
   });
 
   test("a check that finds nothing new does not write the status again", async () => {
-    await ns.kubectl.apply([secret("steady-creds", adminCreds()), connection("steady", {})]);
+    await ns.kubectl.apply([credentials("steady-creds", adminCreds()), connection("steady", {})]);
     const before = await waitFor(HarborConnections, ns.name, "steady", hasReady("True", "Connected"));
     const calls = h.emulator.counters.total({ op: "getCurrentUserInfo" });
     const controller = running.controllers.find((x) => x.name === "harborconnection");
@@ -212,7 +213,7 @@ describe("HarborConnection", () => {
 
   test("nothing listens at the URL: Unreachable, and resources are told why", async () => {
     const url = `http://127.0.0.1:${await closedPort()}`;
-    await ns.kubectl.apply([secret("nowhere-creds", adminCreds()), connection("nowhere", { url })]);
+    await ns.kubectl.apply([credentials("nowhere-creds", adminCreds()), connection("nowhere", { url })]);
     const c = await waitFor(HarborConnections, ns.name, "nowhere", hasReady("False", "Unreachable"));
     expect(readyOf(c)?.message).toMatch(/connection refused/);
     expect(c.status?.harborVersion).toBeUndefined();
@@ -225,7 +226,7 @@ describe("HarborConnection", () => {
 
   test("bad credentials: BadCredentials without the password anywhere; fixing the Secret makes it Ready", async () => {
     await ns.kubectl.apply([
-      secret("badpw-creds", { username: "admin", password: "Not-The-Password-1" }),
+      credentials("badpw-creds", { username: "admin", password: "Not-The-Password-1" }),
       connection("badpw", {}),
     ]);
     const c = await waitFor(HarborConnections, ns.name, "badpw", hasReady("False", "BadCredentials"));
@@ -243,7 +244,7 @@ describe("HarborConnection", () => {
     expect(ev.map((e) => e.reason)).toContain("BadCredentials");
     expect(JSON.stringify(ev)).not.toContain("Not-The-Password-1");
 
-    await ns.kubectl.apply(secret("badpw-creds", adminCreds()));
+    await ns.kubectl.apply(credentials("badpw-creds", adminCreds()));
     await waitFor(HarborConnections, ns.name, "badpw", hasReady("True", "Connected"));
     await running.connections.resolve(ns.name, { kind: "HarborConnection", name: "badpw" });
   });
@@ -251,7 +252,7 @@ describe("HarborConnection", () => {
   test("a Harbor older than 2.12: UnsupportedHarborVersion with its release, and resources are told why", async () => {
     h.emulator.control.system.setVersion("v2.11.1-0a1b2c3d");
     try {
-      await ns.kubectl.apply([secret("old-creds", adminCreds()), connection("old", {})]);
+      await ns.kubectl.apply([credentials("old-creds", adminCreds()), connection("old", {})]);
       const c = await waitFor(
         HarborConnections,
         ns.name,
@@ -272,11 +273,11 @@ describe("HarborConnection", () => {
   test("a Secret reported as changed is checked at once, not after the drift interval", async () => {
     h.emulator.control.users.add({ username: "rotator", password: "Rotator-pw1" });
     await ns.kubectl.apply([
-      secret("rotating-creds", { username: "rotator", password: "Rotator-pw1" }),
+      credentials("rotating-creds", { username: "rotator", password: "Rotator-pw1" }),
       connection("rotating", {}),
     ]);
     await waitFor(HarborConnections, ns.name, "rotating", hasReady("True", "Connected"));
-    await ns.kubectl.apply(secret("rotating-creds", { username: "rotator", password: "Rotator-pw2" }));
+    await ns.kubectl.apply(credentials("rotating-creds", { username: "rotator", password: "Rotator-pw2" }));
     running.secretChanged(ns.name, "rotating-creds");
     // The drift interval is a minute: only the immediate check makes this in time. A wrong password
     // takes Harbor 1.5 s to refuse, twice (the client tries a 401 again after the login freeze).
@@ -289,13 +290,35 @@ describe("HarborConnection", () => {
     await ns.kubectl.apply(connection("nosecret", {}));
     const c = await waitFor(HarborConnections, ns.name, "nosecret", hasReady("False", "SecretNotFound"));
     expect(readyOf(c)?.message).toBe(`Secret ${ns.name}/nosecret-creds does not exist`);
-    await ns.kubectl.apply(secret("nosecret-creds", adminCreds()));
+    await ns.kubectl.apply(credentials("nosecret-creds", adminCreds()));
     await waitFor(HarborConnections, ns.name, "nosecret", hasReady("True", "Connected"));
+  });
+
+  test("a Secret that does not opt in: SecretNotAllowed with the command that allows it, nothing sent; Connected once annotated", async () => {
+    const logins = h.emulator.counters.total({ op: "getCurrentUserInfo" });
+    await ns.kubectl.apply([secret("plain-creds", adminCreds()), connection("plain", {})]);
+    const c = await waitFor(HarborConnections, ns.name, "plain", hasReady("False", "SecretNotAllowed"));
+    expect(readyOf(c)?.message).toBe(
+      `Secret plain-creds is not allowed as a Harbor connection's credentials: it does not opt in with the harborconfig.io/usable-as annotation. To allow it: kubectl annotate secret plain-creds harborconfig.io/usable-as=harbor-connection`,
+    );
+    // Its values never went to the connection's URL.
+    expect(h.emulator.counters.total({ op: "getCurrentUserInfo" })).toBe(logins);
+    await ns.kubectl.run([
+      "annotate",
+      "secret",
+      "plain-creds",
+      "harborconfig.io/usable-as=harbor-connection",
+    ]);
+    await waitFor(HarborConnections, ns.name, "plain", hasReady("True", "Connected"));
   });
 
   test("a Secret without the password key: SecretInvalid naming the key; Ready once it is added", async () => {
     await ns.kubectl.apply([
-      secret("nokey-creds", { user: "admin", pass: h.emulator.adminPassword }),
+      secret(
+        "nokey-creds",
+        { user: "admin", pass: h.emulator.adminPassword },
+        { usableAs: "harbor-connection" },
+      ),
       connection("nokey", { credentialsSecretRef: { name: "nokey-creds", usernameKey: "user" } }),
     ]);
     const c = await waitFor(HarborConnections, ns.name, "nokey", hasReady("False", "SecretInvalid"));
@@ -368,7 +391,7 @@ describe("HarborConnection", () => {
     });
 
     test("an untrusted certificate: TLSError; trusting its CA through spec.caBundle makes it Ready", async () => {
-      await ns.kubectl.apply([secret("tls-creds", adminCreds()), connection("tls", { url })]);
+      await ns.kubectl.apply([credentials("tls-creds", adminCreds()), connection("tls", { url })]);
       const c = await waitFor(HarborConnections, ns.name, "tls", hasReady("False", "TLSError"));
       expect(readyOf(c)?.message).toMatch(/self-signed.*spec\.caBundle/);
 
@@ -394,7 +417,7 @@ describe("HarborConnection", () => {
     h.emulator.control.ldap.setAuthMode("ldap");
     try {
       await ns.kubectl.apply([
-        secret("checked-creds", adminCreds()),
+        credentials("checked-creds", adminCreds()),
         connection("checked", { checks: { ldap: true, jobService: true } }),
       ]);
       const c = await waitFor(
@@ -417,7 +440,7 @@ describe("HarborConnection", () => {
   });
 
   test("a deleted connection stops resolving", async () => {
-    await ns.kubectl.apply([secret("gone-creds", adminCreds()), connection("gone", {})]);
+    await ns.kubectl.apply([credentials("gone-creds", adminCreds()), connection("gone", {})]);
     await waitFor(HarborConnections, ns.name, "gone", hasReady("True", "Connected"));
     await running.connections.resolve(ns.name, { kind: "HarborConnection", name: "gone" });
     await ns.kubectl.delete("harborconnection", "gone", { wait: true });
@@ -440,7 +463,7 @@ describe("ClusterHarborConnection", () => {
   test("a namespace outside allowedNamespaces is refused; an allowed one gets the handle", async () => {
     const name = `${ns.name}-shared`;
     clusterNames.push(name);
-    await ns.kubectl.apply(secret("shared-creds", adminCreds()));
+    await ns.kubectl.apply(credentials("shared-creds", adminCreds()));
     await admin.apply(
       clusterConnection(name, {
         url: h.emulator.url,

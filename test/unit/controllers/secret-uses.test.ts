@@ -63,6 +63,23 @@ describe("refusal", () => {
     );
   });
 
+  test("a connection's own credentials opt in like any use; a Secret elsewhere is named with its namespace", () => {
+    expect(
+      refusal(
+        { name: "creds", connectionCredentials: false, annotations: usableAs("harbor-connection") },
+        SECRET_USES.harborConnection,
+      ),
+    ).toBeUndefined();
+    expect(
+      refusal(
+        { name: "creds", namespace: "platform", connectionCredentials: false },
+        SECRET_USES.harborConnection,
+      ),
+    ).toBe(
+      `Secret platform/creds is not allowed as a Harbor connection's credentials: it does not opt in with the ${USABLE_AS_ANNOTATION} annotation. To allow it: kubectl annotate -n platform secret creds ${USABLE_AS_ANNOTATION}=harbor-connection`,
+    );
+  });
+
   test("a connection's Secret is refused for every use, annotated or not, without an opt-in command", () => {
     for (const use of Object.values(SECRET_USES)) {
       for (const annotations of [undefined, usableAs(Object.values(SECRET_USES).join(","))]) {
