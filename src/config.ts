@@ -41,6 +41,13 @@ export interface Config {
   /** How long a resource waits on something it needs before it is reported Stalled too. */
   dependencyTimeoutMs: number;
   leaderElection: LeaderElectionConfig;
+  /**
+   * The only namespace a ClusterHarborConnection's credentials Secret may be in (default: the
+   * operator's own), or "*" for any namespace (the rule before this setting existed).
+   */
+  clusterResourceNamespace: string;
+  /** What happens to pull-secret copies in namespaces that do not accept them: kept and named, or removed. */
+  copiesWithoutConsent: "keep" | "remove";
   /** Where /metrics is served; undefined: disabled. */
   metricsAddress: BindAddress | undefined;
   /** Where /healthz and /readyz are served; undefined: disabled. */
@@ -238,6 +245,29 @@ const OPTIONS = {
     help: "how long a resource waits on a connection, a referenced resource, a Secret or (robots) a copy it cannot write before it is also reported Stalled (it keeps retrying and recovers by itself)",
     schema: duration,
   },
+  clusterResourceNamespace: {
+    flag: "cluster-resource-namespace",
+    env: "CLUSTER_RESOURCE_NAMESPACE",
+    kind: "value",
+    arg: "NS",
+    help: 'the namespace ClusterHarborConnections read their credentials Secrets from, and no other (default: the pod\'s namespace, as for the Lease); "*" allows any namespace, so whoever may write a ClusterHarborConnection may send any opted-in Secret of the cluster to a URL of their choice',
+    schema: z
+      .string()
+      .trim()
+      .refine(
+        (v) => v === "*" || dnsLabel.safeParse(v).success,
+        'must be a namespace name (a DNS label) or "*"',
+      ),
+  },
+  copiesWithoutConsent: {
+    flag: "copies-without-consent",
+    env: "COPIES_WITHOUT_CONSENT",
+    kind: "value",
+    arg: "keep|remove",
+    default: "keep",
+    help: "what happens to a robot's pull-secret copy in a namespace that does not accept copies from the robot's namespace (annotation harborconfig.io/accept-pull-secrets-from), such as one made before namespaces had to accept them: keep it (and keep it current) while the robot's status and an Event name it, or remove it. No new copy goes to such a namespace either way",
+    schema: z.enum(["keep", "remove"], { error: "must be keep or remove" }),
+  },
   leaderElect: {
     flag: "leader-elect",
     env: "LEADER_ELECT",
@@ -389,6 +419,7 @@ export function parseConfig(
     );
   }
 
+  const ownNamespace = podNamespace(env, host);
   return {
     kubeconfig: p.kubeconfig,
     inCluster: Boolean(env.KUBERNETES_SERVICE_HOST && env.KUBERNETES_SERVICE_PORT),
@@ -403,9 +434,11 @@ export function parseConfig(
     leaderElection: {
       enabled: p.leaderElect ?? true,
       name: p.leaderElectionId ?? "harbor-config-operator",
-      namespace: p.leaderElectionNamespace ?? podNamespace(env, host),
+      namespace: p.leaderElectionNamespace ?? ownNamespace,
       ...lease,
     },
+    clusterResourceNamespace: p.clusterResourceNamespace ?? ownNamespace,
+    copiesWithoutConsent: p.copiesWithoutConsent ?? "keep",
     metricsAddress: p.metricsBindAddress,
     probeAddress: p.healthProbeBindAddress,
     logLevel: p.logLevel ?? "info",

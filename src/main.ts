@@ -46,6 +46,7 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     logger,
     workers: config.workers,
     driftIntervalMs: config.driftIntervalMs,
+    clusterResourceNamespace: config.clusterResourceNamespace,
     ...(config.namespaces.length ? { namespaces: config.namespaces } : {}),
   });
   const kinds = createKinds({
@@ -61,6 +62,8 @@ export async function startOperator(config: Config, logger: Logger): Promise<Ope
     statusRefreshIntervalMs: config.statusRefreshIntervalMs,
     reconcileTimeoutMs: config.reconcileTimeoutMs,
     dependencyTimeoutMs: config.dependencyTimeoutMs,
+    copiesWithoutConsent: config.copiesWithoutConsent,
+    clusterResourceNamespace: config.clusterResourceNamespace,
     secretChanged: (namespace, name) => connections.secretChanged(namespace, name),
     connectionUserGone: (key) => connections.userGone(key),
     ...scope,

@@ -1,8 +1,9 @@
 // The project's one test command (`npm test`). It runs the static checks (typecheck, lint) and then
 // every vitest project, and ends with the plain summary line `N passed, M failed` that CI reads.
 // Static checks count as one test each. Extra arguments go to vitest (e.g. a file filter); when any
-// are given the static checks are skipped so that a single file runs quickly. `--with-argocd` adds
-// the real-Argo CD test at the end (also `npm run test:argocd`).
+// are given the static checks are skipped so that a single file runs quickly. `--with-argocd` and
+// `--with-flux` add the real-Argo CD and real-Flux tests at the end (also `npm run test:argocd`,
+// `npm run test:flux`).
 //
 // Vitest and every Node process under it run with the network guard (env/net-guard.js): a
 // connection or DNS lookup that would leave loopback is refused and recorded, and any such record
@@ -14,9 +15,10 @@ import { join } from "node:path";
 import { cacheFolder } from "./env/cache.ts";
 import { describeRefusal, guardRecords, withGuard } from "./env/net-guard-env.ts";
 
-// --with-argocd is this script's own; every other argument goes to vitest.
+// --with-argocd and --with-flux are this script's own; every other argument goes to vitest.
 const withArgoCd = process.argv.includes("--with-argocd");
-const args = process.argv.slice(2).filter((a) => a !== "--with-argocd");
+const withFlux = process.argv.includes("--with-flux");
+const args = process.argv.slice(2).filter((a) => a !== "--with-argocd" && a !== "--with-flux");
 const bin = (name: string) => join(import.meta.dirname, "..", "node_modules", ".bin", name);
 let passed = 0;
 let failed = 0;
@@ -86,7 +88,7 @@ function installScriptsCovered(): void {
 // failures show before any test starts; like the static checks it counts, but only when it fails,
 // and then the cluster project is left out rather than failing file by file.
 // The Helm tests' helm is built the same way, in a step of its own (they need the control plane too).
-const vitestArgs = [...args, "--project=!argocd"];
+const vitestArgs = [...args, "--project=!argocd", "--project=!flux"];
 if (args.length === 0) {
   if (!buildStep("control plane binaries", join("controlplane", "build.ts"))) {
     process.stdout.write("✗ control plane binaries failed: the cluster and Helm tests are skipped\n");
@@ -107,6 +109,11 @@ vitest(args.length === 0 ? vitestArgs : args);
 if (withArgoCd) {
   if (buildStep("Argo CD binaries", join("argocd", "build.ts"))) vitest(["--project=argocd"]);
   else process.stdout.write("✗ Argo CD binaries failed: the Argo CD test is skipped\n");
+}
+// The real-Flux test (test/flux/) likewise: with --with-flux, or `npm run test:flux`.
+if (withFlux) {
+  if (buildStep("Flux binaries", join("flux", "build.ts"))) vitest(["--project=flux"]);
+  else process.stdout.write("✗ Flux binaries failed: the Flux test is skipped\n");
 }
 
 const records = guardRecords(guardLog);

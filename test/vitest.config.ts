@@ -40,6 +40,7 @@ const RELEASE_PINNED = [
 // - argocd:  a real Argo CD with a control plane, operator and emulator of its own (a cluster-wide
 //            operator and Argo CD would see the cluster project's namespaces); its binaries take a
 //            first build of their own, so `npm test` leaves it out: `npm run test:argocd` runs it.
+// - flux:    a real Flux kustomize-controller likewise (`npm run test:flux`).
 export default defineConfig({
   test: {
     root,
@@ -115,6 +116,17 @@ export default defineConfig({
         test: {
           name: "argocd",
           include: ["test/argocd/**/*.test.ts"],
+          testTimeout: 300_000,
+          // A first run may build the control plane in beforeAll when it was not built before.
+          hookTimeout: 30 * 60_000,
+          maxWorkers: 1,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "flux",
+          include: ["test/flux/**/*.test.ts"],
           testTimeout: 300_000,
           // A first run may build the control plane in beforeAll when it was not built before.
           hookTimeout: 30 * 60_000,

@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { PurgeOperation } from "../harbor/model/enums.ts";
 import { type KindDefinition, managedSpec, managedStatus, type StringRule, withRules } from "./common.ts";
-import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./runs.ts";
+import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./run-now.ts";
 import { scheduleSpec } from "./schedule.ts";
 
 /** An event type's name as Harbor writes them: lower-case words joined by "_" (create_artifact). */

@@ -34,6 +34,13 @@ export const WATCH_LABEL = "harborconfig.io/watch";
  * of its choosing; the credentials Secret of a connection is refused for every use, annotated or not.
  */
 export const USABLE_AS_ANNOTATION = "harborconfig.io/usable-as";
+/**
+ * `harborconfig.io/accept-pull-secrets-from: team-a, team-b` (or `*`) on a Namespace: the namespaces
+ * whose HarborRobots may copy their pull secret into it (and list it in its ServiceAccounts'
+ * imagePullSecrets). A robot's own namespace needs none. Namespaces are cluster-scoped, so a
+ * tenant cannot grant this to itself: the namespace's owner (the cluster admin) does.
+ */
+export const ACCEPT_PULL_SECRETS_ANNOTATION = "harborconfig.io/accept-pull-secrets-from";
 /** The uses `harborconfig.io/usable-as` can name (a comma-separated list). */
 export const SECRET_USES = {
   /** A HarborWebhookPolicy target's authHeaderSecretRef. */
@@ -115,7 +122,7 @@ export const ConditionSchema = z
     reason: z
       .string()
       .describe(
-        "A CamelCase word that says why, e.g. Synced, DependencyNotReady, HarborRejected; the README's Troubleshooting table lists every reason and what to do.",
+        "A CamelCase word that says why, e.g. Synced, DependencyNotReady, HarborRejected; docs/troubleshooting.md lists every reason and what to do.",
       ),
     message: z
       .string()
@@ -209,18 +216,6 @@ export interface CelRule {
   fieldPath?: string;
   reason?: "FieldValueInvalid" | "FieldValueForbidden" | "FieldValueRequired" | "FieldValueDuplicate";
   optionalOldSelf?: boolean;
-}
-
-/**
- * A CEL rule for the whole object: spec.<field> may change until the Harbor object exists (status
- * records its id), and not after. The status subresource keeps users from clearing the id.
- */
-export function immutableInHarbor(field: string, message: string): CelRule {
-  return {
-    rule: `!has(oldSelf.status) || !has(oldSelf.status.harborId) || self.spec.${field} == oldSelf.spec.${field}`,
-    message,
-    fieldPath: `.spec.${field}`,
-  };
 }
 
 /**

@@ -170,7 +170,7 @@ export const ClusterHarborConnectionSpec = z.object({
         .boolean()
         .default(false)
         .describe(
-          "Let namespaces manage what a Harbor has once and every tenant shares: the garbage-collection schedule, the audit-log purge and the job queues' pause state (HarborGarbageCollection, HarborAuditLogPurge, HarborJobService).",
+          "Let namespaces manage what a Harbor has once and every tenant shares: the garbage-collection, audit-log purge and scan-all schedules, the job queues, the system configuration, Harbor's users and the P2P preheat instances (HarborGarbageCollection, HarborAuditLogPurge, HarborScanAll, HarborJobService, HarborConfiguration, HarborUser, HarborPreheatInstance).",
         ),
     })
     .default({

@@ -1,7 +1,7 @@
 // HarborGarbageCollection: a Harbor's garbage-collection schedule and parameters, one per Harbor.
 import { z } from "zod";
 import { type KindDefinition, managedSpec, managedStatus } from "./common.ts";
-import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./runs.ts";
+import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./run-now.ts";
 import { scheduleSpec } from "./schedule.ts";
 
 export const HarborGarbageCollectionSpec = z.object({

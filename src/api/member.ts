@@ -9,7 +9,7 @@ import {
   optionalImmutable,
   withRules,
 } from "./common.ts";
-import { groupName, ldapDn, UserGroupKind } from "./usergroup.ts";
+import { groupName, ldapDn, UserGroupKind } from "./user-group.ts";
 
 /** Harbor's built-in project roles, by the names its role table gives them. */
 export const MEMBER_ROLES = ["projectAdmin", "maintainer", "developer", "guest", "limitedGuest"] as const;

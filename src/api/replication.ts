@@ -17,7 +17,7 @@ import {
   withRules,
 } from "./common.ts";
 import { HARBOR_CRON } from "./cron.ts";
-import { runRequestStatus } from "./runs.ts";
+import { runRequestStatus } from "./run-now.ts";
 
 export const REPLICATION_POLICY_NAME: HarborNameRule = {
   what: "replication policy",

@@ -8,7 +8,7 @@ import {
   managedStatus,
   optionalImmutable,
 } from "./common.ts";
-import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./runs.ts";
+import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./run-now.ts";
 import { scheduleSpec } from "./schedule.ts";
 
 /** Harbor's limit on the rules of one policy. */

@@ -280,7 +280,7 @@ export const HarborRobotSpec = z.object({
       copies: z
         .object({
           namespaceSelector: LabelSelector.describe(
-            "Namespaces that get a copy of the Secret (matchLabels and matchExpressions, all must hold; an empty selector matches every namespace). The robot's own namespace already holds the Secret.",
+            "Namespaces that get a copy of the Secret (matchLabels and matchExpressions, all must hold; an empty selector matches every namespace), among those that accept copies from this namespace: the Namespace's annotation harborconfig.io/accept-pull-secrets-from lists this namespace or \"*\" (others are named in status.copiesRefused and nothing is written there). The robot's own namespace already holds the Secret.",
           ),
           serviceAccounts: z
             .array(k8sName)
@@ -352,6 +352,20 @@ export const HarborRobotStatus = z.object({
     ),
   secretName: z.string().optional().describe("The Secret in this namespace that holds the credentials."),
   copiedTo: z.array(z.string()).optional().describe("Namespaces holding a copy of the Secret."),
+  copiesRefused: z
+    .array(z.string())
+    .max(MAX_COPY_FAILURES)
+    .optional()
+    .describe(
+      "Namespaces selected by copies.namespaceSelector that do not accept pull secrets from this namespace (annotation harborconfig.io/accept-pull-secrets-from on the Namespace): nothing is written there (the first 20 by name; a Warning Event CopyRefused names them when they change). Ready is not affected.",
+    ),
+  copiesWithoutConsent: z
+    .array(z.string())
+    .max(MAX_COPY_FAILURES)
+    .optional()
+    .describe(
+      "Namespaces holding a copy although they do not accept pull secrets from this namespace (copies made before namespaces had to accept them): kept current so that image pulls there go on working while the operator runs with --copies-without-consent=keep (its default), removed with remove. Annotate the Namespace to keep the copy for good. The first 20 by name; a Warning Event CopyWithoutConsent names them when they change.",
+    ),
   copyFailures: z
     .array(
       z.object({

@@ -3,7 +3,7 @@
 // and the newest runs' progress in status.
 import { z } from "zod";
 import { type KindDefinition, managedSpec, managedStatus } from "./common.ts";
-import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./runs.ts";
+import { RUN_REQUESTED_ANNOTATION, runRequestStatus } from "./run-now.ts";
 import { scheduleSpec } from "./schedule.ts";
 
 export const HarborScanAllSpec = z.object({

@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { celFormat, withRules } from "./common.ts";
 import { SCHEDULE_CRON } from "./cron.ts";
-import { RUN_REQUESTED_ANNOTATION } from "./runs.ts";
+import { RUN_REQUESTED_ANNOTATION } from "./run-now.ts";
 
 const TYPES = ["Hourly", "Daily", "Weekly", "Custom", "None"] as const;
 export const ScheduleType = z.enum(TYPES);

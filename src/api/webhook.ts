@@ -115,7 +115,7 @@ export const HarborWebhookPolicyStatus = z.object({
     .max(16)
     .optional()
     .describe(
-      "When each event type last fired (types that never fired are left out). Read on every reconcile, so at most about four drift intervals old.",
+      "When each event type last fired (types that never fired are left out). Read on every reconcile, and otherwise every --status-refresh-interval (1 h by default).",
     ),
   recentFailures: z
     .array(

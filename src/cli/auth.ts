@@ -5,16 +5,18 @@
 // never printed: error messages name the user and where the password came from.
 import { readFileSync } from "node:fs";
 import { z } from "zod";
+import { SECRET_USES } from "../api/common.ts";
 import {
   ClusterHarborConnectionSpec,
   clusterHarborConnection,
   HarborConnectionSpec,
   harborConnection,
 } from "../api/connection.ts";
-import { credentialsFrom } from "../controllers/connection/mapping.ts";
+import { credentialsFrom, insecureHttpRefusal } from "../controllers/connection/mapping.ts";
 import { resourceType } from "../controllers/shared/kinds.ts";
+import { refusal } from "../controllers/shared/secret-uses.ts";
 import { HarborClient } from "../harbor/client.ts";
-import { EndpointRegistry } from "../harbor/transport.ts";
+import { EndpointRegistry } from "../harbor/endpoints.ts";
 import { KubeClient } from "../kube/client.ts";
 import { isKubeError } from "../kube/errors.ts";
 import { type KubeObject, type SecretObject, Secrets } from "../kube/types.ts";
@@ -251,6 +253,11 @@ async function fromConnection(
     if (!parsed.success)
       throw new CliError(`${what} has an invalid spec: ${parsed.error.issues[0]?.message ?? ""}`);
     const spec = parsed.data;
+    // The operator's rules for a connection, so that running a command with it never sends its
+    // Secret where the operator would not: no plain http:// off loopback unless the connection says
+    // so, and only a Secret that opted in.
+    const insecure = insecureHttpRefusal(spec);
+    if (insecure) throw new CliError(`${what}: ${insecure.message}`);
     const ref = {
       namespace:
         "namespace" in spec.credentialsSecretRef
@@ -270,6 +277,18 @@ async function fromConnection(
         );
       throw e;
     }
+    const notAllowed =
+      secret &&
+      refusal(
+        {
+          name: ref.name,
+          namespace: ref.namespace,
+          connectionCredentials: false,
+          annotations: secret.metadata.annotations,
+        },
+        SECRET_USES.harborConnection,
+      );
+    if (notAllowed) throw new CliError(`${what}: ${notAllowed}`);
     const values = secret
       ? Object.fromEntries(
           Object.entries(secret.data ?? {}).map(([k, v]) => [k, Buffer.from(v, "base64").toString("utf8")]),

@@ -7,11 +7,12 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { API_VERSION } from "../api/common.ts";
-import { MANAGED_KINDS } from "../controllers/registry.ts";
+import { MANAGED_KINDS } from "../controllers/kind-list.ts";
 import { type FolderRefs, isSkipped } from "../controllers/shared/export.ts";
+import { unsupportedFields, unsupportedMessage } from "../controllers/shared/release-fields.ts";
 import type { HarborClient } from "../harbor/client.ts";
 import { CliError } from "./errors.ts";
-import { type AnyKind, type AnyView, readHarbor, withReferenced } from "./harbor-state.ts";
+import { type AnyKind, type AnyView, readHarbor, releaseReader, withReferenced } from "./harbor-state.ts";
 import type { Progress } from "./output.ts";
 
 /** A resource of the folder. */
@@ -117,7 +118,9 @@ export async function diffFolder(
   read: { signal: AbortSignal; concurrency: number; progress: Progress; now?: number },
 ): Promise<DiffResult> {
   const kinds = MANAGED_KINDS.filter((k) => folder.resources.some((r) => r.kind === k));
-  const byKind = await readHarbor(withReferenced(kinds), { harbor, ...read });
+  const release = releaseReader(harbor, read.signal);
+  const byKind = await readHarbor(withReferenced(kinds), { harbor, ...read, release });
+  const version = (await release()).version;
   const now = read.now ?? Date.now();
   const keyed = new Map<string, Map<string, AnyView>>();
   for (const [kind, views] of byKind) keyed.set(kind, new Map(views.map((v) => [v.identity.key, v])));
@@ -164,6 +167,17 @@ export async function diffFolder(
         state: "invalid",
         fields: [],
         message: `spec.${issue?.path.join(".") ?? ""}: ${issue?.message ?? "invalid"}`,
+      });
+      continue;
+    }
+    // What the operator would refuse on this release (Stalled, UnsupportedByHarbor) is no drift.
+    const unsupported = unsupportedFields(p.r.kind.releaseFields, p.spec.data, version);
+    if (unsupported.length) {
+      resources.push({
+        ...base,
+        state: "invalid",
+        fields: [],
+        message: unsupportedMessage(unsupported, version),
       });
       continue;
     }

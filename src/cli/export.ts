@@ -11,7 +11,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, wri
 import { join, relative } from "node:path";
 import { stringify } from "yaml";
 import { API_VERSION, USABLE_AS_ANNOTATION, WATCH_LABEL } from "../api/common.ts";
-import { MANAGED_KINDS } from "../controllers/registry.ts";
+import { MANAGED_KINDS } from "../controllers/kind-list.ts";
 import {
   type ExportNames,
   type FolderRefs,

@@ -2,8 +2,9 @@
 // `diff`: which kinds a name on the command line means, which kinds must be read for the
 // references of others, and the objects of each kind as their exporter wraps them.
 import type { KindDefinition } from "../api/common.ts";
-import { MANAGED_KINDS } from "../controllers/registry.ts";
+import { MANAGED_KINDS } from "../controllers/kind-list.ts";
 import type { ExportReadContext, HarborObjectView } from "../controllers/shared/export.ts";
+import { type HarborRelease, harborRelease } from "../controllers/shared/harbor-release.ts";
 import type { KindModule } from "../controllers/shared/kinds.ts";
 import type { HarborClient } from "../harbor/client.ts";
 import type { PersistedProject } from "../harbor/projects.ts";
@@ -62,6 +63,19 @@ export interface ReadOptions {
   progress: Progress;
   includes?: (project: string) => boolean;
   deliverSecrets?: boolean;
+  /** The Harbor's release, when the caller reads it too (see releaseReader). */
+  release?: () => Promise<HarborRelease>;
+}
+
+/** The Harbor's release from its system info, read at the first call only. */
+export function releaseReader(harbor: HarborClient, signal: AbortSignal): () => Promise<HarborRelease> {
+  let release: Promise<HarborRelease> | undefined;
+  return () => {
+    release ??= harbor.system
+      .getSystemInfo({ signal })
+      .then((info) => harborRelease({ harborVersion: info.harbor_version ?? undefined }));
+    return release;
+  };
 }
 
 /** Runs fn over the items, `limit` at a time, keeping their order. */
@@ -95,6 +109,7 @@ export async function readHarbor(kinds: readonly AnyKind[], o: ReadOptions): Pro
       });
       return projects;
     },
+    release: o.release ?? releaseReader(o.harbor, o.signal),
     each: (items, fn) => eachLimited(items, o.concurrency, fn),
     progress: (what, done, total) => o.progress.update(what, done, total),
     includes: o.includes ?? (() => true),

@@ -14,8 +14,8 @@ import {
 } from "./command.ts";
 import { auditLogGroup } from "./commands/audit-log.ts";
 import { diffCommand, exportCommand } from "./commands/export.ts";
-import { gcGroup } from "./commands/gc.ts";
-import { jobServiceGroup } from "./commands/jobservice.ts";
+import { gcGroup } from "./commands/garbage-collection.ts";
+import { jobServiceGroup } from "./commands/job-service.ts";
 import { ldapGroup } from "./commands/ldap.ts";
 import { projectGroup } from "./commands/project.ts";
 import { registryGroup } from "./commands/registry.ts";

@@ -4,23 +4,25 @@
 // follows — plus what every kind gets: its own Secrets, and its connection's changes. Run kinds
 // (one RunKind each) share the informers and get their references and connection changes too; a
 // run uses its connection until it has ended.
-import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../api/common.ts";
+import { ACCEPT_PULL_SECRETS_ANNOTATION, MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../api/common.ts";
+import { mayEverywhere } from "../kube/access.ts";
 import { OWNER_ANNOTATION } from "../kube/secrets.ts";
 import {
   type KubeObject,
   type NamespaceObject,
   Namespaces,
+  objectKey,
   type SecretObject,
   Secrets,
   type ServiceAccountObject,
   ServiceAccounts,
 } from "../kube/types.ts";
+import type { ManagedObject } from "../runtime/external-client.ts";
 import { Informer } from "../runtime/informer.ts";
 import type { ManagedKind } from "../runtime/kind.ts";
-import type { ManagedObject } from "../runtime/managed.ts";
 import { isFinal, type RunKind } from "../runtime/run.ts";
 import { connectionKey } from "./connection/handle.ts";
-import { MANAGED_KINDS, RUN_KINDS } from "./registry.ts";
+import { MANAGED_KINDS, RUN_KINDS } from "./kind-list.ts";
 import { FreshProjects } from "./shared/fresh-projects.ts";
 import {
   type KindContext,
@@ -31,7 +33,7 @@ import {
   resourceType,
   runKind,
 } from "./shared/kinds.ts";
-import { removedPullSecrets, trimServiceAccount } from "./shared/service-accounts.ts";
+import { removedPullSecrets, trimServiceAccount } from "./shared/service-account-watch.ts";
 
 // biome-ignore lint/suspicious/noExplicitAny: kinds differ in their type parameters
 type AnyKind = ManagedKind<any, any, any, any, any>;
@@ -107,8 +109,12 @@ export function createKinds(
     const dependent = byKind.get(m.def.kind) as AnyKind;
     for (const [targetKind, ref] of Object.entries(m.watches?.references ?? {})) {
       const refers = referenceTest(ref);
-      const pointsAt = (obj: ManagedObject) => (d: ManagedObject) => refers(d, obj);
-      const wake = (obj: ManagedObject) => dependent.enqueueWhere(pointsAt(obj));
+      // A reference by name (namespace/name of the target) is an index of the dependents' cache:
+      // a target's change finds its dependents by lookup. A reference by matching is a scan.
+      const wake =
+        typeof ref === "function"
+          ? indexedDependents(dependent, targetKind, (spec) => ref(spec))
+          : (obj: ManagedObject) => dependent.enqueueWhere((d) => refers(d, obj));
       if (typeof ref === "function" || !ref.releaseOnly)
         informerOf(targetKind).on({
           add: wake,
@@ -149,10 +155,7 @@ export function createKinds(
   for (const m of runModules) {
     const dependent = runs.get(m.def.kind) as AnyRunKind;
     for (const [targetKind, refOf] of Object.entries(m.watches?.references ?? {})) {
-      const wake = (obj: KubeObject) =>
-        dependent.enqueueWhere(
-          (d) => d.metadata.namespace === obj.metadata.namespace && refOf(d.spec ?? {}) === obj.metadata.name,
-        );
+      const wake = indexedDependents(dependent, targetKind, (spec) => refOf(spec));
       informerOf(targetKind).on({
         add: wake,
         update: (a, b) => {
@@ -179,7 +182,11 @@ export function createKinds(
     labelSelector: `${WATCH_LABEL}=true`,
     // Only who changed matters here, never the values: keep no secret material in memory.
     transform: ({ apiVersion, kind, metadata }) => ({ apiVersion, kind, metadata }),
-    ...(ctx.namespaces?.length ? { namespaces: ctx.namespaces } : {}),
+    // With --namespace: those, and where cluster connections keep their Secrets (a change there
+    // reaches the connection at once).
+    ...(ctx.namespaces?.length
+      ? { namespaces: secretNamespaces(ctx.namespaces, ctx.clusterResourceNamespace) }
+      : {}),
   });
   extra.push(secrets as Informer<KubeObject>);
   const readers = watching((m) => m.watches?.secrets);
@@ -224,22 +231,40 @@ export function createKinds(
   };
   namespaces.on({
     add: namespaceChanged,
+    // Labels choose the namespaces; the annotation says whether they accept robots' copies.
     update: (a, b) => {
-      if (JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {}))
+      if (
+        JSON.stringify(a.metadata.labels ?? {}) !== JSON.stringify(b.metadata.labels ?? {}) ||
+        a.metadata.annotations?.[ACCEPT_PULL_SECRETS_ANNOTATION] !==
+          b.metadata.annotations?.[ACCEPT_PULL_SECRETS_ANNOTATION]
+      )
         namespaceChanged();
     },
     delete: namespaceChanged,
   });
   if (namespaceFollowers.length || accountFollowers.length) extra.push(namespaces as Informer<KubeObject>);
 
-  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see shared/service-accounts.ts
-  // for why not a selection), only when a kind follows them.
+  // ServiceAccounts, cluster-wide like Namespaces and trimmed to names (see shared/service-account-watch.ts
+  // for why not a selection), only when a kind follows them. With --namespace and RBAC that grants
+  // them only there (Roles per watched namespace), in each watched namespace instead.
   if (accountFollowers.length) {
+    const watched = ctx.namespaces;
     const serviceAccounts = new Informer<ServiceAccountObject>({
       client: ctx.kube,
       type: ServiceAccounts,
       logger: ctx.logger,
       transform: trimServiceAccount,
+      ...(watched?.length
+        ? {
+            namespaces: watched,
+            resolveNamespaces: async () => {
+              const may = await Promise.all(
+                ["list", "watch"].map((verb) => mayEverywhere(ctx.kube, verb, ServiceAccounts)),
+              );
+              return may.every(Boolean) ? undefined : watched;
+            },
+          }
+        : {}),
     });
     const accountChanged = (sa: ServiceAccountObject, removed?: string[]) => {
       if (removed?.length === 0) return; // our own entry added, or another change: nothing to do
@@ -327,6 +352,26 @@ export function createKinds(
 }
 
 /** Whether `from` references `target`, by a reference declared either way (see ReferenceWatch). */
+/**
+ * Indexes a kind's resources by the target their spec names (`namespace/name`, in the resource's
+ * namespace) and returns what queues the ones that name a given target.
+ */
+function indexedDependents(
+  dependent: { informer: Informer<ManagedObject>; controller: { enqueue(key: string): void } },
+  targetKind: string,
+  nameOf: (spec: Record<string, unknown>) => string | undefined,
+): (target: KubeObject) => void {
+  const index = `references ${targetKind}`;
+  dependent.informer.addIndex(index, (d) => {
+    const name = nameOf((d.spec ?? {}) as Record<string, unknown>);
+    return name ? `${d.metadata.namespace ?? ""}/${name}` : undefined;
+  });
+  return (target) => {
+    for (const d of dependent.informer.byIndex(index, objectKey(target)))
+      dependent.controller.enqueue(objectKey(d));
+  };
+}
+
 function referenceTest(
   ref: ReferenceWatch<unknown>,
 ): (from: ManagedObject, target: ManagedObject) => boolean {
@@ -352,4 +397,16 @@ function runEnded(r: ManagedObject): boolean {
 
 function readiness(o: ManagedObject): string | undefined {
   return o.status?.conditions?.find((c) => c.type === "Ready")?.status;
+}
+
+/** The namespaces whose labelled Secrets are watched when --namespace narrows the watch. */
+function secretNamespaces(
+  watched: readonly string[],
+  clusterResourceNamespace: string | undefined,
+): string[] {
+  return clusterResourceNamespace &&
+    clusterResourceNamespace !== "*" &&
+    !watched.includes(clusterResourceNamespace)
+    ? [...watched, clusterResourceNamespace]
+    : [...watched];
 }

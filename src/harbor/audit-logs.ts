@@ -15,7 +15,8 @@ import { Timestamp } from "./common.ts";
 import type { HarborError } from "./errors.ts";
 import { AuditLog } from "./projects.ts";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 export const AuditLogExt = z.object({
   id: z.number().int().optional(),

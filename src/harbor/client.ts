@@ -1,15 +1,16 @@
 // HarborClient: one typed method per Harbor operation, grouped by API area. It owns nothing but a
 // transport; the transport shares connection pool, rate limiter and concurrency cap per base URL.
+
+import { PurgeApi } from "./audit-log-purge.ts";
 import { AuditLogsApi } from "./audit-logs.ts";
-import { GcApi } from "./gc.ts";
-import { ImmutableApi } from "./immutable.ts";
-import { JobServiceApi } from "./jobservice.ts";
+import { GcApi } from "./garbage-collection.ts";
+import { ImmutableApi } from "./immutable-tag-rule.ts";
+import { JobServiceApi } from "./job-service.ts";
 import { LabelsApi } from "./labels.ts";
 import { LdapApi } from "./ldap.ts";
 import { MembersApi } from "./members.ts";
 import { PreheatApi } from "./preheat.ts";
 import { ProjectsApi } from "./projects.ts";
-import { PurgeApi } from "./purge.ts";
 import { QuotasApi } from "./quotas.ts";
 import { RegistriesApi } from "./registries.ts";
 import { ReplicationApi } from "./replication.ts";
@@ -19,7 +20,7 @@ import { ScanAllApi } from "./scan-all.ts";
 import { ScannersApi } from "./scanners.ts";
 import { SystemApi } from "./system.ts";
 import { HarborTransport, type TransportOptions } from "./transport.ts";
-import { UserGroupsApi } from "./usergroups.ts";
+import { UserGroupsApi } from "./user-group.ts";
 import { UsersApi } from "./users.ts";
 import { WebhooksApi } from "./webhooks.ts";
 

@@ -1,7 +1,8 @@
 // Labels (/labels): global (scope "g") or per project (scope "p").
 import { z } from "zod";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 export const LabelScope = z.enum(["g", "p"]);
 

@@ -2,7 +2,7 @@
 // the LDAP configuration stored in Harbor; ping tests the one it is given.
 import { z } from "zod";
 import type { CallOptions, HarborTransport } from "./transport.ts";
-import { UserGroup } from "./usergroups.ts";
+import { UserGroup } from "./user-group.ts";
 
 export const LdapConf = z.object({
   ldap_url: z.string().optional(),

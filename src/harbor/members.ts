@@ -9,7 +9,8 @@
 // (`users.search`, `userGroups.list` / `userGroups.search`, `ldap.importUsers`).
 import { z } from "zod";
 import { type ProjectRef, projectHeaders } from "./common.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 /** Harbor's built-in project roles by id. */
 export const ProjectRole = {

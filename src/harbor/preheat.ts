@@ -4,7 +4,8 @@
 // permission preheat-instance; policies the project's preheat-policy permission.
 import { z } from "zod";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 /** A provider driver Harbor has (GET /p2p/preheat/providers): id "dragonfly" or "kraken". */
 export const PreheatProvider = z.object({

@@ -12,7 +12,8 @@ import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./comm
 import { isHarborError } from "./errors.ts";
 import { Severity } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 const Flag = z.enum(["true", "false"]);
 

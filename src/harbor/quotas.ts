@@ -12,7 +12,8 @@
 //   hard.storage and used.storage, with "-" for descending. It has no `q`.
 import { z } from "zod";
 import { Timestamp } from "./common.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 /** Resource name → amount; storage in bytes, -1 is unlimited. */
 export const ResourceList = z.record(z.string(), z.number().int());

@@ -5,7 +5,8 @@ import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
 import { RegistryCredentialType } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 export const RegistryCredential = z.object({
   /** "basic" or "oauth" ("secret" for the Local registry). */

@@ -6,7 +6,8 @@ import { nullAsAbsent } from "./common.ts";
 import { ReplicationFilterDecoration, ReplicationTriggerType } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
 import { Registry } from "./registries.ts";
-import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT } from "./transport.ts";
 
 export const ReplicationTrigger = z.object({
   type: z.string().optional(),

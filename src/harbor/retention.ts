@@ -3,8 +3,9 @@
 // What Harbor does with these requests is written down in README.md (tag retention).
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
+import { path } from "./request-url.ts";
 import { TagRule, TagSelector } from "./tag-rule.ts";
-import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
+import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT } from "./transport.ts";
 
 /** Harbor's rule templates (GET /retentions/metadatas); each takes the parameter of its own name. */
 export const RETENTION_TEMPLATES = [

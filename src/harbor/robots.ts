@@ -15,7 +15,8 @@ import { nullAsAbsent, type ProjectRef, projectHeaders, Timestamp } from "./comm
 import { HarborError } from "./errors.ts";
 import { AccessEffect, RobotLevel } from "./model/enums.ts";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 export const AccessInput = z.object({
   /** v2: a bare resource name such as "repository"; v1: "/project/<id>/<resource>". */

@@ -3,7 +3,8 @@
 import { z } from "zod";
 import { nullAsAbsent, type ProjectRef, projectHeaders } from "./common.ts";
 import { type ListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 export const ScannerRegistration = z.object({
   uuid: z.string().optional(),

@@ -5,7 +5,8 @@
 import { z } from "zod";
 import { nullAsAbsent } from "./common.ts";
 import { type HistoryListFilter, listQuery } from "./query.ts";
-import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT, path } from "./transport.ts";
+import { path } from "./request-url.ts";
+import { type CallOptions, type HarborTransport, LOG_RESPONSE_LIMIT } from "./transport.ts";
 
 /** Schedule types: Manual starts a run, None deletes the schedule, "Schedule" is accepted and does nothing. */
 export const SystemJobScheduleType = z.enum([

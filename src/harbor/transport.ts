@@ -16,12 +16,15 @@
 //   closes), so no server can make the operator hold more than the limit. The same holds for the
 //   pages of one listing together, and for what parsing makes of a body: one full of tiny objects
 //   (`[{},{},…]`) would grow forty-fold on the heap, so the objects and arrays are counted first.
+// The mechanisms it uses are files of their own: the pool, rate limiter and cap per Harbor
+// (endpoints.ts), the bounded reading (bounded-body.ts), the URL with its id check
+// (request-url.ts) and the scrubbing of secrets from what is reported (scrub.ts).
 import { randomUUID } from "node:crypto";
-import { getCACertificates } from "node:tls";
 import type { Logger } from "pino";
-import { type Dispatcher, Pool } from "undici";
 import type { z } from "zod";
 import { logScope } from "../log.ts";
+import { headerValue, jsonObjects, readLimited } from "./bounded-body.ts";
+import { baseUrl, defaultEndpoints, type Endpoint, type EndpointRegistry } from "./endpoints.ts";
 import {
   formatBytes,
   HarborError,
@@ -29,7 +32,9 @@ import {
   kindForStatus,
   parseErrorEnvelope,
 } from "./errors.ts";
-import { Semaphore, sleep, TokenBucket } from "./limits.ts";
+import { sleep } from "./limits.ts";
+import { idOutOfRange, MAX_HARBOR_ID, queryString } from "./request-url.ts";
+import { scrub, sensitiveValues } from "./scrub.ts";
 
 export interface HarborConnectionSettings {
   /** Harbor's external URL, e.g. https://harbor.example.com (a path prefix is kept). */
@@ -144,113 +149,6 @@ export const LOGIN_FREEZE_MS = 1500;
 const UNAUTHORIZED_RETRY_DELAY_MS = LOGIN_FREEZE_MS + 100;
 /** Harbor's default robot name prefix: robots are checked without the login freeze. */
 const ROBOT_PREFIX = "robot$";
-
-/** Harbor's ids are PostgreSQL integers; the API takes int64 and answers a larger one with a 500. */
-export const MAX_HARBOR_ID = 2 ** 31 - 1;
-const fitsInt4 = (n: number) => Number.isSafeInteger(n) && n >= -(2 ** 31) && n <= MAX_HARBOR_ID;
-/**
- * What `path` puts in place of a number Harbor cannot hold: braces never survive encodeURIComponent,
- * so no encoded name can look like it, and `send` refuses a path that holds one.
- */
-const OUT_OF_RANGE = /\{out-of-range:([^}]*)\}/;
-
-/** Encodes each interpolated value as one path segment: path`/projects/${name}/robots`. */
-export function path(strings: TemplateStringsArray, ...values: Array<string | number>): string {
-  return strings.reduce((acc, s, i) => {
-    if (i >= values.length) return acc + s;
-    const v = values[i];
-    const segment =
-      typeof v === "number" && !fitsInt4(v) ? `{out-of-range:${v}}` : encodeURIComponent(String(v));
-    return acc + s + segment;
-  }, "");
-}
-
-/** A number Harbor cannot hold as an id, in the path or in an id query parameter. */
-function idOutOfRange(req: HarborRequest): string | undefined {
-  const inPath = OUT_OF_RANGE.exec(req.path)?.[1];
-  if (inPath !== undefined) return inPath;
-  for (const [k, v] of Object.entries(req.query ?? {})) {
-    if (/(^|_)id$/i.test(k) && typeof v === "number" && !fitsInt4(v)) return String(v);
-  }
-  return undefined;
-}
-
-interface Endpoint {
-  pool: Pool;
-  bucket: TokenBucket;
-  slots: Semaphore;
-  refs: number;
-}
-
-/**
- * The CAs a connection with a CA bundle trusts: Node's default ones (its bundled store, and the
- * system's and NODE_EXTRA_CA_CERTS where Node is told to use them) and the bundle; with `only`, the
- * bundle alone. Node's `ca` option replaces the defaults, so they are listed here.
- */
-export function trustedCertificates(caBundle: string, only: boolean): string | string[] {
-  return only ? caBundle : [...getCACertificates("default"), caBundle];
-}
-
-/**
- * One connection pool, rate limiter and concurrency cap per Harbor base URL (and TLS settings, since
- * they belong to the connections). Clients with different credentials for the same Harbor share them.
- */
-export class EndpointRegistry {
-  readonly #endpoints = new Map<string, Endpoint>();
-
-  acquire(s: HarborConnectionSettings): { endpoint: Endpoint; release: () => Promise<void> } {
-    const key = JSON.stringify([
-      baseUrl(s.url),
-      s.caBundle ?? "",
-      s.caBundleOnly === true,
-      s.insecureSkipTLSVerify === true,
-    ]);
-    let endpoint = this.#endpoints.get(key);
-    if (!endpoint) {
-      const origin = new URL(s.url).origin;
-      const maxConcurrency = s.maxConcurrency ?? 8;
-      endpoint = {
-        pool: new Pool(origin, {
-          connections: maxConcurrency,
-          keepAliveTimeout: 30_000,
-          connect: {
-            ...(s.caBundle ? { ca: trustedCertificates(s.caBundle, s.caBundleOnly === true) } : {}),
-            rejectUnauthorized: s.insecureSkipTLSVerify !== true,
-          },
-        }),
-        bucket: new TokenBucket(s.requestsPerSecond ?? 20, s.burst ?? 40),
-        slots: new Semaphore(maxConcurrency),
-        refs: 0,
-      };
-      this.#endpoints.set(key, endpoint);
-    }
-    endpoint.refs++;
-    const held = endpoint;
-    let released = false;
-    return {
-      endpoint: held,
-      release: async () => {
-        if (released) return;
-        released = true;
-        held.refs--;
-        if (held.refs === 0) {
-          this.#endpoints.delete(key);
-          await held.pool.close();
-        }
-      },
-    };
-  }
-}
-
-export const defaultEndpoints = new EndpointRegistry();
-
-function baseUrl(url: string): string {
-  const u = new URL(url);
-  if (u.protocol !== "http:" && u.protocol !== "https:") {
-    throw new TypeError(`Harbor URL must be http or https: ${u.protocol}`);
-  }
-  return `${u.origin}${u.pathname.replace(/\/+$/, "")}`;
-}
 
 export class HarborTransport {
   readonly #endpoint: Endpoint;
@@ -652,103 +550,15 @@ export class HarborTransport {
   }
 }
 
-/**
- * The body as text, or `over` once it passes `limit` bytes: at once when Content-Length announces
- * more (a HEAD's Content-Length describes the GET, so only bodies that can come count), else as
- * soon as the streamed bytes pass it. Either way the body is destroyed unread, which closes the
- * connection; no more than `limit` bytes are ever held.
- */
-async function readLimited(
-  res: Dispatcher.ResponseData,
-  limit: number,
-  hasBody: boolean,
-): Promise<{ over: false; text: string } | { over: true; declared?: number }> {
-  const length = Number(headerValue(res.headers["content-length"]) ?? Number.NaN);
-  if (hasBody && Number.isFinite(length) && length > limit) {
-    res.body.destroy();
-    return { over: true, declared: length };
-  }
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) {
-      res.body.destroy();
-      return { over: true };
-    }
-    chunks.push(chunk);
-  }
-  return { over: false, text: Buffer.concat(chunks, size).toString("utf8") };
-}
-
-/** The objects and arrays in a JSON text (brackets outside strings), counted up to `max + 1`. */
-function jsonObjects(text: string, max: number): number {
-  let n = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      // A backslash escapes the character after it.
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if ((c === 0x7b || c === 0x5b) && ++n > max) return n;
-  }
-  return n;
-}
-
 function refusedConnection(e: HarborError): boolean {
   return e.kind === "network" && e.code === "ECONNREFUSED";
 }
 
-function queryString(query: HarborRequest["query"]): string {
-  if (!query) return "";
-  const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(query)) {
-    if (v === undefined) continue;
-    // Swagger 2's default collection format for query arrays is csv.
-    params.set(k, Array.isArray(v) ? v.join(",") : String(v));
-  }
-  const s = params.toString();
-  return s ? `?${s}` : "";
-}
-
-function headerValue(h: string | string[] | undefined): string | undefined {
-  return Array.isArray(h) ? h[0] : h;
-}
-
 /** Retry-After is either delay-seconds or an HTTP date. */
-export function parseRetryAfter(value: string | undefined): number | undefined {
+function parseRetryAfter(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
-const SENSITIVE_KEYS = new Set([
-  "password",
-  "secret",
-  "access_secret",
-  "access_credential",
-  "auth_header",
-  "ldap_search_password",
-]);
-
-/** Values of sensitive fields in a request body, to be scrubbed from anything we report. */
-function sensitiveValues(body: unknown, out: string[] = []): string[] {
-  if (Array.isArray(body)) for (const v of body) sensitiveValues(v, out);
-  else if (body && typeof body === "object") {
-    for (const [k, v] of Object.entries(body)) {
-      if (SENSITIVE_KEYS.has(k) && typeof v === "string" && v.length >= 4) out.push(v);
-      else sensitiveValues(v, out);
-    }
-  }
-  return out;
-}
-
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const s of secrets) out = out.split(s).join("***");
-  return out;
 }

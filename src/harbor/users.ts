@@ -2,8 +2,9 @@
 // its name (project members are added by id), and the local users' management (sysadmin only):
 // list, create (db_auth mode only), profile, password, the sysadmin flag, delete.
 import { z } from "zod";
+import { path } from "./request-url.ts";
 import { UserResp } from "./system.ts";
-import { type CallOptions, type HarborTransport, path } from "./transport.ts";
+import type { CallOptions, HarborTransport } from "./transport.ts";
 
 /** UserSearchRespItem. */
 export const UserSearchItem = z.object({

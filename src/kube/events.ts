@@ -13,6 +13,12 @@ export type EventType = "Normal" | "Warning";
 
 export interface EventRecorder {
   record(obj: KubeObject, type: EventType, reason: string, message: string): void;
+  /**
+   * A routine change nobody needs to notice (a create, a plain delete): the log line an Event
+   * would be, without the Event. Kubernetes' own controllers keep Events for what a person must
+   * see; one Event per object created would double the writes a fleet costs the apiserver.
+   */
+  routine(obj: KubeObject, reason: string, message: string): void;
 }
 
 const AGGREGATE_WINDOW_MS = 10 * 60_000;
@@ -40,16 +46,7 @@ export class KubeEventRecorder implements EventRecorder {
   }
 
   record(obj: KubeObject, type: EventType, reason: string, message: string): void {
-    const text = safeText(message);
-    // Every Event is a log line too (a change made, a trouble seen), with the reconcile it came from.
-    this.#logger[type === "Warning" ? "warn" : "info"](
-      {
-        ...logScope.getStore(),
-        event: reason,
-        object: `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ""}${obj.metadata.name}`,
-      },
-      text,
-    );
+    const text = this.#log(obj, type, reason, message);
     // Events are written one after another so that repeats aggregate reliably.
     this.#pending = this.#pending
       .then(() => this.#write(obj, type, reason, text))
@@ -59,6 +56,24 @@ export class KubeEventRecorder implements EventRecorder {
           "could not record event",
         );
       });
+  }
+
+  routine(obj: KubeObject, reason: string, message: string): void {
+    this.#log(obj, "Normal", reason, message);
+  }
+
+  /** Every Event is a log line too (a change made, a trouble seen), with the reconcile it came from. */
+  #log(obj: KubeObject, type: EventType, reason: string, message: string): string {
+    const text = safeText(message);
+    this.#logger[type === "Warning" ? "warn" : "info"](
+      {
+        ...logScope.getStore(),
+        event: reason,
+        object: `${obj.kind} ${obj.metadata.namespace ? `${obj.metadata.namespace}/` : ""}${obj.metadata.name}`,
+      },
+      text,
+    );
+    return text;
   }
 
   /** Resolves when every recorded event has been written (tests, shutdown). */

@@ -24,6 +24,11 @@ export interface InformerOptions {
   logger: Logger;
   /** Watch these namespaces only (one list+watch each, one cache); default all. */
   namespaces?: readonly string[];
+  /**
+   * Decides the namespaces when the informer starts, in place of `namespaces` (undefined or empty:
+   * all); if it fails, `namespaces` stand.
+   */
+  resolveNamespaces?: () => Promise<readonly string[] | undefined>;
   labelSelector?: string;
   /** Server-side watch timeout; each watch gets ±10 % jitter. Default 300 s. */
   watchTimeoutSeconds?: number;
@@ -40,11 +45,18 @@ export interface InformerOptions {
 }
 
 export class Informer<T extends KubeObject> {
-  readonly #o: Required<Omit<InformerOptions, "namespaces" | "labelSelector" | "transform">> &
-    Pick<InformerOptions, "labelSelector" | "transform">;
+  readonly #o: Required<
+    Omit<InformerOptions, "namespaces" | "resolveNamespaces" | "labelSelector" | "transform">
+  > &
+    Pick<InformerOptions, "resolveNamespaces" | "labelSelector" | "transform">;
   /** undefined = all namespaces. */
-  readonly #scopes: ReadonlyArray<string | undefined>;
+  #scopes: ReadonlyArray<string | undefined>;
   readonly #cache = new Map<string, T>();
+  /** Indexes by name: each object's value, and the keys of the objects with each value. */
+  readonly #indexes = new Map<
+    string,
+    { by: (obj: T) => string | undefined; keys: Map<string, Set<string>>; valueOf: Map<string, string> }
+  >();
   readonly #handlers: InformerHandlers<T>[] = [];
   readonly #syncWaiters: Array<() => void> = [];
   readonly #resourceVersions = new Map<string | undefined, string>();
@@ -62,7 +74,7 @@ export class Informer<T extends KubeObject> {
       backoffBaseMs: o.backoffBaseMs ?? 500,
       backoffMaxMs: o.backoffMaxMs ?? 30_000,
     };
-    this.#scopes = o.namespaces?.length ? [...new Set(o.namespaces)] : [undefined];
+    this.#scopes = scopesOf(o.namespaces);
   }
 
   get type(): ResourceType {
@@ -87,6 +99,24 @@ export class Informer<T extends KubeObject> {
     return this.#cache.get(key);
   }
 
+  /**
+   * Keeps the objects findable by a value derived from each (`by`; undefined: not indexed), as
+   * client-go's indexers do, so that "who points at this?" is a lookup rather than a scan of the
+   * cache. Add indexes before the informer starts.
+   */
+  addIndex(name: string, by: (obj: T) => string | undefined): void {
+    const index = { by, keys: new Map<string, Set<string>>(), valueOf: new Map<string, string>() };
+    this.#indexes.set(name, index);
+    for (const [key, obj] of this.#cache) this.#index(key, obj);
+  }
+
+  /** The cached objects whose value in the index `name` is `value`. */
+  byIndex(name: string, value: string): T[] {
+    const keys = this.#indexes.get(name)?.keys.get(value);
+    if (!keys) return [];
+    return [...keys].map((k) => this.#cache.get(k)).filter((o): o is T => o !== undefined);
+  }
+
   list(): T[] {
     return [...this.#cache.values()];
   }
@@ -103,7 +133,25 @@ export class Informer<T extends KubeObject> {
     if (this.#running) return;
     this.#abort = new AbortController();
     const signal = this.#abort.signal;
-    this.#running = Promise.all(this.#scopes.map((ns) => this.#run(ns, signal))).then(() => undefined);
+    this.#running = (async () => {
+      const resolve = this.#o.resolveNamespaces;
+      if (resolve) {
+        try {
+          this.#scopes = scopesOf(await resolve());
+        } catch (e) {
+          this.#o.logger.warn(
+            { err: errText(e), informer: this.#o.type.plural },
+            "could not decide which namespaces to watch; watching the configured ones",
+          );
+        }
+      }
+      await Promise.all(this.#scopes.map((ns) => this.#run(ns, signal)));
+    })();
+  }
+
+  /** The namespaces watched (undefined: all); decided at start when resolveNamespaces is given. */
+  get namespaces(): ReadonlyArray<string> | undefined {
+    return this.#scopes[0] === undefined ? undefined : (this.#scopes as string[]);
   }
 
   async stop(): Promise<void> {
@@ -197,6 +245,7 @@ export class Informer<T extends KubeObject> {
     for (const [key, old] of [...this.#cache]) {
       if (seen.has(key) || (namespace !== undefined && old.metadata.namespace !== namespace)) continue;
       this.#cache.delete(key);
+      this.#index(key, undefined);
       this.#notify((h) => h.delete?.(old));
     }
     this.#resourceVersions.set(namespace, result.resourceVersion);
@@ -215,6 +264,7 @@ export class Informer<T extends KubeObject> {
     if (type === "DELETED") {
       const old = this.#cache.get(key) ?? obj;
       this.#cache.delete(key);
+      this.#index(key, undefined);
       this.#notify((h) => h.delete?.(old));
       return;
     }
@@ -233,8 +283,38 @@ export class Informer<T extends KubeObject> {
     const old = this.#cache.get(key);
     if (old && old.metadata.resourceVersion === obj.metadata.resourceVersion) return;
     this.#cache.set(key, obj);
+    this.#index(key, obj);
     if (old) this.#notify((h) => h.update?.(old, obj));
     else this.#notify((h) => h.add?.(obj));
+  }
+
+  /** Moves `key` to `obj`'s value in every index (undefined: the object is gone). */
+  #index(key: string, obj: T | undefined): void {
+    for (const index of this.#indexes.values()) {
+      const before = index.valueOf.get(key);
+      let after: string | undefined;
+      try {
+        after = obj ? index.by(obj) : undefined;
+      } catch {
+        after = undefined; // a spec the schema would refuse: not indexed
+      }
+      if (before === after) continue;
+      if (before !== undefined) {
+        const keys = index.keys.get(before);
+        keys?.delete(key);
+        if (keys?.size === 0) index.keys.delete(before);
+        index.valueOf.delete(key);
+      }
+      if (after !== undefined) {
+        let keys = index.keys.get(after);
+        if (!keys) {
+          keys = new Set();
+          index.keys.set(after, keys);
+        }
+        keys.add(key);
+        index.valueOf.set(key, after);
+      }
+    }
   }
 
   #notify(call: (h: InformerHandlers<T>) => void): void {
@@ -246,6 +326,10 @@ export class Informer<T extends KubeObject> {
       }
     }
   }
+}
+
+function scopesOf(namespaces: readonly string[] | undefined): ReadonlyArray<string | undefined> {
+  return namespaces?.length ? [...new Set(namespaces)] : [undefined];
 }
 
 function errText(e: unknown): string {

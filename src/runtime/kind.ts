@@ -2,16 +2,11 @@
 // changes queue a reconcile, and the periodic drift sweep. The same few lines for every kind.
 import type { Logger } from "pino";
 import type { KubeClient } from "../kube/client.ts";
-import type { KubeObject, ResourceType } from "../kube/types.ts";
-import { Controller } from "./controller.ts";
+import { type KubeObject, objectKey, type ResourceType } from "../kube/types.ts";
+import { Controller, type Reconciler } from "./controller.ts";
+import type { HarborId, ManagedObject, ManagedSpec } from "./external-client.ts";
 import { Informer } from "./informer.ts";
-import {
-  type HarborId,
-  type ManagedObject,
-  ManagedReconciler,
-  type ManagedReconcilerOptions,
-  type ManagedSpec,
-} from "./managed.ts";
+import { ManagedReconciler, type ManagedReconcilerOptions } from "./managed.ts";
 import type { Metrics } from "./metrics.ts";
 
 export interface ManagedKindOptions<S extends ManagedSpec, O, C, X, Id extends HarborId = number>
@@ -41,6 +36,48 @@ export function needsReconcile(oldObj: KubeObject, newObj: KubeObject): boolean 
   );
 }
 
+/**
+ * The Controller of one kind, fed by its informer: every resource added, and every change that
+ * needs a reconcile (needsReconcile), queues its key. Managed and run kinds are wired alike.
+ */
+export function kindController(
+  o: {
+    type: ResourceType;
+    logger: Logger;
+    workers: number;
+    metrics?: Metrics | undefined;
+    reconcileTimeoutMs?: number | undefined;
+  },
+  reconciler: Reconciler,
+  informer: Informer<ManagedObject>,
+): Controller {
+  const controller = new Controller({
+    name: o.type.kind.toLowerCase(),
+    reconciler,
+    logger: o.logger,
+    workers: o.workers,
+    ...(o.metrics ? { metrics: o.metrics } : {}),
+    ...(o.reconcileTimeoutMs ? { reconcileTimeoutMs: o.reconcileTimeoutMs } : {}),
+  });
+  const enqueue = (obj: KubeObject) => controller.enqueue(objectKey(obj));
+  informer.on({
+    add: enqueue,
+    update: (oldObj, newObj) => {
+      if (needsReconcile(oldObj, newObj)) enqueue(newObj);
+    },
+  });
+  return controller;
+}
+
+/** Queues every resource of the informer matching the predicate (e.g. those referencing a changed object). */
+export function enqueueMatching(
+  informer: Informer<ManagedObject>,
+  controller: Controller,
+  predicate: (obj: ManagedObject) => boolean,
+): void {
+  for (const obj of informer.list()) if (predicate(obj)) controller.enqueue(objectKey(obj));
+}
+
 export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = number> {
   readonly type: ResourceType;
   readonly informer: Informer<ManagedObject>;
@@ -64,28 +101,13 @@ export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = n
         ...(o.labelSelector ? { labelSelector: o.labelSelector } : {}),
       });
     this.reconciler = new ManagedReconciler({ ...o, informer: this.informer, now: o.now ?? Date.now });
-    const name = o.type.kind.toLowerCase();
-    this.controller = new Controller({
-      name,
-      reconciler: this.reconciler,
-      logger: o.logger,
-      workers: o.workers,
-      ...(o.metrics ? { metrics: o.metrics } : {}),
-      ...(o.reconcileTimeoutMs ? { reconcileTimeoutMs: o.reconcileTimeoutMs } : {}),
-    });
+    this.controller = kindController(o, this.reconciler, this.informer);
     this.reconciler.enqueue = (key) => this.controller.enqueue(key);
-    const enqueue = (obj: KubeObject) => this.controller.enqueue(keyOf(obj));
-    this.informer.on({
-      add: enqueue,
-      update: (oldObj, newObj) => {
-        if (needsReconcile(oldObj, newObj)) enqueue(newObj);
-      },
-    });
   }
 
   /** Queues every resource matching the predicate (e.g. those referencing a changed object). */
   enqueueWhere(predicate: (obj: ManagedObject) => boolean): void {
-    for (const obj of this.informer.list()) if (predicate(obj)) this.controller.enqueue(keyOf(obj));
+    enqueueMatching(this.informer, this.controller, predicate);
   }
 
   /**
@@ -152,8 +174,4 @@ export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = n
     }, interval);
     this.#sweepTimer.unref?.();
   }
-}
-
-function keyOf(o: KubeObject): string {
-  return o.metadata.namespace ? `${o.metadata.namespace}/${o.metadata.name}` : o.metadata.name;
 }

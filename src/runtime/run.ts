@@ -24,107 +24,32 @@ import { FINAL_PHASES, type RunPhase } from "../api/run.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isKubeError } from "../kube/errors.ts";
 import type { EventRecorder } from "../kube/events.ts";
-import { type Condition, type KubeObject, objectKey, type ResourceType } from "../kube/types.ts";
+import { type Condition, objectKey, type ResourceType } from "../kube/types.ts";
 import { findCondition, isTrue, jsonEqual, setCondition, withReconciling } from "./conditions.ts";
 import {
-  Controller,
+  type Controller,
   type ReconcileContext,
   type Reconciler,
   type Result,
   RetryAfter,
   TerminalError,
 } from "./controller.ts";
-import type { Informer } from "./informer.ts";
-import { describeIssues, INVALID_SPEC } from "./invalid-spec.ts";
-import { needsReconcile } from "./kind.ts";
 import {
   type ConnectionResolver,
-  DEPENDENCY_NOT_READY,
   type ErrorClassifier,
   type ManagedCache,
   type ManagedObject,
-  type ManagedSpec,
   NotReady,
   Stalled,
-} from "./managed.ts";
+} from "./external-client.ts";
+import type { Informer } from "./informer.ts";
+import { describeIssues, INVALID_SPEC } from "./invalid-spec.ts";
+import { enqueueMatching, kindController } from "./kind.ts";
+import { DEPENDENCY_NOT_READY } from "./managed.ts";
 import type { Metrics } from "./metrics.ts";
 import { OwnWrites } from "./own-writes.ts";
-
-export interface RunSpec {
-  connectionRef: ManagedSpec["connectionRef"];
-  deletionPolicy: "Delete" | "Orphan";
-  ttlSecondsAfterFinished?: number | undefined;
-}
-
-export interface RunStatus {
-  observedGeneration?: number;
-  conditions?: Condition[];
-  phase?: RunPhase;
-  harborId?: number;
-  harborUrl?: string;
-  startRequest?: { time: string; afterId: number };
-  startTime?: string;
-  completionTime?: string;
-  [field: string]: unknown;
-}
-
-/** Everything a run kind's external side gets for one resource. */
-export interface RunInput<S, C, X> {
-  resource: ManagedObject;
-  spec: S;
-  conn: C;
-  /** What `prepare` resolved (referenced objects). */
-  extra: X;
-  logger: Logger;
-  signal: AbortSignal;
-}
-
-/** What an execution means for its run, as the kind reads it. */
-export interface RunOutcome<St> {
-  /** Running while it has not ended, else the final phase. */
-  phase: Exclude<RunPhase, "Pending">;
-  /** For the Ready condition and the Event at the end, e.g. "GC 12 succeeded: freed 3 MiB". */
-  message: string;
-  /** The kind's own status fields (times, counts, results). */
-  status: Partial<St>;
-}
-
-/**
- * A run kind's external side. `E` is the system's execution; every method but `start` and `stop`
- * only reads.
- */
-export interface RunExternal<S, E, C, X, St = Record<string, unknown>> {
-  /**
-   * Resolves references; throw NotReady to wait, Stalled for a spec error. While the resource is
-   * being deleted, a reference that is gone must not block: fall back to what status recorded.
-   */
-  prepare(input: Omit<RunInput<S, C, X>, "extra">): Promise<X>;
-  /** Why the run may not start yet (e.g. another GC runs), or undefined to start now. */
-  blocker?(input: RunInput<S, C, X>): Promise<{ reason: string; message: string } | undefined>;
-  /** The newest execution id of the kind (in its scope, e.g. the policy) the system has now; 0 for none. */
-  newestId(input: RunInput<S, C, X>): Promise<number>;
-  /**
-   * Executions with an id above `afterId` that this run could have started (same trigger, same
-   * parameters, same policy): the candidates after an interrupted start.
-   */
-  startedAfter(input: RunInput<S, C, X>, afterId: number): Promise<E[]>;
-  /** Starts the execution and returns its id. Throw NotReady when the system says "not now". */
-  start(input: RunInput<S, C, X>): Promise<number>;
-  /** The execution, or undefined when the system no longer has it. */
-  get(input: RunInput<S, C, X>, id: number): Promise<E | undefined>;
-  id(execution: E): number;
-  /** Pure: what the execution means for the run. */
-  outcome(input: RunInput<S, C, X>, execution: E): RunOutcome<St>;
-  /** Reads, once the execution has ended, what only an ended one has (a log tail); best effort. */
-  details?(input: RunInput<S, C, X>, execution: E, phase: RunPhase): Promise<Partial<St>>;
-  /** Asks the system to stop the execution. */
-  stop(input: RunInput<S, C, X>, execution: E): Promise<void>;
-  /**
-   * How messages name an execution of this run, e.g. "GC 12" or `replication execution 12 of
-   * policy "x"`; without an id, the execution a start request may have created.
-   */
-  name(input: Omit<RunInput<S, C, X>, "extra">, id: number | undefined): string;
-}
+import type { RunExternal, RunInput, RunSpec, RunStatus } from "./run-external.ts";
+import { ResourceWrites, statusPatch } from "./writes.ts";
 
 export interface RunReconcilerOptions<S extends RunSpec, E, C, X> {
   type: ResourceType;
@@ -172,11 +97,13 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
   readonly #o: RunReconcilerOptions<S, E, C, X>;
   /** Our own writes, until the informer shows them. */
   readonly #written = new OwnWrites<ManagedObject>();
+  readonly #writes: ResourceWrites;
   /** Execution ids this process recorded, by resource key, until the informer shows them. */
   readonly #recorded = new Map<string, { harbor: string; id: number }>();
 
   constructor(o: RunReconcilerOptions<S, E, C, X>) {
     this.#o = o;
+    this.#writes = new ResourceWrites({ kube: o.kube, type: o.type, written: this.#written });
     o.informer.on({
       update: (_old, obj) => this.#written.caughtUp(obj),
       delete: (obj) => {
@@ -273,7 +200,7 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
     if (id === undefined) {
       const blocked = await ext.blocker?.(input);
       if (blocked) throw new NotReady(blocked.reason, blocked.message);
-      input.resource = await this.#ensureFinalizer(input.resource);
+      input.resource = await this.#writes.ensureFinalizer(input.resource);
       const afterId = st.startRequest?.afterId ?? (await ext.newestId(input));
       input.resource = await this.#recordStartRequest(input.resource, harbor, afterId);
       id = await ext.start(input);
@@ -503,25 +430,7 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
     };
     for (const [k, v] of Object.entries(next)) if (v === undefined) delete next[k];
     if (jsonEqual(old, next)) return r;
-    const patch: Record<string, unknown> = { ...next };
-    for (const k of Object.keys(old)) if (!(k in next)) patch[k] = null;
-    return this.#patchStatus(r, patch);
-  }
-
-  async #patchStatus(
-    r: ManagedObject,
-    patch: Record<string, unknown>,
-    guarded = false,
-  ): Promise<ManagedObject> {
-    const updated = await this.#o.kube.patchStatus<ManagedObject>(
-      this.#o.type,
-      r.metadata.namespace,
-      r.metadata.name,
-      patch,
-      guarded ? r.metadata.resourceVersion : undefined,
-    );
-    this.#written.remember(r.metadata.resourceVersion, updated);
-    return { ...r, metadata: { ...r.metadata, ...updated.metadata }, status: updated.status ?? {} };
+    return this.#writes.patchStatus(r, statusPatch(old, next));
   }
 
   /**
@@ -529,7 +438,7 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
    * that a stale view (one that misses an id recorded since) fails here instead of starting twice.
    */
   #recordStartRequest(r: ManagedObject, harbor: string, afterId: number): Promise<ManagedObject> {
-    return this.#patchStatus(
+    return this.#writes.patchStatus(
       r,
       { phase: "Pending", harborUrl: harbor, startRequest: { time: this.#nowText(), afterId } },
       true,
@@ -549,37 +458,8 @@ export class RunReconciler<S extends RunSpec, E, C, X> implements Reconciler {
     });
   }
 
-  async #ensureFinalizer(r: ManagedObject): Promise<ManagedObject> {
-    const finalizers = r.metadata.finalizers ?? [];
-    if (finalizers.includes(FINALIZER)) return r;
-    const updated = await this.#o.kube.mergePatch<ManagedObject>(
-      this.#o.type,
-      r.metadata.namespace,
-      r.metadata.name,
-      { metadata: { finalizers: [...finalizers, FINALIZER] } },
-      r.metadata.resourceVersion,
-    );
-    this.#written.remember(r.metadata.resourceVersion, updated);
-    return { ...r, metadata: { ...r.metadata, ...updated.metadata } };
-  }
-
   async #release(r: ManagedObject, log: Logger, why: string): Promise<Result> {
-    const finalizers = r.metadata.finalizers ?? [];
-    if (!finalizers.includes(FINALIZER)) return {};
-    try {
-      const updated = await this.#o.kube.mergePatch<ManagedObject>(
-        this.#o.type,
-        r.metadata.namespace,
-        r.metadata.name,
-        { metadata: { finalizers: finalizers.filter((f) => f !== FINALIZER) } },
-        r.metadata.resourceVersion,
-      );
-      this.#written.remember(r.metadata.resourceVersion, updated);
-    } catch (e) {
-      if (isKubeError(e, "notFound")) return {};
-      throw e;
-    }
-    log.info({ why }, "finalizer removed");
+    if (await this.#writes.releaseFinalizer(r)) log.info({ why }, "finalizer removed");
     return {};
   }
 
@@ -620,26 +500,12 @@ export class RunKind<S extends RunSpec, E, C, X> {
     this.type = o.type;
     this.informer = o.informer;
     this.reconciler = new RunReconciler({ ...o, now: o.now ?? Date.now });
-    this.controller = new Controller({
-      name: o.type.kind.toLowerCase(),
-      reconciler: this.reconciler,
-      logger: o.logger,
-      workers: o.workers,
-      ...(o.metrics ? { metrics: o.metrics } : {}),
-      ...(o.reconcileTimeoutMs ? { reconcileTimeoutMs: o.reconcileTimeoutMs } : {}),
-    });
-    const enqueue = (obj: KubeObject) => this.controller.enqueue(objectKey(obj));
-    this.informer.on({
-      add: enqueue,
-      update: (oldObj, newObj) => {
-        if (needsReconcile(oldObj, newObj)) enqueue(newObj);
-      },
-    });
+    this.controller = kindController(o, this.reconciler, this.informer);
   }
 
   /** Queues every resource matching the predicate. */
   enqueueWhere(predicate: (obj: ManagedObject) => boolean): void {
-    for (const obj of this.informer.list()) if (predicate(obj)) this.controller.enqueue(objectKey(obj));
+    enqueueMatching(this.informer, this.controller, predicate);
   }
 
   /** Starts the workers once `gate` resolves (the informer is started by whoever shares it). */

@@ -16,7 +16,15 @@ import { isHarborError } from "../../src/harbor/errors.ts";
 import { createGitRepo, type GitRepo } from "../env/argocd/git.ts";
 import { ARGOCD_NAMESPACE, type ArgoCd, startArgoCd } from "../env/argocd/launcher.ts";
 import { type ControlPlane, startControlPlane } from "../env/controlplane/launcher.ts";
-import { addExampleAdapters, exampleFiles, examplesDir, type Manifest } from "../env/examples.ts";
+import {
+  addExampleAdapters,
+  exampleFiles,
+  examplesDir,
+  type Manifest,
+  OPERATOR_ENV,
+  operatorNamespace,
+  webhooksOnLoopback,
+} from "../env/examples.ts";
 import { useEmulator } from "../env/harbor.ts";
 import { type Kubectl, kubectl } from "../env/kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
@@ -74,18 +82,23 @@ let revision = "";
 beforeAll(async () => {
   cp = await startControlPlane({ crds: join(root, "crds"), log: say });
   admin = kubectl(cp.kubeconfigPath, cp.binaries.kubectl);
-  operator = spawnOperator([
-    `--kubeconfig=${cp.kubeconfigPath}`,
-    "--leader-elect=false",
-    "--metrics-bind-address=0",
-    "--health-probe-bind-address=0",
-    "--drift-interval=10s",
-  ]);
+  operator = spawnOperator(
+    [
+      `--kubeconfig=${cp.kubeconfigPath}`,
+      "--leader-elect=false",
+      "--metrics-bind-address=0",
+      "--health-probe-bind-address=0",
+      "--drift-interval=10s",
+    ],
+    OPERATOR_ENV,
+  );
   argo = await startArgoCd({ kubeconfigPath: cp.kubeconfigPath, kubectl: cp.binaries.kubectl, log: say });
 
   // The namespaces exist before the team's configuration, as a platform makes them: the Application
   // manages what is in its folder, not the namespaces (the apps namespace gets robot Secret copies).
+  // The operator's namespace too, as deploy/ makes it: the shared connection's Secret goes there.
   await admin.apply(readFileSync(join(examplesDir, "namespaces.yaml"), "utf8"));
+  await admin.apply(operatorNamespace());
   const { emulator } = h;
   addExampleAdapters(emulator.control);
   files = exampleFiles({
@@ -94,12 +107,7 @@ beforeAll(async () => {
     password: emulator.adminPassword,
   });
   files.delete("namespaces.yaml");
-  // The webhook's receiver (a placeholder) on loopback: nothing in the test reaches off the machine.
-  for (const m of files.get("harbor-webhook-policy.yaml") ?? []) {
-    for (const target of (m.spec as { targets?: Array<{ address: string }> } | undefined)?.targets ?? []) {
-      target.address = "http://127.0.0.1:9/hooks/harbor";
-    }
-  }
+  webhooksOnLoopback(files);
   repo = await createGitRepo();
   revision = await repo.commit("Harbor configuration of the examples", {
     // Git keeps no empty folders: a README keeps this one when every manifest is deleted.
@@ -354,9 +362,11 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
     say(`reverted: Synced + Healthy ${seconds(Date.now() - started)} after the commit`);
   });
 
-  test("a paused resource shows Suspended, and Healthy once resumed", { timeout: 180_000 }, async () => {
+  test("a paused resource shows Suspended, with a change made meanwhile too (its dependents Healthy), and Healthy once resumed", {
+    timeout: 240_000,
+  }, async () => {
     const project = files.get("harbor-project.yaml") as Manifest[];
-    const paused = project.map((m) => ({
+    const paused: Manifest[] = project.map((m) => ({
       ...m,
       metadata: { ...m.metadata, annotations: { "harborconfig.io/paused": "true" } },
     }));
@@ -365,6 +375,29 @@ describe("Argo CD syncing the examples with the shipped Application", () => {
     const app = await waitApp("Suspended", settled(revision, "Suspended"), 90_000);
     say(`paused: Suspended ${seconds(Date.now() - started)} after the commit`);
     expect(resource(app, "HarborProject", "example-team")?.health?.status).toBe("Suspended");
+
+    // A change made while paused: still Suspended, saying the change waits for the unpause; what
+    // uses the project (its robot, its members, its policies) stays Healthy, so the Application
+    // settles instead of Progressing.
+    started = Date.now();
+    const changed = paused.map((m) => ({ ...m, spec: { ...(m.spec as object), severity: "high" } }));
+    revision = await commit("Change the paused project", { "harbor-project.yaml": changed });
+    const pending = await waitApp(
+      "Suspended with the change pending",
+      (a) =>
+        settled(revision, "Suspended")(a) &&
+        /waits for the unpause/.test(resource(a, "HarborProject", "example-team")?.health?.message ?? ""),
+      90_000,
+    );
+    say(`changed while paused: Suspended ${seconds(Date.now() - started)} after the commit`);
+    const others = (pending.status?.resources ?? []).filter(
+      (r) => r.health && !(r.kind === "HarborProject" && r.name === "example-team"),
+    );
+    expect(
+      others
+        .filter((r) => r.health?.status !== "Healthy")
+        .map((r) => `${r.kind} ${r.name}: ${r.health?.status} ${r.health?.message ?? ""}`),
+    ).toEqual([]);
 
     started = Date.now();
     revision = await commit("Resume the project", { "harbor-project.yaml": project });

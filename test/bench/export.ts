@@ -8,7 +8,7 @@ import { mkdirSync, readdirSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { eachLimited } from "../../src/cli/harbor-state.ts";
 import { HarborClient } from "../../src/harbor/client.ts";
-import { EndpointRegistry } from "../../src/harbor/transport.ts";
+import { EndpointRegistry } from "../../src/harbor/endpoints.ts";
 import { delta, harborCost, snapshot } from "./harbor.ts";
 import { machine, revision } from "./machine.ts";
 import { startEmulatorProcess } from "./processes.ts";

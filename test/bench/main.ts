@@ -7,7 +7,7 @@ import { parseArgs } from "node:util";
 import { deployedNodeOptions } from "./deployment.ts";
 import { renderExportResult, runExportBenchmark } from "./export.ts";
 import { machine, revision } from "./machine.ts";
-import { killChildren, STATUS_REFRESH_RATIO } from "./processes.ts";
+import { killChildren, STATUS_REFRESH_RATIO, steadyDriftIntervalFor } from "./processes.ts";
 import { renderResult, renderScaling } from "./report.ts";
 import { type RunOptions, runBenchmark, stopRuns } from "./scenario.ts";
 import { formatDuration, parseDuration } from "./stats.ts";
@@ -28,7 +28,8 @@ preheat policies, and once per Harbor a preheat instance, a configuration and a 
   --scaling-sizes N,N,...      the series' sizes
   --latency-ms MS              latency the emulator adds to every Harbor request (default 10)
   --workers N                  the operator's --workers (default 16)
-  --drift-interval DURATION    drift interval of the steady-state phase (default 5s)
+  --drift-interval DURATION    drift interval of the steady-state phase (default 10s per 1,000 projects, at least
+                               5s: a drift pass must fit in its interval for the operator to have a steady state)
   --steady-intervals N         how many drift intervals the steady state lasts at least (default ${STATUS_REFRESH_RATIO}: the
                                steady operator's status refresh is ${STATUS_REFRESH_RATIO} drift intervals, as 1h to 5m by default)
   --converge-drift-interval D  drift interval while converging, updating, deleting (default 5m, the operator's)
@@ -59,7 +60,7 @@ const { values } = parseArgs({
     "scaling-sizes": { type: "string" },
     "latency-ms": { type: "string", default: "10" },
     workers: { type: "string", default: "16" },
-    "drift-interval": { type: "string", default: "5s" },
+    "drift-interval": { type: "string" },
     "steady-intervals": { type: "string", default: String(STATUS_REFRESH_RATIO) },
     "converge-drift-interval": { type: "string", default: "5m" },
     rate: { type: "string", default: "1000" },
@@ -118,7 +119,9 @@ function options(label: string, projects: number): RunOptions {
     latencyMs: whole("latency-ms", values["latency-ms"]),
     workers: whole("workers", values.workers, 1),
     convergeDriftIntervalMs: parseDuration(values["converge-drift-interval"]),
-    steadyDriftIntervalMs: parseDuration(values["drift-interval"]),
+    steadyDriftIntervalMs: values["drift-interval"]
+      ? parseDuration(values["drift-interval"])
+      : steadyDriftIntervalFor(projects),
     steadyIntervals: whole("steady-intervals", values["steady-intervals"], 1),
     createConcurrency: whole("create-concurrency", values["create-concurrency"], 1),
     connection: {

@@ -1,8 +1,8 @@
 // The processes under test, each on its own: the Harbor emulator (so its CPU is not the driver's)
-// and the operator, run as users run it (`node src/main.ts`), its log going to a file rather than
-// through the benchmark.
-import { type ChildProcess, spawn } from "node:child_process";
-import { closeSync, openSync } from "node:fs";
+// and the operator, run as the image runs it (its JavaScript from src/build.ts, `node src/main.js`),
+// its log going to a file rather than through the benchmark.
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { closeSync, openSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { type RemoteControl, remoteControl } from "../env/emulator/index.ts";
@@ -100,7 +100,79 @@ export async function startEmulatorProcess(latencyMs: number, logPath: string): 
   };
 }
 
+export interface FloorProcess extends Child {
+  /** Resolves once the reference controller has listed every kind. */
+  readonly ready: Promise<void>;
+  /** Stops it; resolves with how many status writes it made. */
+  finish(): Promise<number>;
+}
+
+/** The floor's reference controller (test/bench/floor.ts) as a process of its own. */
+export function startFloorProcess(o: {
+  kubeconfig: string;
+  namespace: string;
+  workers: number;
+  logPath: string;
+}): FloorProcess {
+  const log = openSync(o.logPath, "a");
+  const proc = spawn(
+    process.execPath,
+    [
+      join(root, "test", "bench", "floor.ts"),
+      `--kubeconfig=${o.kubeconfig}`,
+      `--namespace=${o.namespace}`,
+      `--workers=${o.workers}`,
+    ],
+    { cwd: root, stdio: ["ignore", "pipe", log] },
+  );
+  closeSync(log);
+  let out = "";
+  proc.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+    out += chunk;
+  });
+  const base = child(proc, 5000);
+  const ready = (async () => {
+    const deadline = Date.now() + 60_000;
+    while (!out.includes("floor ready\n")) {
+      if (!base.running) throw new Error(`the floor controller exited; see ${o.logPath}`);
+      if (Date.now() > deadline) throw new Error(`the floor controller did not start; see ${o.logPath}`);
+      await sleep(100);
+    }
+  })();
+  return {
+    ...base,
+    get running() {
+      return proc.exitCode === null && proc.signalCode === null;
+    },
+    ready,
+    async finish() {
+      await base.stop();
+      return Number(/floor writes (\d+)/.exec(out)?.[1] ?? Number.NaN);
+    },
+  };
+}
+
+/**
+ * The operator as the image holds it, built into `dir` by the Dockerfile's command: its JavaScript
+ * next to the project's package.json and node_modules. Returns the main module to run.
+ */
+export function buildOperator(dir: string): string {
+  rmSync(dir, { recursive: true, force: true });
+  execFileSync(
+    process.execPath,
+    ["--disable-warning=ExperimentalWarning", join(root, "src", "build.ts"), dir],
+    {
+      stdio: ["ignore", "ignore", "inherit"],
+    },
+  );
+  symlinkSync(join(root, "package.json"), join(dir, "package.json"));
+  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  return join(dir, "src", "main.js");
+}
+
 export interface OperatorOptions {
+  /** The main module (buildOperator's). */
+  entry: string;
   kubeconfig: string;
   namespace: string;
   workers: number;
@@ -130,7 +202,7 @@ export function startOperatorProcess(o: OperatorOptions): OperatorProcess {
   const args = [
     ...(o.nodeOptions ?? []),
     ...(o.cpuProfileDir ? ["--cpu-prof", `--cpu-prof-dir=${o.cpuProfileDir}`] : []),
-    join(root, "src", "main.ts"),
+    o.entry,
     `--kubeconfig=${o.kubeconfig}`,
     `--namespace=${o.namespace}`,
     "--leader-elect=false",
@@ -211,6 +283,16 @@ export function metricSum(
  * periodic read.
  */
 export const STATUS_REFRESH_RATIO = 12;
+
+/**
+ * The steady state's default drift interval: 10 s per 1,000 projects, at least 5 s. The per-project
+ * kinds' drift pass grows with the projects (its target is 5 s at 1,000), and an interval shorter
+ * than the pass keeps Harbor's connection busy with back-to-back sweeps: the operator would never be
+ * steady, and the status refreshes queued behind the sweeps would never let it be quiet.
+ */
+export function steadyDriftIntervalFor(projects: number): number {
+  return Math.max(5_000, Math.round(projects * 10));
+}
 
 const MANAGED_CONTROLLERS = new Set(KIND_NAMES.map((k) => k.toLowerCase()));
 const MiB = 1024 * 1024;

@@ -17,14 +17,16 @@ import { type AuditEvent, isWrite } from "../env/controlplane/audit.ts";
 import { freePorts } from "../env/controlplane/net.ts";
 import { AuditReader, kubeCost } from "./audit.ts";
 import { Driver } from "./driver.ts";
-import { type ExistingCluster, startEnvironment } from "./environment.ts";
+import { type Environment, type ExistingCluster, startEnvironment } from "./environment.ts";
 import { delta, harborCost, isPeriodic, leftInHarbor, type Snapshot, snapshot, writesIn } from "./harbor.ts";
 import { machine, revision } from "./machine.ts";
 import {
+  buildOperator,
   heapOf,
   type OperatorProcess,
   resynced,
   STATUS_REFRESH_RATIO,
+  startFloorProcess,
   startOperatorProcess,
 } from "./processes.ts";
 import { cpuDelta, readProc, Sampler } from "./sampler.ts";
@@ -36,11 +38,20 @@ import {
   type BenchConfig,
   type BenchResult,
   type CpuAndMemory,
+  type FloorPhase,
   KIND_NAMES,
   type SteadyKind,
   type WavePhase,
 } from "./types.ts";
-import { buildWorkload, keyOf, mixFor, pickForUpdate, prepareHarbor, TYPES } from "./workload.ts";
+import {
+  type BenchObject,
+  buildWorkload,
+  keyOf,
+  mixFor,
+  pickForUpdate,
+  prepareHarbor,
+  TYPES,
+} from "./workload.ts";
 
 /** The kinds whose drift sweep lists per project. */
 const PER_PROJECT = new Set<string>([
@@ -130,11 +141,30 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     o.log(`created in ${baselineCreateSeconds} s with no operator; deleting them`);
     await driver.delete([...objects].reverse());
     await waitEmpty(env.kube, env.namespace, o.timeoutMs);
+    // The tracker watches from here on, as `kubectl get -w` would, through the floor and the
+    // operator's phases alike.
+    tracker = new Tracker(env.kube, env.namespace);
+    await tracker.start(60_000);
+    const track = tracker;
+    const floor = await measureFloor({
+      o,
+      env,
+      driver,
+      sampler,
+      track,
+      objects,
+      keys,
+      workload: workload.total,
+    });
     // Operator processes, one after another: 1 converges, 2 is the measured restart, 3 runs the
     // steady state with the short interval, 4 deletes (back on the defaults).
     const ports = await freePorts(["m1", "p1", "m2", "p2", "m3", "p3", "m4", "p4"]);
+    const entry = buildOperator(join(o.workDir, "operator"));
+    // The code measured is the code built now (the tree may change while a long run goes on).
+    const measured = revision();
     const startOperator = (n: 1 | 2 | 3 | 4, driftIntervalMs: number) => {
       const p = startOperatorProcess({
+        entry,
         kubeconfig: env.operatorKubeconfig,
         namespace: env.namespace,
         workers: o.workers,
@@ -180,9 +210,6 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     await guard(operator.waitReady(60_000));
     o.log("operator ready; waiting for its HarborConnection");
     await env.kubectl.wait("harborconnection", CONNECTION, "condition=Ready", 60_000);
-    tracker = new Tracker(env.kube, env.namespace);
-    await guard(tracker.start(60_000));
-    const track = tracker;
     // The fixed cost: the operator started, its caches synced, nothing to do yet.
     await sleep(2000);
     const fixedRssMiB = round((readProc(operator.pid ?? -1)?.rssBytes ?? 0) / MiB, 1);
@@ -385,10 +412,11 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
     const result: BenchResult = {
       version: 1,
       startedAt,
-      revision: revision(),
+      revision: measured,
       machine: machineNow,
       config: pickConfig(o),
       workload,
+      floor,
       convergence,
       update,
       restart,
@@ -409,6 +437,67 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
   } finally {
     running.delete(cleanup);
     await cleanup();
+  }
+}
+
+/**
+ * The floor: the reference controller started (a process of its own, under the operator's
+ * identity), the workload created until every object shows Ready, then deleted until every object
+ * is gone, and the controller stopped. The namespace is empty again afterwards.
+ */
+async function measureFloor(a: {
+  o: RunOptions;
+  env: Environment;
+  driver: Driver;
+  sampler: Sampler;
+  track: Tracker;
+  objects: readonly BenchObject[];
+  keys: readonly string[];
+  workload: number;
+}): Promise<FloorPhase> {
+  const { o, env, driver, sampler, track, objects, keys } = a;
+  const reference = startFloorProcess({
+    kubeconfig: env.operatorKubeconfig,
+    namespace: env.namespace,
+    workers: o.workers,
+    logPath: join(o.workDir, "floor.log"),
+  });
+  const stop = async () => {
+    await reference.stop().catch(() => undefined);
+  };
+  running.add(stop);
+  try {
+    sampler.track("floor", reference.pid);
+    await reference.ready;
+    o.log(`the floor: creating ${a.workload} objects with the reference controller running`);
+    const cpu = sampler.cpu();
+    const start = performance.now();
+    const readyWait = track.waitReady(keys, o.timeoutMs);
+    const createdAt = await driver.create(objects);
+    const createSeconds = (performance.now() - start) / 1000;
+    const readyAt = await readyWait;
+    const readySeconds = (latest(start, readyAt.values()) - start) / 1000;
+    const cpuSeconds = cpuDelta(cpu, sampler.cpu());
+    o.log(`the floor: ${readyAt.size}/${keys.length} Ready after ${round(readySeconds)} s; deleting them`);
+    const deleteStart = performance.now();
+    const goneWait = track.waitGone(keys, o.timeoutMs);
+    await driver.delete([...objects].reverse());
+    const goneAt = await goneWait;
+    const deleteSeconds = (latest(deleteStart, goneAt.values()) - deleteStart) / 1000;
+    const statusWrites = await reference.finish();
+    await waitEmpty(env.kube, env.namespace, o.timeoutMs);
+    return {
+      createSeconds: round(createSeconds),
+      readySeconds: round(readySeconds),
+      ready: readyAt.size,
+      latencySeconds: latency(latencies(keys, createdAt, readyAt)),
+      deleteSeconds: round(deleteSeconds),
+      statusWrites,
+      cpuSeconds,
+    };
+  } finally {
+    running.delete(stop);
+    await stop();
   }
 }
 

@@ -3,8 +3,8 @@
 // it and when it disappeared. Timestamps in status have one-second resolution; this does not.
 import pino from "pino";
 import type { KubeClient } from "../../src/kube/client.ts";
+import type { ManagedObject } from "../../src/runtime/external-client.ts";
 import { Informer } from "../../src/runtime/informer.ts";
-import type { ManagedObject } from "../../src/runtime/managed.ts";
 import { KIND_NAMES, type KindName } from "./types.ts";
 import { keyOf, TYPES } from "./workload.ts";
 
@@ -24,14 +24,7 @@ export class Tracker {
 
   constructor(kube: KubeClient, namespace: string) {
     this.#namespace = namespace;
-    const logger = pino({ level: "warn" }, pino.destination(2));
-    for (const kind of KIND_NAMES) {
-      const informer = new Informer<ManagedObject>({
-        client: kube,
-        type: TYPES[kind],
-        logger,
-        namespaces: [namespace],
-      });
+    for (const [kind, informer] of workloadInformers(kube, namespace)) {
       const seen = (o: ManagedObject) => this.#check(keyOf(kind, o.metadata.name), o);
       informer.on({
         add: seen,
@@ -136,4 +129,18 @@ export class Tracker {
     w.done.set(key, performance.now());
     if (w.done.size >= w.keys.size) w.resolve();
   }
+}
+
+/** One informer per kind of the workload, on its namespace, not started yet (warnings to stderr). */
+export function workloadInformers(
+  kube: KubeClient,
+  namespace: string,
+): Map<KindName, Informer<ManagedObject>> {
+  const logger = pino({ level: "warn" }, pino.destination(2));
+  return new Map(
+    KIND_NAMES.map((kind) => [
+      kind,
+      new Informer<ManagedObject>({ client: kube, type: TYPES[kind], logger, namespaces: [namespace] }),
+    ]),
+  );
 }

@@ -129,6 +129,26 @@ export interface ConvergencePhase {
   notReady: Record<string, number>;
 }
 
+/**
+ * The floor: the same creates and deletes with the benchmark's reference controller running
+ * (test/bench/floor.ts), which writes one Ready condition per object and nothing else. Earlier in
+ * the same run than the operator; what the operator's figures are judged against.
+ */
+export interface FloorPhase {
+  /** How long the driver took to create every object with the reference controller running. */
+  createSeconds: number;
+  /** From the first create until every object showed Ready. */
+  readySeconds: number;
+  ready: number;
+  latencySeconds: Latency;
+  /** From the first delete until every object was gone. */
+  deleteSeconds: number;
+  /** The reference controller's status writes: one per object when nothing got in its way. */
+  statusWrites: number;
+  /** CPU seconds from the first create until all were Ready, by process. */
+  cpuSeconds: Record<string, number>;
+}
+
 export interface WavePhase {
   objects: number;
   seconds: number;
@@ -211,6 +231,7 @@ export interface BenchResult {
   machine: Machine;
   config: BenchConfig;
   workload: Workload;
+  floor: FloorPhase;
   convergence: ConvergencePhase;
   update: WavePhase;
   restart: RestartPhase;

@@ -9,7 +9,7 @@
 // only in db_auth mode, and the mix's LDAP groups need LDAP mode (see prepareHarbor). 1,000 projects
 // make the full mix of 6,510 objects.
 import { harborConfiguration } from "../../src/api/configuration.ts";
-import { harborImmutableTagRule } from "../../src/api/immutable.ts";
+import { harborImmutableTagRule } from "../../src/api/immutable-tag-rule.ts";
 import { harborLabel } from "../../src/api/label.ts";
 import { harborProjectMember } from "../../src/api/member.ts";
 import { harborPreheatInstance } from "../../src/api/preheat-instance.ts";
@@ -20,7 +20,7 @@ import { harborReplicationPolicy } from "../../src/api/replication.ts";
 import { harborRetentionPolicy } from "../../src/api/retention.ts";
 import { harborRobot } from "../../src/api/robot.ts";
 import { harborScanAll } from "../../src/api/scan-all.ts";
-import { harborUserGroup } from "../../src/api/usergroup.ts";
+import { harborUserGroup } from "../../src/api/user-group.ts";
 import { harborWebhookPolicy } from "../../src/api/webhook.ts";
 import { resourceType } from "../../src/controllers/shared/kinds.ts";
 import type { KubeObject, ResourceType } from "../../src/kube/types.ts";

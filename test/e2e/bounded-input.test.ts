@@ -176,7 +176,7 @@ describe("bounded input from Harbor", () => {
   });
 
   test("an oversized answer to a resource's call is ResponseTooLarge on the resource, and clears when Harbor answers normally", async () => {
-    const fault = op.emulator.control.faults.add({ op: "getProject", bodyBytes: 6 * MiB });
+    const fault = op.emulator.control.faults.add({ op: "listQuotas", bodyBytes: 6 * MiB });
     try {
       await op.kubectl.apply(project("swamped"));
       const cr = await whileAlive(
@@ -185,7 +185,7 @@ describe("bounded input from Harbor", () => {
       expect(condition(cr)).toMatchObject({
         status: "False",
         message:
-          "the answer to getProject from Harbor is larger than the 4 MiB the operator reads; check that the connection's URL points at Harbor. Retrying",
+          "the answer to listQuotas from Harbor is larger than the 4 MiB the operator reads; check that the connection's URL points at Harbor. Retrying",
       });
       expect(condition(cr, "Stalled")).toBeUndefined(); // retried with backoff, not given up
       expect(

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { parse, stringify } from "yaml";
-import { MANAGED_KINDS } from "../../src/controllers/registry.ts";
+import { MANAGED_KINDS } from "../../src/controllers/kind-list.ts";
 import { budget } from "../env/budget.ts";
 import { expectCleanFailure, runCli, runProcess, usePluginPath } from "../env/cli.ts";
 import { adminKubectl, sharedControlPlane } from "../env/cluster.ts";
@@ -169,7 +169,7 @@ describe("--connection", () => {
 
   test("a connection whose Secret lacks the password: the Secret and key named, no value shown", async () => {
     await op.kubectl.apply([
-      secret("half-credentials", { username: "admin" }),
+      secret("half-credentials", { username: "admin" }, { usableAs: "harbor-connection" }),
       {
         apiVersion: "harborconfig.io/v1alpha1",
         kind: "HarborConnection",
@@ -186,6 +186,33 @@ describe("--connection", () => {
     );
   });
 
+  test("a connection whose Secret did not opt in, or whose http:// URL leaves loopback: refused as the operator refuses it, nothing sent", async () => {
+    // A name of this test's own, and a rule that fires (and so expires) on the first request that
+    // carries it: the operator's own probes of the other connections cannot touch it.
+    const username = "cli-not-opted-in";
+    const tripwire = op.emulator.control.faults.add({ username, status: 599, times: 1 });
+    await op.kubectl.apply([
+      secret("plain-credentials", { username, password: op.emulator.adminPassword }),
+      {
+        apiVersion: "harborconfig.io/v1alpha1",
+        kind: "HarborConnection",
+        metadata: { name: "plain" },
+        spec: { url: op.emulator.url, credentialsSecretRef: { name: "plain-credentials" } },
+      },
+    ]);
+    expectCleanFailure(
+      await viaConnection(["registry", "list"], `${op.namespace}/plain`),
+      1,
+      new RegExp(
+        `HarborConnection ${op.namespace}/plain: Secret ${op.namespace}/plain-credentials is not allowed as a Harbor connection's credentials: it does not opt in`,
+      ),
+      [op.emulator.adminPassword],
+    );
+    const rules = op.emulator.control.faults.list();
+    op.emulator.control.faults.remove(tripwire);
+    expect(rules.filter((r) => r.username === username)).toHaveLength(1);
+  });
+
   test("the Harbor behind a connection failing, and refusing", async () => {
     const fault = op.emulator.control.faults.add({ op: "listRegistries", status: 500 });
     try {
@@ -199,7 +226,11 @@ describe("--connection", () => {
       op.emulator.control.faults.remove(fault);
     }
     await op.kubectl.apply([
-      secret("wrong-credentials", { username: "admin", password: "Not-The-Password-1" }),
+      secret(
+        "wrong-credentials",
+        { username: "admin", password: "Not-The-Password-1" },
+        { usableAs: "harbor-connection" },
+      ),
       {
         apiVersion: "harborconfig.io/v1alpha1",
         kind: "HarborConnection",
@@ -220,7 +251,11 @@ describe("--connection", () => {
   test("a name alone finds the ClusterHarborConnection when the namespace has no HarborConnection of that name", async () => {
     const shared = `${op.namespace}-shared`;
     await op.kubectl.apply(
-      secret("shared-credentials", { username: "admin", password: op.emulator.adminPassword }),
+      secret(
+        "shared-credentials",
+        { username: "admin", password: op.emulator.adminPassword },
+        { usableAs: "harbor-connection" },
+      ),
     );
     await adminKubectl().apply({
       apiVersion: "harborconfig.io/v1alpha1",

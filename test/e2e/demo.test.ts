@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { GROUP } from "../../src/api/common.ts";
-import { ALL_DEFINITIONS } from "../../src/controllers/registry.ts";
+import { ALL_DEFINITIONS } from "../../src/controllers/kind-list.ts";
 import { budget } from "../env/budget.ts";
 import { exampleResources } from "../env/examples.ts";
 import { describeRefusal, guardRecords } from "../env/net-guard-env.ts";

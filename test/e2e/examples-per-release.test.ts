@@ -9,7 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
 import { type ControlPlane, startControlPlane } from "../env/controlplane/launcher.ts";
 import { type Emulator, startEmulator } from "../env/emulator/index.ts";
-import { addExampleAdapters, exampleManifests, exampleResources, passExampleGcRun } from "../env/examples.ts";
+import {
+  addExampleAdapters,
+  exampleManifests,
+  exampleResources,
+  OPERATOR_ENV,
+  passExampleGcRun,
+} from "../env/examples.ts";
 import { clusterApi } from "../env/kube-api.ts";
 import { type Kubectl, kubectl } from "../env/kubectl.ts";
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
@@ -37,12 +43,15 @@ let operator: OperatorProcess;
 beforeAll(async () => {
   controlPlane = await startControlPlane({ crds: `${import.meta.dirname}/../../crds` });
   k = kubectl(controlPlane.kubeconfigPath, controlPlane.binaries.kubectl);
-  operator = spawnOperator([
-    `--kubeconfig=${controlPlane.kubeconfigPath}`,
-    "--leader-elect=false",
-    "--metrics-bind-address=127.0.0.1:0",
-    "--health-probe-bind-address=127.0.0.1:0",
-  ]);
+  operator = spawnOperator(
+    [
+      `--kubeconfig=${controlPlane.kubeconfigPath}`,
+      "--leader-elect=false",
+      "--metrics-bind-address=127.0.0.1:0",
+      "--health-probe-bind-address=127.0.0.1:0",
+    ],
+    OPERATOR_ENV,
+  );
 }, budget.startMs);
 
 afterAll(async () => {

@@ -1,6 +1,6 @@
 // Status that tells the truth: a restart (kill -9 or graceful) of the operator with a fleet of Ready
 // resources changes no Ready condition and records no Warning Event; a paused change is not
-// reported done; a wait on something that never appears ends Stalled within the bound, and
+// reported done, while what refers to the paused resource keeps using its Harbor object; a wait on something that never appears ends Stalled within the bound, and
 // recovers by itself when it appears.
 import { describe, expect, test } from "vitest";
 import { budget } from "../env/budget.ts";
@@ -134,7 +134,7 @@ describe("a restart never flaps the fleet", () => {
 });
 
 describe("pause is honest", () => {
-  test("a change made while paused is not reported done; after unpause it is applied as a spec change", async () => {
+  test("a change made while paused is not reported done, what uses the object goes on; after unpause it is applied as a spec change", async () => {
     await op.kubectl.apply(project("paused", { public: false }));
     const ready = await op.waitReady<CR>("harborproject", "paused");
     const generation = ready.metadata.generation as number;
@@ -156,6 +156,9 @@ describe("pause is honest", () => {
         .code,
     ).not.toBe(0);
     expect((await op.harbor.projects.get("paused")).metadata?.public).toBe("false");
+    // What uses the paused project's Harbor object goes on: a robot of it is created and Ready.
+    await op.kubectl.apply(robot("paused-reader", { projectRef: { name: "paused" } }));
+    await op.waitReady<CR>("harborrobot", "paused-reader");
 
     await op.kubectl.run(["annotate", "harborproject", "paused", "harborconfig.io/paused-"]);
     const resumed = await op.waitFor<CR>(

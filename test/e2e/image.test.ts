@@ -3,8 +3,9 @@
 // install scripts off, only the files the image copies, the image's environment and user, a
 // read-only tree, the entrypoint as written with the project's Node for the runtime image's); this
 // file proves that the result starts, serves /healthz, /readyz and /metrics, and reconciles a
-// project against the test control plane and the emulator.
-import { chmodSync, copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// project against the test control plane and the emulator, and that its SBOM lists what it holds.
+// (test/env/image.ts refuses a base image that is not pinned by digest.)
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -65,6 +66,25 @@ const op = useOperator({
   },
 });
 
+/** Every package under a node_modules tree (nested ones too), as name@version. */
+function installedPackages(modules: string): Set<string> {
+  const out = new Set<string>();
+  const visit = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir)) {
+      if (entry.startsWith(".")) continue;
+      const dirs = entry.startsWith("@") ? readdirSync(join(dir, entry)).map((n) => join(entry, n)) : [entry];
+      for (const name of dirs) {
+        const pkg = JSON.parse(readFileSync(join(dir, name, "package.json"), "utf8")) as { version: string };
+        out.add(`${name}@${pkg.version}`);
+        visit(join(dir, name, "node_modules"));
+      }
+    }
+  };
+  visit(modules);
+  return out;
+}
+
 const get = (base: string, path: string) =>
   fetch(`${base}${path}`).then(
     async (r) => ({ status: r.status, text: await r.text() }),
@@ -72,9 +92,12 @@ const get = (base: string, path: string) =>
   );
 
 describe("the operator's image", () => {
-  test("holds the production dependencies only, the operator's sources and package.json", () => {
+  test("holds the production dependencies only, the operator as JavaScript and package.json", () => {
     const cwd = image?.cwd ?? "";
-    expect(existsSync(join(cwd, "src", "main.ts"))).toBe(true);
+    expect(existsSync(join(cwd, "src", "main.js"))).toBe(true);
+    // Types stripped at build time: Node never loads its TypeScript support in the image.
+    const sources = readdirSync(join(cwd, "src"), { recursive: true, encoding: "utf8" });
+    expect(sources.filter((f) => f.endsWith(".ts"))).toEqual([]);
     expect(JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")).type).toBe("module");
     expect(existsSync(join(cwd, "node_modules", "@kubernetes", "client-node"))).toBe(true);
     for (const dev of ["vitest", "typescript", "@biomejs", "node"])
@@ -84,6 +107,40 @@ describe("the operator's image", () => {
     // The command-line companion runs from a checkout, not from the operator's image.
     const cli = join(cwd, "src", "cli");
     expect(existsSync(cli) ? treeSize(cli).files : 0, "files of src/cli").toBe(0);
+  });
+
+  test("carries an SBOM listing exactly the packages installed, at their locked versions, and no dev dependency", () => {
+    const cwd = image?.cwd ?? "";
+    const sbom = JSON.parse(readFileSync(join(cwd, "sbom.cdx.json"), "utf8")) as {
+      bomFormat: string;
+      components: Array<{ name: string; version: string; group?: string }>;
+    };
+    expect(sbom.bomFormat).toBe("CycloneDX");
+    const listed = new Set(
+      sbom.components.map((c) => `${c.group ? `${c.group}/` : ""}${c.name}@${c.version}`),
+    );
+    const installed = installedPackages(join(cwd, "node_modules"));
+    expect(installed.size).toBeGreaterThan(10);
+    expect([...listed].sort()).toEqual([...installed].sort());
+    const locked = JSON.parse(
+      readFileSync(join(import.meta.dirname, "..", "..", "package.json"), "utf8"),
+    ) as {
+      dependencies: Record<string, string>;
+      devDependencies: Record<string, string>;
+    };
+    for (const dep of Object.keys(locked.dependencies))
+      expect(
+        [...listed].some((p) => p.startsWith(`${dep}@`)),
+        dep,
+      ).toBe(true);
+    // The dev tools (@types/node is also a dependency of the Kubernetes client, so it is there).
+    for (const dev of ["vitest", "typescript", "@biomejs/biome", "node"]) {
+      expect(locked.devDependencies, dev).toHaveProperty([dev]);
+      expect(
+        [...listed].some((p) => p.startsWith(`${dev}@`)),
+        dev,
+      ).toBe(false);
+    }
   });
 
   test("runs as the image's user on a read-only tree and serves /healthz, /readyz and /metrics", async () => {

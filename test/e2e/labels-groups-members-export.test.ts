@@ -5,7 +5,7 @@
 import { describe, expect, test } from "vitest";
 import type { HarborLabelSpec } from "../../src/api/label.ts";
 import type { HarborProjectMemberSpec } from "../../src/api/member.ts";
-import type { HarborUserGroupSpec } from "../../src/api/usergroup.ts";
+import type { HarborUserGroupSpec } from "../../src/api/user-group.ts";
 import type { HarborClient } from "../../src/harbor/client.ts";
 import { useOperator } from "../env/operator.ts";
 import { harborCallsPerSweep } from "../env/operator-log.ts";

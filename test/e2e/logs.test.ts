@@ -1,11 +1,11 @@
 // The operator's log as a person reads it: at info, one line per change made in Harbor or
 // Kubernetes (create, update with its fields, drift reverted with its fields, delete), each naming
 // its controller, resource and reconcile; and that reconcile's Harbor calls (debug) carry the same
-// reconcileId.
+// reconcileId. The routine create and delete are log lines without an Event.
 import { describe, expect, test } from "vitest";
 import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
-import { type ProjectCR, project as projectOf } from "../env/resources.ts";
+import { eventOf, eventReasons, type ProjectCR, project as projectOf } from "../env/resources.ts";
 
 const op = useOperator({ namespacePrefix: "logs" });
 
@@ -67,6 +67,13 @@ describe("the operator's log", () => {
       const calls = all.filter((l) => l.msg === "Harbor call" && l.reconcileId === line.reconcileId);
       expect(calls.map((c) => c.operation)).toContain(change.operation);
     }
+    // The routine create and delete are log lines only; what a person should notice (an update,
+    // a drift reverted) is an Event as well.
+    await eventOf(op.kubectl, name, "HarborProject", "DriftCorrected");
+    const reasons = await eventReasons(op.kubectl, name, "HarborProject");
+    expect(reasons).toContain("Updated");
+    expect(reasons).not.toContain("Created");
+    expect(reasons).not.toContain("Deleted");
     for (const raw of op
       .output()
       .split("\n")

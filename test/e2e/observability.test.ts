@@ -92,7 +92,7 @@ describe("a running operator", () => {
         `harbor_requests_total\\{connection="HarborConnection/${ns.name}/harbor",operation="createProject",method="POST",code="201"\\} 1`,
       ),
     );
-    expect(text).toMatch(/harbor_request_duration_seconds_bucket\{[^}]*operation="getProject"/);
+    expect(text).toMatch(/harbor_request_duration_seconds_bucket\{[^}]*operation="createProject"/);
     expect(text).toMatch(/process_resident_memory_bytes \d+/);
   });
 });

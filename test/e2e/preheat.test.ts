@@ -16,7 +16,6 @@ import { clusterApi } from "../env/kube-api.ts";
 import { useOperator } from "../env/operator.ts";
 import {
   condition,
-  eventOf,
   type PreheatInstanceCR,
   type PreheatPolicyCR,
   preheatInstance,
@@ -69,7 +68,6 @@ describe("HarborPreheatInstance", () => {
     expect(storedCredential("df")).toEqual(LOGIN);
     expect(cr.status).toMatchObject({ harborId: h.id, isDefault: true, health: "healthy" });
     expect(JSON.stringify(cr.status)).not.toContain(LOGIN.password);
-    await eventOf(op.kubectl, "df", "HarborPreheatInstance", "Created");
     const table = await op.kubectl.run(["get", "harborpreheatinstances"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+VENDOR\s+DEFAULT\s+HEALTH\s+AGE/);
     expect(table).toMatch(/df\s+True\s+Synced\s+\d+\s+dragonfly\s+true\s+healthy/);

@@ -278,15 +278,16 @@ describe("HarborProject request costs", () => {
     );
   }
 
-  test("converging a new project costs at most 3 Harbor requests: look up, create, its quota", async () => {
+  test("converging a new project costs 2 Harbor requests: the create (no lookup first) and its quota", async () => {
     await quiet.kubectl.apply(project("barrier"));
     await quiet.waitReady("harborproject", "barrier");
     const from = quiet.output().length;
     const before = quiet.emulator.counters.list();
     await quiet.kubectl.apply(project("counted", { storageLimit: "3Gi" }));
     const cr = await quiet.waitReady<ProjectCR>("harborproject", "counted");
-    // The lookup by name (404), the create, and the quota's read-back, which names the project.
-    expect(quiet.emulator.counters.since(before)).toEqual({ getProject: 1, createProject: 1, listQuotas: 1 });
+    // The create (a taken name would be refused, and only then looked up), and the quota's
+    // read-back, which names the project.
+    expect(quiet.emulator.counters.since(before)).toEqual({ createProject: 1, listQuotas: 1 });
     // Status shows the limit Harbor holds, read back, not the one asked for.
     expect(cr.status?.quota).toEqual({ hard: "3Gi", used: "0" });
     // And no reconcile follows: neither one the operator's own writes cause, nor one it schedules.

@@ -74,7 +74,6 @@ describe("HarborRetentionPolicy", () => {
       template: "nDaysSinceLastPush",
       params: { nDaysSinceLastPush: 365 },
     });
-    await eventOf(op.kubectl, "team-retention", "HarborRetentionPolicy", "Created");
     const table = await op.kubectl.run(["get", "harborretentionpolicies"]);
     expect(table).toMatch(/NAME\s+READY\s+REASON\s+HARBOR ID\s+PROJECT\s+SCHEDULE\s+LAST RUN\s+AGE/);
     expect(table).toMatch(new RegExp(`team-retention\\s+True\\s+Synced\\s+${id}\\s+team\\s+Daily\\s`));
@@ -208,6 +207,27 @@ describe("HarborRetentionPolicy", () => {
     expect(adopted.status?.harborId).toBe(id);
     expect(policy.rules?.map((r) => r.template)).toEqual(["latestPushedK"]);
     await eventOf(op.kubectl, "cache-retention", "HarborRetentionPolicy", "Adopted");
+  });
+
+  test("a policy given to a project the operator has just created, while its first policy is on its way, is taken as that one", async () => {
+    // The operator creates a new project's first policy without looking (a new project has none);
+    // Harbor refusing a second policy makes it look after all, and the policy it finds is where its
+    // own create may have happened (finalizer on, no id yet): taken over, as every kind does.
+    await op.kubectl.apply(project("raced"));
+    await op.waitReady("harborproject", "raced");
+    const { project_id: projectId } = await op.harbor.projects.get("raced");
+    const given = await op.harbor.retention.create({
+      algorithm: "or",
+      rules: [],
+      trigger: { kind: "Schedule", settings: { cron: "0 0 0 * * *" } },
+      scope: { level: "project", ref: projectId as number },
+    });
+    await op.kubectl.apply(retentionPolicy("raced-retention", "raced", { rules: [keepTen] }));
+    const cr = await op.waitReady<RetentionPolicyCR>(KIND, "raced-retention");
+    expect(cr.status?.harborId).toBe(given);
+    const policy = await op.harbor.retention.get(given);
+    expect(policy.rules?.map((r) => r.template)).toEqual(["latestPushedK"]);
+    expect(policy.trigger?.settings?.cron).toBe("");
   });
 
   test("a project whose retention_id names a deleted policy waits, saying which key to remove", async () => {

@@ -2,7 +2,8 @@
 // is Ready lists the pull secret (and gets it back when someone removes it), and a copy that
 // cannot be made — a Secret of that name that belongs to someone else — shows on the robot's
 // status naming the namespace, in Argo CD's health too, clears once the Secret goes, and is
-// reported Stalled (Argo CD: Degraded) when it lasts past --dependency-timeout.
+// reported Stalled (Argo CD: Degraded) when it lasts past --dependency-timeout. A namespace gets
+// copies only if it accepts them from the robot's namespace; one that does not is named instead.
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 import { useOperator } from "../env/operator.ts";
@@ -32,13 +33,27 @@ const robot = (name: string, selector: string, serviceAccounts: string[] = []) =
   });
 
 const namespaces: string[] = [];
-async function labelledNamespace(suffix: string, selector: string): Promise<string> {
+/** A namespace the selector matches; unless told otherwise it accepts copies from the robots' namespace. */
+async function labelledNamespace(suffix: string, selector: string, accepts = true): Promise<string> {
   const name = `${op.namespace}-${suffix}`;
   await op.kubectl.run(["create", "namespace", name]);
   namespaces.push(name);
+  if (accepts) await accept(name, op.namespace);
   await op.kubectl.run(["label", "namespace", name, `robot-copies=${selector}`]);
   return name;
 }
+
+/** What a namespace's owner does to take the robots' copies from `source` ("-": no longer). */
+const accept = (namespace: string, source: string) =>
+  op.kubectl.run([
+    "annotate",
+    "--overwrite",
+    "namespace",
+    namespace,
+    source === "-"
+      ? "harborconfig.io/accept-pull-secrets-from-"
+      : `harborconfig.io/accept-pull-secrets-from=${source}`,
+  ]);
 
 async function foreignSecret(namespace: string, name: string): Promise<void> {
   await op.kubectl.inNamespace(namespace).apply(secret(name, { note: "not the operator's" }));
@@ -178,5 +193,48 @@ describe("HarborRobot copies", () => {
     expect(stalled.status?.copyFailures?.map((f) => f.namespace)).toEqual([stuckIn]);
     const health = await runArgoHealth(healthScript, stalled);
     expect(health).toMatchObject({ status: "Degraded", message: expect.stringContaining(stuckIn) });
+  });
+
+  // Last: it restarts the operator with another setting.
+  test("a namespace that does not accept copies gets none and is named; a copy made before is kept and named until the setting removes it", async () => {
+    const selector = `${op.namespace}-consent`;
+    const welcoming = await labelledNamespace("yes", selector);
+    const closed = await labelledNamespace("no", selector, false);
+    await op.kubectl.apply(robot("consent", selector, ["default"]));
+    const refused = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "consent",
+      (o) => o.status?.copiedTo?.length === 1 && o.status.copiesRefused?.length === 1,
+    );
+    expect(refused.status).toMatchObject({ copiedTo: [welcoming], copiesRefused: [closed] });
+    expect(condition(refused, "Ready")?.status).toBe("True");
+    await eventOf(op.kubectl, "consent", "HarborRobot", "CopyRefused", `namespace ${closed}:`);
+    // Nothing was written there: no Secret, no ServiceAccount entry.
+    expect(await op.kubectl.inNamespace(closed).tryRun(["get", "secret", "consent"])).toMatchObject({
+      code: 1,
+    });
+    await listing(closed, "default", []);
+    await listing(welcoming, "default", ["consent"]);
+
+    // The namespace stops accepting (as one that took copies under the old rule looks): its copy
+    // stays, so image pulls there go on working, and the robot names it.
+    await accept(welcoming, "-");
+    await op.waitFor<RobotCR>("harborrobot", "consent", (o) => o.status?.copiesWithoutConsent?.length === 1);
+    await eventOf(op.kubectl, "consent", "HarborRobot", "CopyWithoutConsent", `namespace ${welcoming} `);
+    await op.kubectl.inNamespace(welcoming).get("secret", "consent");
+
+    // The cluster admin ends the transition: the copy and its entry go.
+    await op.stop();
+    await op.start({ COPIES_WITHOUT_CONSENT: "remove" });
+    const removed = await op.waitFor<RobotCR>(
+      "harborrobot",
+      "consent",
+      (o) => (o.status?.copiedTo ?? []).length === 0 && o.status?.copiesWithoutConsent === undefined,
+    );
+    expect(removed.status?.copiesRefused).toEqual([closed, welcoming].sort());
+    await listing(welcoming, "default", []);
+    expect(await op.kubectl.inNamespace(welcoming).tryRun(["get", "secret", "consent"])).toMatchObject({
+      code: 1,
+    });
   });
 });

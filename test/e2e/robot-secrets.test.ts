@@ -137,8 +137,16 @@ describe("HarborRobot credentials", () => {
     const hasSecret = async (ns: string) => (await api().find("secret", ns, "shared")) !== undefined;
     const lists = (names: string[]) => names.includes("shared");
     try {
-      await admin.run(["create", "namespace", nsA]);
-      await admin.run(["create", "namespace", nsB]);
+      for (const ns of [nsA, nsB]) {
+        await admin.run(["create", "namespace", ns]);
+        // Both take this namespace's pull secrets: the selector alone decides here.
+        await admin.run([
+          "annotate",
+          "namespace",
+          ns,
+          `harborconfig.io/accept-pull-secrets-from=${op.namespace}`,
+        ]);
+      }
       await admin.run(["label", "namespace", nsA, `robot-copies=${selector}`]);
       await admin.inNamespace(nsA).run(["create", "serviceaccount", "builder"]);
       await op.kubectl.apply(

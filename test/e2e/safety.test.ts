@@ -70,7 +70,16 @@ beforeAll(async () => {
     await admin.apply({
       apiVersion: "v1",
       kind: "Namespace",
-      metadata: { name, ...(name === apps ? { labels: { [`pull-${suffix}`]: "true" } } : {}) },
+      metadata: {
+        name,
+        // The apps namespace takes the bundle's robot's pull secret.
+        ...(name === apps
+          ? {
+              labels: { [`pull-${suffix}`]: "true" },
+              annotations: { "harborconfig.io/accept-pull-secrets-from": bundle },
+            }
+          : {}),
+      },
     });
   }
   // The second Harbor, and a connection to it in the fixture's namespace.

@@ -18,7 +18,7 @@ import { parseArgs } from "node:util";
 import { insecureHttpRefusal } from "../../src/controllers/connection/mapping.ts";
 import { DEFAULT_ADMIN_PASSWORD, type Emulator, startEmulator } from "./emulator/index.ts";
 import { DEFAULT_HARBOR_VERSION, HARBOR_VERSIONS } from "./emulator/version.ts";
-import { addExampleAdapters, exampleManifests, examplesDir } from "./examples.ts";
+import { addExampleAdapters, exampleManifests, examplesDir, OPERATOR_ENV } from "./examples.ts";
 import { type Kubectl, kubectl as kubectlAt } from "./kubectl.ts";
 import { GUARD_PATH, withGuard } from "./net-guard-env.ts";
 import { type OperatorProcess, spawnOperator } from "./operator.ts";
@@ -161,7 +161,8 @@ async function main(): Promise<void> {
       "--health-probe-bind-address=127.0.0.1:0",
       "--drift-interval=30s",
     ],
-    {},
+    // It stands in for the installed operator, in its namespace (the examples' shared Secret is there).
+    OPERATOR_ENV,
     (chunk) => {
       log.write(chunk);
       if (values.logs) process.stdout.write(chunk);

@@ -6,12 +6,27 @@ import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { API_VERSION } from "../../src/api/common.ts";
 import { insecureHttpRefusal } from "../../src/controllers/connection/mapping.ts";
-import { GC_STATUS_LAG_MS } from "./emulator/areas/gc.ts";
+import { GC_STATUS_LAG_MS } from "./emulator/areas/garbage-collection.ts";
 import type { Control } from "./emulator/index.ts";
 import type { KubeObject } from "./kubectl.ts";
 import { untilTrue } from "./until.ts";
 
 export const examplesDir = join(import.meta.dirname, "..", "..", "deploy", "examples");
+
+/**
+ * The namespace deploy/ installs the operator in. The examples' ClusterHarborConnection keeps its
+ * Secret there (the only namespace the operator reads such a Secret from by default), so an
+ * operator started outside a pod stands in for the installed one with OPERATOR_ENV.
+ */
+export const OPERATOR_NAMESPACE = "harbor-config-operator";
+/** The environment the Deployment gives the operator that the examples rely on: its namespace. */
+export const OPERATOR_ENV = { POD_NAMESPACE: OPERATOR_NAMESPACE };
+/** The operator's Namespace, as deploy/ creates it (the examples do not: they are not the install). */
+export const operatorNamespace = (): Manifest => ({
+  apiVersion: "v1",
+  kind: "Namespace",
+  metadata: { name: OPERATOR_NAMESPACE },
+});
 
 export interface HarborLogin {
   url: string;
@@ -81,11 +96,25 @@ export function exampleFiles(harbor: HarborLogin): Map<string, Manifest[]> {
   return files;
 }
 
-/** Every example in one list, Namespaces first, then Secrets and connections, then what uses them. */
+/** The examples' webhook receivers (placeholders) moved to a closed loopback port: nothing goes off the machine. */
+export function webhooksOnLoopback(files: Map<string, Manifest[]>): void {
+  for (const m of files.get("harbor-webhook-policy.yaml") ?? []) {
+    for (const target of (m.spec as { targets?: Array<{ address: string }> } | undefined)?.targets ?? []) {
+      target.address = "http://127.0.0.1:9/hooks/harbor";
+    }
+  }
+}
+
+/**
+ * Every example in one list, with the operator's Namespace they need: Namespaces first, then
+ * Secrets and connections, then what uses them.
+ */
 export function exampleManifests(harbor: HarborLogin): Manifest[] {
   const order = (k: string) =>
     k === "Namespace" ? 0 : k === "Secret" ? 1 : k.endsWith("HarborConnection") ? 2 : 3;
-  return [...exampleFiles(harbor).values()].flat().sort((a, b) => order(a.kind) - order(b.kind));
+  return [operatorNamespace(), ...[...exampleFiles(harbor).values()].flat()].sort(
+    (a, b) => order(a.kind) - order(b.kind),
+  );
 }
 
 /**

@@ -3,9 +3,9 @@
 // robot requests.
 import { afterAll, beforeAll, expect } from "vitest";
 import { HarborClient, type HarborClientOptions } from "../../src/harbor/client.ts";
+import { EndpointRegistry } from "../../src/harbor/endpoints.ts";
 import { HarborError } from "../../src/harbor/errors.ts";
 import type { RobotCreate, RobotPermissionInput } from "../../src/harbor/robots.ts";
-import { EndpointRegistry } from "../../src/harbor/transport.ts";
 import { type Emulator, type EmulatorOptions, startEmulator } from "./emulator/index.ts";
 import { testHarborVersion } from "./harbor-version.ts";
 

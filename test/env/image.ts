@@ -60,18 +60,25 @@ interface BaseImage {
   node?: string;
 }
 
+/** A base image reference pinned by digest: `name:tag@sha256:<64 hex>`. */
+const DIGEST = /@sha256:[0-9a-f]{64}$/;
+
 /** The base images the Dockerfile may use, by reference pattern; the Node major must be ours. */
 function baseImage(reference: string, nodeMajor: string): BaseImage {
-  const slim = /^node:(\d+)-bookworm-slim$/.exec(reference);
+  if (!DIGEST.test(reference))
+    throw new Error(`base image ${reference} is not pinned by digest (name:tag@sha256:…)`);
+  const name = reference.replace(DIGEST, "");
+  const slim = /^node:(\d+)-bookworm-slim$/.exec(name);
   if (slim?.[1] === nodeMajor) {
     return {
       tools: {
-        npm: /^npm ci --omit=dev --ignore-scripts( --[a-z-]+)*$/,
+        npm: /^npm (ci --omit=dev --ignore-scripts( --[a-z-]+)*|pkg delete devDependencies|sbom --omit=dev( --[a-z-]+=[a-z]+)* > [\w.-]+)$/,
         find: /^find node_modules -type f .* -delete$/,
+        node: /^node( --[a-z-]+(=[A-Za-z]+)?)* src\/build\.ts [a-z]+$/,
       },
     };
   }
-  const distroless = /^gcr\.io\/distroless\/nodejs(\d+)-debian12(:nonroot)?$/.exec(reference);
+  const distroless = /^gcr\.io\/distroless\/nodejs(\d+)-debian12(:nonroot)?$/.exec(name);
   if (distroless?.[1] === nodeMajor) return { tools: {}, node: "/nodejs/bin/node" };
   throw new Error(`base image ${reference} is not one the image test knows (Node ${nodeMajor} expected)`);
 }

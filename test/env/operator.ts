@@ -176,6 +176,8 @@ export function useOperator(options: OperatorOptions = {}): OperatorFixture {
   const spawnArgs = (extra: string[]) => [
     `--kubeconfig=${kubeconfig}`,
     `--namespace=${ns.name}`,
+    // The test's namespace stands for the operator's own: cluster connections' Secrets go there.
+    `--cluster-resource-namespace=${ns.name}`,
     "--metrics-bind-address=0",
     "--health-probe-bind-address=0",
     `--drift-interval=${options.driftInterval ?? "3s"}`,

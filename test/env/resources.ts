@@ -41,7 +41,7 @@ import {
   type HarborImmutableTagRuleSpec,
   type HarborImmutableTagRuleStatus,
   harborImmutableTagRule,
-} from "../../src/api/immutable.ts";
+} from "../../src/api/immutable-tag-rule.ts";
 import {
   type HarborJobServiceSpec,
   type HarborJobServiceStatus,
@@ -96,7 +96,7 @@ import {
   type HarborUserGroupSpec,
   type HarborUserGroupStatus,
   harborUserGroup,
-} from "../../src/api/usergroup.ts";
+} from "../../src/api/user-group.ts";
 import {
   type HarborWebhookPolicySpec,
   type HarborWebhookPolicyStatus,

@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { beforeAll, describe, expect, test } from "vitest";
 import { parse } from "yaml";
 import { GROUP } from "../../src/api/common.ts";
-import { ALL_DEFINITIONS as KINDS } from "../../src/controllers/registry.ts";
+import { ALL_DEFINITIONS as KINDS } from "../../src/controllers/kind-list.ts";
 import { findLua, runArgoHealth } from "../env/lua.ts";
 
 const argocd = join(import.meta.dirname, "..", "..", "deploy", "argocd");

@@ -40,6 +40,8 @@ describe("parseConfig", () => {
         renewDeadlineMs: 10_000,
         retryPeriodMs: 2_000,
       },
+      clusterResourceNamespace: "default",
+      copiesWithoutConsent: "keep",
       metricsAddress: { port: 8080 },
       probeAddress: { port: 8081 },
       logLevel: "info",
@@ -143,6 +145,19 @@ describe("parseConfig", () => {
     expect(parse([]).leaderElection.namespace).toBe("default");
   });
 
+  it("reads cluster connections' Secrets from the pod's namespace unless told otherwise; * allows any", () => {
+    const sa = { serviceAccountNamespace: () => "from-sa" };
+    expect(parseConfig([], {}, sa).clusterResourceNamespace).toBe("from-sa");
+    expect(parseConfig([], { POD_NAMESPACE: "ops" }, sa).clusterResourceNamespace).toBe("ops");
+    expect(parseConfig(["--cluster-resource-namespace=shared"], { POD_NAMESPACE: "ops" }, sa)).toMatchObject({
+      clusterResourceNamespace: "shared",
+      // The Lease stays in the pod's namespace.
+      leaderElection: { namespace: "ops" },
+    });
+    expect(parse([], { CLUSTER_RESOURCE_NAMESPACE: "*" }).clusterResourceNamespace).toBe("*");
+    expect(parse(["--copies-without-consent=remove"]).copiesWithoutConsent).toBe("remove");
+  });
+
   it("knows whether it runs in a pod and the pod's name", () => {
     const c = parse([], {
       KUBERNETES_SERVICE_HOST: "10.0.0.1",
@@ -176,6 +191,12 @@ describe("parseConfig", () => {
     [["--health-probe-bind-address=:70000"], {}, "--health-probe-bind-address"],
     [[], { LOG_LEVEL: "verbose" }, 'LOG_LEVEL: "verbose" must be debug, info, warn or error'],
     [["--log-format=pretty"], {}, "--log-format"],
+    [
+      ["--cluster-resource-namespace=Team_A"],
+      {},
+      '--cluster-resource-namespace: "Team_A" must be a namespace name (a DNS label) or "*"',
+    ],
+    [[], { COPIES_WITHOUT_CONSENT: "delete" }, 'COPIES_WITHOUT_CONSENT: "delete" must be keep or remove'],
     [["--frobnicate"], {}, "unknown flag --frobnicate"],
     [["stray"], {}, 'unexpected argument "stray"'],
     [["--workers"], {}, "--workers needs a value"],

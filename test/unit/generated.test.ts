@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, test } from "vitest";
 import { parseAllDocuments } from "yaml";
-import { MANAGED_KINDS, RUN_KINDS } from "../../src/controllers/registry.ts";
+import { MANAGED_KINDS, RUN_KINDS } from "../../src/controllers/kind-list.ts";
 import {
   CHART_CRD_DIR,
   CHART_RBAC_FILE,

@@ -7,7 +7,9 @@ import { afterEach, describe, expect, test } from "vitest";
 import { assembleImage, parseDockerfile } from "../env/image.ts";
 
 const node = process.versions.node.split(".")[0];
-const runtime = `FROM gcr.io/distroless/nodejs${node}-debian12:nonroot\nWORKDIR /app\n`;
+/** A digest of the right form (the assembly never fetches it). */
+const digest = `@sha256:${"0123456789abcdef".repeat(4)}`;
+const runtime = `FROM gcr.io/distroless/nodejs${node}-debian12:nonroot${digest}\nWORKDIR /app\n`;
 const dirs: string[] = [];
 
 /** A build context with a Dockerfile, a .dockerignore and one source file. */
@@ -69,11 +71,16 @@ describe("reading the Dockerfile", () => {
     ],
     [
       "an npm command it cannot reproduce",
-      `FROM node:${node}-bookworm-slim\nRUN npm install\n`,
+      `FROM node:${node}-bookworm-slim${digest}\nRUN npm install\n`,
       /this use of npm is not one/,
     ],
-    ["an unknown base image", "FROM alpine:3\n", /base image alpine:3 is not one/],
-    ["a Node other than the project's", "FROM node:18-bookworm-slim\n", /Node \d+ expected/],
+    ["an unknown base image", `FROM alpine:3${digest}\n`, /base image alpine:3@sha256:\w+ is not one/],
+    ["a Node other than the project's", `FROM node:18-bookworm-slim${digest}\n`, /Node \d+ expected/],
+    [
+      "a base image by tag alone",
+      `FROM gcr.io/distroless/nodejs${node}-debian12:nonroot\n`,
+      /is not pinned by digest/,
+    ],
     ["a file .dockerignore leaves out", `${runtime}COPY notes.md ./\n`, /not in the build context/],
     ["a shell-form ENTRYPOINT", `${runtime}ENTRYPOINT node src/main.ts\n`, /exec \(JSON array\) form/],
     ["a user name instead of uid:gid", `${runtime}USER nonroot\n`, /numeric uid:gid/],

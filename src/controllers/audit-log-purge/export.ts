@@ -4,18 +4,16 @@
 // still compared). What the schedule purges is exported in the form Harbor stored it.
 import type { HarborAuditLogPurgeSpec } from "../../api/audit-log-purge.ts";
 import { type KindExporter, settingView } from "../shared/export.ts";
-import { harborRelease } from "../shared/harbor-release.ts";
 import { diff, EVENT_TYPES_SINCE, purgeTarget, scheduleFrom, specFromPurge } from "./mapping.ts";
 
 const SETTING = "audit-log-purge";
 
 export const auditLogPurgeExporter: KindExporter<HarborAuditLogPurgeSpec> = {
   async read(ctx) {
-    const [history, info] = await Promise.all([
+    const [history, release] = await Promise.all([
       ctx.harbor.purge.getSchedule({ signal: ctx.signal }),
-      ctx.harbor.system.getSystemInfo({ signal: ctx.signal }),
+      ctx.release(),
     ]);
-    const release = harborRelease({ harborVersion: info.harbor_version ?? undefined });
     const listed = release.atLeast(EVENT_TYPES_SINCE)
       ? await ctx.harbor.auditLogs.eventTypes({ signal: ctx.signal })
       : undefined;

@@ -15,7 +15,7 @@
 // (shared/schedule-external.ts).
 import type { HarborAuditLogPurgeSpec, HarborAuditLogPurgeStatus } from "../../api/audit-log-purge.ts";
 import { isHarborError } from "../../harbor/errors.ts";
-import { type ExternalClient, Stalled } from "../../runtime/managed.ts";
+import { type ExternalClient, Stalled } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborRelease, UNSUPPORTED_BY_HARBOR } from "../shared/harbor-release.ts";
 import {

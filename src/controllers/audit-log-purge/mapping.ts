@@ -14,7 +14,7 @@
 // 2.12 are never sent under the new key. A spec written for the other release is refused by name
 // (UnsupportedByHarbor), saying what to write instead.
 import { HarborAuditLogPurgeSpec, type PurgeRunStatus } from "../../api/audit-log-purge.ts";
-import type { ExecHistory, PurgeSchedule } from "../../harbor/purge.ts";
+import type { ExecHistory, PurgeSchedule } from "../../harbor/audit-log-purge.ts";
 import { CHANGES } from "../../harbor/release.ts";
 import {
   describeSchedule,

@@ -21,7 +21,7 @@
 import { SECRET_USES } from "../../api/common.ts";
 import type { HarborConfigurationSpec, HarborConfigurationStatus } from "../../api/configuration.ts";
 import type { HarborClient } from "../../harbor/client.ts";
-import { type ExternalClient, NotReady, Stalled } from "../../runtime/managed.ts";
+import { type ExternalClient, NotReady, Stalled } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireSystemSettings } from "../shared/tenancy.ts";
@@ -167,7 +167,6 @@ export function configurationExternal(deps: { secrets: SecretUses }): Client {
         resource.status?.writtenSecrets as Record<string, string> | undefined,
       ),
     id: () => SETTING_ID,
-    identifies: () => true,
     describe,
     status: ({ spec, resource, extra }, observed) =>
       status(

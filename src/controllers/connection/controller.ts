@@ -25,6 +25,7 @@ import {
   TerminalError,
 } from "../../runtime/controller.ts";
 import { describeIssues, INVALID_SPEC } from "../../runtime/invalid-spec.ts";
+import { statusPatch } from "../../runtime/writes.ts";
 import { refusal, SECRET_NOT_ALLOWED } from "../shared/secret-uses.ts";
 import { connectionKey } from "./handle.ts";
 import {
@@ -38,6 +39,7 @@ import {
   readyTransition,
   registryHostOf,
   retryDelayMs,
+  secretNamespaceRefusal,
 } from "./mapping.ts";
 import { probe } from "./probe.ts";
 import type { ConnectionObject, Connections } from "./resolver.ts";
@@ -62,6 +64,11 @@ export interface ConnectionReconcilerOptions {
   probeDeadlineMs?: number;
   callTimeoutMs?: number;
   now?: () => Date;
+  /**
+   * The only namespace a ClusterHarborConnection's Secret may be in ("*": any). Default "*" here;
+   * the operator passes its --cluster-resource-namespace (default: its own namespace).
+   */
+  clusterResourceNamespace?: string;
   /** The resources ("Kind namespace/name") that use the connection with this key. */
   usersOf?: (key: string) => string[];
   /** Whether a connection other than `key` reads its credentials from this Secret. */
@@ -106,25 +113,30 @@ export class ConnectionReconciler implements Reconciler {
     const registryHost = registryHostOf(spec);
     const ref = credentialsRefOf(obj, spec);
     const deleting = obj.metadata.deletionTimestamp !== undefined;
-    // Protected before its first check: nothing may come to rely on a connection that can vanish.
-    if (!deleting) await this.#protect(obj, ref);
     const users = deleting ? (o.usersOf?.(key) ?? []) : [];
-    const insecure = insecureHttpRefusal(spec);
-    if (insecure) {
-      // Decided before the Secret is read: nothing of it goes out. Deleted and unused, it still goes.
+    // Decided before the Secret is touched: nothing of it goes out, and a Secret outside the
+    // allowed namespace is not even given the credentials finalizer.
+    const refused =
+      secretNamespaceRefusal(o.kind, ref.namespace, o.clusterResourceNamespace ?? "*") ??
+      insecureHttpRefusal(spec);
+    // Protected before its first check: nothing may come to rely on a connection that can vanish.
+    if (!deleting) await this.#protect(obj, refused?.reason === "SecretNotAllowed" ? undefined : ref);
+    if (refused) {
+      // Deleted and unused, it still goes.
       if (deleting && users.length === 0) return this.#release(obj, key, ref);
+      await this.#releaseOldSecret(obj, key, ref);
       await this.#finish(
         obj,
         key,
         {
           url: spec.url,
-          failure: insecure,
+          failure: refused,
           credentialsSecret: { namespace: ref.namespace, name: ref.name },
           ...(deleting ? { deletionWaitsFor: users } : {}),
         },
         registryHost,
       );
-      throw new TerminalError(insecure.message);
+      throw new TerminalError(refused.message);
     }
     const result: CheckResult = {
       ...(await this.#check(key, obj, spec, ref, ctx)),
@@ -150,8 +162,8 @@ export class ConnectionReconciler implements Reconciler {
     return { requeueAfterMs: delay };
   }
 
-  /** The finalizer on the connection and the credentials finalizer on its Secret. */
-  async #protect(obj: ConnectionObject, ref: CredentialsRef): Promise<void> {
+  /** The finalizer on the connection and the credentials finalizer on its Secret (if given). */
+  async #protect(obj: ConnectionObject, ref: CredentialsRef | undefined): Promise<void> {
     const o = this.#o;
     if (!obj.metadata.finalizers?.includes(FINALIZER)) {
       const updated = await o.kube.mergePatch<ConnectionObject>(
@@ -164,7 +176,7 @@ export class ConnectionReconciler implements Reconciler {
       obj.metadata.finalizers = updated.metadata.finalizers;
       obj.metadata.resourceVersion = updated.metadata.resourceVersion;
     }
-    await this.#setSecretFinalizer(ref.namespace, ref.name, true);
+    if (ref) await this.#setSecretFinalizer(ref.namespace, ref.name, true);
   }
 
   /** Adds or removes the credentials finalizer of a Secret (a missing Secret needs neither). */
@@ -319,9 +331,7 @@ export class ConnectionReconciler implements Reconciler {
       o.lastCheckRefreshMs ?? 600_000,
     );
     if (!jsonEqual(obj.status ?? {}, next)) {
-      // Merge patch: fields that disappeared are sent as null.
-      const patch: Record<string, unknown> = { ...next };
-      for (const k of Object.keys(obj.status ?? {})) if (!(k in next)) patch[k] = null;
+      const patch = statusPatch(obj.status ?? {}, next);
       try {
         const updated = await o.kube.patchStatus<ConnectionObject>(
           o.type,

@@ -4,7 +4,7 @@
 import type { Logger } from "pino";
 import { GROUP, VERSION } from "../../api/common.ts";
 import { clusterHarborConnection, harborConnection } from "../../api/connection.ts";
-import type { EndpointRegistry } from "../../harbor/transport.ts";
+import type { EndpointRegistry } from "../../harbor/endpoints.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretWriter } from "../../kube/secrets.ts";
@@ -48,6 +48,8 @@ export interface ConnectionControllersOptions {
   workers?: number;
   /** How often a Ready connection is checked again. */
   driftIntervalMs: number;
+  /** Where ClusterHarborConnections' Secrets may be ("*": anywhere); see ConnectionReconcilerOptions. */
+  clusterResourceNamespace?: string;
   reconcileTimeoutMs?: number;
   /** Backoff of a connection that is not Ready (defaults 2 s doubling to 30 s). */
   retryBaseMs?: number;
@@ -148,6 +150,7 @@ export function createConnectionControllers(o: ConnectionControllersOptions): Co
         events: o.events,
         connections,
         driftIntervalMs: o.driftIntervalMs,
+        ...(o.clusterResourceNamespace ? { clusterResourceNamespace: o.clusterResourceNamespace } : {}),
         usersOf: (key) => usersOf(key),
         secretUsedByOthers,
         ...pick(o, ["retryBaseMs", "retryMaxMs", "lastCheckRefreshMs", "probeDeadlineMs", "callTimeoutMs"]),

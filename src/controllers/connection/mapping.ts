@@ -99,6 +99,25 @@ export function insecureHttpRefusal(spec: { url: string; allowInsecureHTTP?: boo
   };
 }
 
+/**
+ * A ClusterHarborConnection whose credentials Secret is outside the namespace the operator allows
+ * (--cluster-resource-namespace; "*": any). Whoever may write a cluster connection could otherwise
+ * send any opted-in Secret of any namespace to a URL of their choice. Only a change of the
+ * connection (or of the operator's setting, which restarts it) fixes it: Stalled, nothing read.
+ */
+export function secretNamespaceRefusal(
+  kind: ConnectionKind,
+  secretNamespace: string,
+  allowed: string,
+): Failure | undefined {
+  if (kind !== "ClusterHarborConnection" || allowed === "*" || secretNamespace === allowed) return undefined;
+  return {
+    reason: "SecretNotAllowed",
+    message: `a ClusterHarborConnection reads its credentials Secret only from the operator's namespace ${allowed}, not ${secretNamespace}: move the Secret to ${allowed} and set spec.credentialsSecretRef.namespace: ${allowed} (or start the operator with --cluster-resource-namespace naming the namespace that holds it); nothing was read`,
+    stalled: true,
+  };
+}
+
 // -------------------------------------------------------------------------------------------
 // credentials
 

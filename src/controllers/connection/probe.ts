@@ -12,7 +12,7 @@
 import type { ConnectionStatus } from "../../api/connection.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
-import { ALL } from "../../harbor/jobservice.ts";
+import { ALL } from "../../harbor/job-service.ts";
 import type { GeneralInfo } from "../../harbor/system.ts";
 import type { CallOptions } from "../../harbor/transport.ts";
 import { safeText } from "../../kube/text.ts";

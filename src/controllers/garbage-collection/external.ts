@@ -19,7 +19,7 @@ import type {
   HarborGarbageCollectionSpec,
   HarborGarbageCollectionStatus,
 } from "../../api/garbage-collection.ts";
-import type { ExternalClient } from "../../runtime/managed.ts";
+import type { ExternalClient } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { type ScheduleExternalDeps, scheduleExternal } from "../shared/schedule-external.ts";
 import {

@@ -6,7 +6,7 @@
 // adds keys such as time_window to runs, which are not compared). A schedule of type None is no
 // schedule at all: GET answers 200 with an empty body.
 import type { GcRunStatus, HarborGarbageCollectionSpec } from "../../api/garbage-collection.ts";
-import type { GcHistory, GcSchedule } from "../../harbor/gc.ts";
+import type { GcHistory, GcSchedule } from "../../harbor/garbage-collection.ts";
 import {
   describeSchedule,
   isRunning,

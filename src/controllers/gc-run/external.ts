@@ -12,7 +12,7 @@
 import type { HarborGarbageCollectionRunSpec, HarborGarbageCollectionRunStatus } from "../../api/gc-run.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
-import type { RunExternal } from "../../runtime/run.ts";
+import type { RunExternal } from "../../runtime/run-external.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
 import { requireProjects } from "../shared/tenancy.ts";

@@ -3,9 +3,9 @@
 // a job log as status shows it.
 import type { HarborGarbageCollectionRunSpec, HarborGarbageCollectionRunStatus } from "../../api/gc-run.ts";
 import { formatBytes } from "../../harbor/errors.ts";
-import { type GcHistory, gcRunParameters } from "../../harbor/gc.ts";
+import { type GcHistory, gcRunParameters } from "../../harbor/garbage-collection.ts";
 import { safeText } from "../../kube/text.ts";
-import type { RunOutcome } from "../../runtime/run.ts";
+import type { RunOutcome } from "../../runtime/run-external.ts";
 
 /** A GC run Harbor has stored: its id is always there. */
 export type GcRun = GcHistory & { id: number };

@@ -18,8 +18,8 @@
 // that differs and one read of the queues; the drift sweep three reads per Harbor and interval.
 import type { HarborJobServiceSpec, HarborJobServiceStatus } from "../../api/job-service.ts";
 import type { HarborClient } from "../../harbor/client.ts";
-import { ALL } from "../../harbor/jobservice.ts";
-import { type ExternalClient, Stalled } from "../../runtime/managed.ts";
+import { ALL } from "../../harbor/job-service.ts";
+import { type ExternalClient, Stalled } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { requireSystemSettings } from "../shared/tenancy.ts";
 import {
@@ -104,7 +104,6 @@ export function jobServiceExternal(): Client {
 
     diff: ({ spec }, observed) => diff(spec, observed),
     id: () => SETTING_ID,
-    identifies: () => true,
     describe,
     status: (_input, observed) => status(observed),
 

@@ -1,7 +1,7 @@
 // HarborJobService's pure mappings: which listed queues must be paused or resumed, and what status
 // shows of the job service (pools, workers, every queue).
 import type { HarborJobServiceSpec, HarborJobServiceStatus } from "../../api/job-service.ts";
-import type { JobQueue, Worker, WorkerPool } from "../../harbor/jobservice.ts";
+import type { JobQueue, Worker, WorkerPool } from "../../harbor/job-service.ts";
 import { safeText } from "../../kube/text.ts";
 import type { UnnamedSpecFields } from "../shared/export.ts";
 

@@ -17,13 +17,13 @@ import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { Label } from "../../harbor/labels.ts";
 import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
-import type { Informer } from "../../runtime/informer.ts";
 import {
   type ConnectionResolver,
   DeletionBlocked,
   type ExternalClient,
   type ManagedObject,
-} from "../../runtime/managed.ts";
+} from "../../runtime/external-client.ts";
+import type { Informer } from "../../runtime/informer.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { projectScope } from "../shared/project-scope.ts";

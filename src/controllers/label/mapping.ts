@@ -3,7 +3,7 @@
 import { type HarborLabelSpec, type HarborLabelStatus, LABEL_COLOR_PATTERN } from "../../api/label.ts";
 import type { HarborReplicationPolicySpec } from "../../api/replication.ts";
 import type { Label, LabelCreate, LabelUpdate } from "../../harbor/labels.ts";
-import type { ManagedObject } from "../../runtime/managed.ts";
+import type { ManagedObject } from "../../runtime/external-client.ts";
 import type { SpecFields } from "../shared/export.ts";
 
 /** A label Harbor holds: what get and list return, with its id. */

@@ -4,9 +4,9 @@
 import type { HarborProjectMemberSpec } from "../../api/member.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedProjectMember } from "../../harbor/members.ts";
-import type { UserGroup } from "../../harbor/usergroups.ts";
+import type { UserGroup } from "../../harbor/user-group.ts";
 import type { HarborObjectView, KindExporter } from "../shared/export.ts";
-import { identityOfGroup } from "../usergroup/mapping.ts";
+import { identityOfGroup } from "../user-group/mapping.ts";
 import { diff, inlineGroup, memberKey, specFromMember } from "./mapping.ts";
 
 export const memberExporter: KindExporter<HarborProjectMemberSpec> = {

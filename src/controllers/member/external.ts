@@ -19,14 +19,14 @@ import type { HarborProjectMemberSpec, HarborProjectMemberStatus } from "../../a
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedProjectMember } from "../../harbor/members.ts";
 import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
+import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { authMode, LDAP_AUTH } from "../shared/auth-mode.ts";
 import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { projectScope } from "../shared/project-scope.ts";
 import { resolveReference } from "../shared/references.ts";
-import { type GroupIdentity, matchesIdentity } from "../usergroup/mapping.ts";
+import { type GroupIdentity, matchesIdentity } from "../user-group/mapping.ts";
 import {
   created,
   describeMember,

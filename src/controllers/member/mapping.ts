@@ -6,17 +6,17 @@ import {
   MEMBER_ROLES,
   type MemberRole,
 } from "../../api/member.ts";
-import { canonicalDn } from "../../api/usergroup.ts";
+import { canonicalDn } from "../../api/user-group.ts";
 import { type ProjectMember, ProjectRole, roleName } from "../../harbor/members.ts";
-import type { UserGroup } from "../../harbor/usergroups.ts";
-import type { ManagedObject } from "../../runtime/managed.ts";
+import type { UserGroup } from "../../harbor/user-group.ts";
+import type { ManagedObject } from "../../runtime/external-client.ts";
 import type { UnnamedSpecFields } from "../shared/export.ts";
 import {
   type GroupIdentity,
   identityKey,
   identityOfGroup,
   identityOfResource,
-} from "../usergroup/mapping.ts";
+} from "../user-group/mapping.ts";
 
 /** A member Harbor holds, with its id. */
 export type ObservedMember = ProjectMember & { id: number };

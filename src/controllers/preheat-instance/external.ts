@@ -27,7 +27,7 @@ import { SECRET_USES } from "../../api/common.ts";
 import type { HarborPreheatInstanceSpec, HarborPreheatInstanceStatus } from "../../api/preheat-instance.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PreheatInstanceReq } from "../../harbor/preheat.ts";
-import { DeletionBlocked, type ExternalClient, NotReady } from "../../runtime/managed.ts";
+import { DeletionBlocked, type ExternalClient, NotReady } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { comparableUrl } from "../registry/mapping.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";

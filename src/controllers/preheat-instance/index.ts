@@ -3,7 +3,7 @@
 // queues it at once; policies that use it are HarborPreheatPolicy's references (their going queues
 // an instance whose deletion waits for them).
 import { harborPreheatInstance } from "../../api/preheat-instance.ts";
-import type { ErrorClassifier } from "../../runtime/managed.ts";
+import type { ErrorClassifier } from "../../runtime/external-client.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { preheatInstanceExporter } from "./export.ts";

@@ -4,15 +4,14 @@
 import type { HarborPreheatPolicySpec } from "../../api/preheat-policy.ts";
 import type { PreheatPolicy } from "../../harbor/preheat.ts";
 import { type HarborObjectView, type KindExporter, numericId } from "../shared/export.ts";
-import { type HarborRelease, harborRelease } from "../shared/harbor-release.ts";
+import type { HarborRelease } from "../shared/harbor-release.ts";
 import { diff, specFromPolicy } from "./mapping.ts";
 
 export const preheatPolicyExporter: KindExporter<HarborPreheatPolicySpec> = {
   async read(ctx) {
     const projects = (await ctx.projects()).filter((p) => ctx.includes(p.name ?? ""));
     if (projects.length === 0) return [];
-    const info = await ctx.harbor.system.getSystemInfo({ signal: ctx.signal });
-    const release = harborRelease({ harborVersion: info.harbor_version ?? undefined });
+    const release = await ctx.release();
     let done = 0;
     const lists = await ctx.each(projects, async (p) => {
       const policies = await ctx.harbor.preheat.listPolicies(p.name ?? "", {}, { signal: ctx.signal });

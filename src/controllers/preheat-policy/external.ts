@@ -15,16 +15,18 @@
 //
 // Harbor requests: a new policy converges in three (the lookup, the create, the read-back); one in
 // sync costs one read; the drift sweep lists the policies once per project.
+
 import type { HarborPreheatPolicySpec, HarborPreheatPolicyStatus } from "../../api/preheat-policy.ts";
 import { isHarborError } from "../../harbor/errors.ts";
-import type { Informer } from "../../runtime/informer.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import {
   DeletionBlocked,
   type ExternalClient,
   type ManagedObject,
   NotReady,
   Stalled,
-} from "../../runtime/managed.ts";
+} from "../../runtime/external-client.ts";
+import type { Informer } from "../../runtime/informer.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborRelease, UNSUPPORTED_BY_HARBOR } from "../shared/harbor-release.ts";
 import { resolveReference } from "../shared/references.ts";
@@ -159,15 +161,15 @@ export function preheatPolicyExternal(deps: PreheatPolicyExternalDeps): Client {
     async observeMany(conn, inputs) {
       const found = new Map<number, ObservedPolicy>();
       const projects = new Set(inputs.map((i) => i.extra.project.name));
-      for (const project of projects) {
+      await forEachBounded(projects, SWEEP_CONCURRENCY, async (project) => {
         try {
           for (const p of await conn.client.preheat.listPolicies(project)) if (withId(p)) found.set(p.id, p);
         } catch (e) {
           // The project is gone: its policies are missing, which their reconciles handle.
-          if (isHarborError(e, "notFound") || isHarborError(e, "forbidden")) continue;
+          if (isHarborError(e, "notFound") || isHarborError(e, "forbidden")) return;
           throw e;
         }
-      }
+      });
       return found;
     },
 

@@ -12,8 +12,10 @@ import {
   type KindExporter,
   numericId,
 } from "../shared/export.ts";
+import type { HarborRelease } from "../shared/harbor-release.ts";
 import {
   diff,
+  forRelease,
   type ObservedProjectScanner,
   type ObservedQuota,
   type ProjectState,
@@ -26,18 +28,21 @@ import {
 
 export const projectExporter: KindExporter<HarborProjectSpec> = {
   async read(ctx) {
-    const projects = await ctx.projects();
+    const [projects, release] = await Promise.all([ctx.projects(), ctx.release()]);
     const quotas = await readQuotas(
       ctx,
       projects.map((p) => p.project_id),
     );
     const scanners = await readScanners(ctx, projects);
     return projects.map((p) =>
-      view({
-        ...p,
-        ...(quotas.has(p.project_id) ? { quota: quotas.get(p.project_id) } : {}),
-        ...(scanners.has(p.project_id) ? { scanner: scanners.get(p.project_id) } : {}),
-      }),
+      view(
+        {
+          ...p,
+          ...(quotas.has(p.project_id) ? { quota: quotas.get(p.project_id) } : {}),
+          ...(scanners.has(p.project_id) ? { scanner: scanners.get(p.project_id) } : {}),
+        },
+        release,
+      ),
     );
   },
   keyOf: (_spec, harborName) => harborName,
@@ -45,6 +50,7 @@ export const projectExporter: KindExporter<HarborProjectSpec> = {
 
 function view(
   project: ProjectState & { project_id: number; scanner?: ObservedProjectScanner | null },
+  release: HarborRelease,
 ): HarborObjectView<HarborProjectSpec> {
   const name = project.name ?? "";
   return {
@@ -60,10 +66,10 @@ function view(
       if (scanner.note) out.notes.push(scanner.note);
       return out;
     },
-    // As the operator's diff: the project's fields, then its scanner.
+    // As the operator's diff: the project's fields as this release holds them, then its scanner.
     diff: (spec, _harborName, refs) => [
       ...diff(
-        spec,
+        forRelease(spec, release.version),
         project,
         spec.proxyCache
           ? numericId(refs.resolve("HarborRegistry", spec.proxyCache.registryRef.name)?.id)

@@ -15,16 +15,20 @@
 // A project whose spec names its scanner (spec.scanner) costs one more read wherever it is observed,
 // its scanner (Harbor has no list of project scanners), and one write when the scanner differs.
 import type { HarborProjectSpec, HarborProjectStatus } from "../../api/project.ts";
-import { storageBytes } from "../../api/quantity.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import { quotaProjectId } from "../../harbor/quotas.ts";
+import {
+  DeletionBlocked,
+  type ExternalClient,
+  type ManagedObject,
+  Stalled,
+} from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
-import { DeletionBlocked, type ExternalClient, type ManagedObject, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { NotApplied } from "../shared/errors.ts";
-import type { FreshProjects } from "../shared/fresh-projects.ts";
+import { type FreshProjects, RETENTION_POLICY } from "../shared/fresh-projects.ts";
 import { resolveReference } from "../shared/references.ts";
 import { requireProjects } from "../shared/tenancy.ts";
 import {
@@ -34,12 +38,12 @@ import {
   type ObservedProject,
   type ObservedProjectScanner,
   type ObservedQuota,
-  parseStorageQuantity,
   quotaFromList,
   quotaFromSummary,
   scannerDrift,
   scannerStatus,
   status,
+  storageLimitBytes,
   unchangeable,
   updateRequest,
 } from "./mapping.ts";
@@ -234,18 +238,23 @@ export function projectExternal(deps: {
       return project;
     },
 
+    // Harbor refuses a taken project name (409), and a user who may not create projects (403) may
+    // still adopt one: a new project is created without a lookup first.
+    refusedAsExisting: (e) => isHarborError(e, "conflict") || isHarborError(e, "forbidden"),
+
     async create({ conn, spec: asked, harborName, extra, signal }) {
       const spec = forRelease(asked, conn.harborVersion);
       const id = await conn.client.projects.create(createRequest(spec, harborName, extra.registryId), {
         signal,
       });
-      deps.fresh?.created(conn.harbor, id);
+      // Harbor gives a proxy-cache project a retention policy of its own (images not pulled for 7 days).
+      deps.fresh?.created(conn.harbor, id, spec.proxyCache ? [RETENTION_POLICY] : []);
       // Harbor ignores a CVE allowlist on create.
       if (spec.cveAllowlist) await conn.client.projects.update(id, updateRequest(spec, id), { signal });
       const created = await readBack(conn, id, signal);
       if (!created) throw new Error(`project ${harborName} (id ${id}) vanished right after creation`);
       // Harbor puts its default limit in place of a non-admin's: set it, or say why not.
-      const want = spec.storageLimit === undefined ? undefined : parseStorageQuantity(spec.storageLimit);
+      const want = storageLimitBytes(spec);
       if (want !== undefined && created.quota?.hard !== want) {
         created.quota = await applyStorageLimit(conn, created, want, signal);
       }
@@ -274,7 +283,7 @@ export function projectExternal(deps: {
       }
       if (drift.includes("scanner"))
         observed = { ...observed, scanner: await applyScanner(conn, id, extra.scanner, signal) };
-      const want = spec.storageLimit === undefined ? undefined : storageBytes(spec.storageLimit);
+      const want = storageLimitBytes(spec);
       if (drift.includes("storageLimit") && want !== undefined) {
         // Harbor stores the number as sent: no read-back needed.
         observed = { ...observed, quota: await applyStorageLimit(conn, observed, want, signal) };

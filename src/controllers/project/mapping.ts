@@ -18,8 +18,8 @@ import type {
 } from "../../harbor/projects.ts";
 import type { Quota } from "../../harbor/quotas.ts";
 import { has, releaseOf } from "../../harbor/release.ts";
+import { Stalled } from "../../runtime/external-client.ts";
 import { INVALID_SPEC, quoteValue } from "../../runtime/invalid-spec.ts";
-import { Stalled } from "../../runtime/managed.ts";
 import type { SpecFields } from "../shared/export.ts";
 import type { ReleaseField } from "../shared/release-fields.ts";
 
@@ -92,10 +92,13 @@ const FLAGS: ReadonlyArray<[FlagField, string]> = [
 ];
 
 /**
- * "10Gi" → bytes; "unlimited" and "-1" → -1. A value Harbor cannot store (the CRD refuses most;
- * "1.5" bytes only the operator sees) stalls the resource: no retry makes it usable.
+ * spec.storageLimit in bytes ("10Gi" → bytes; "unlimited" and "-1" → -1), undefined when unset:
+ * the one reading of it, for the create, the drift check and the update. A value Harbor cannot
+ * store (the spec's schema refuses it; "1.5" bytes only the operator sees) stalls the resource.
  */
-export function parseStorageQuantity(text: string): number {
+export function storageLimitBytes(spec: { storageLimit?: string | undefined }): number | undefined {
+  const text = spec.storageLimit;
+  if (text === undefined) return undefined;
   const bytes = storageBytes(text);
   if (bytes === undefined)
     throw new Stalled(INVALID_SPEC, `spec.storageLimit ${quoteValue(text)}: ${STORAGE_LIMIT.message}`);
@@ -172,7 +175,7 @@ export function createRequest(
   return {
     project_name: name,
     metadata: desiredMetadata(spec),
-    ...(spec.storageLimit === undefined ? {} : { storage_limit: parseStorageQuantity(spec.storageLimit) }),
+    ...(spec.storageLimit === undefined ? {} : { storage_limit: storageLimitBytes(spec) }),
     ...(registryId === undefined ? {} : { registry_id: registryId }),
   };
 }
@@ -230,11 +233,8 @@ export function diff(spec: HarborProjectSpec, project: ProjectState, registryId?
     const haveExpiry = project.cve_allowlist?.expires_at ?? 0;
     if (want.join(",") !== have.join(",") || wantExpiry !== haveExpiry) out.push("cveAllowlist");
   }
-  if (spec.storageLimit !== undefined) {
-    // A value only the operator refuses never gets here (the spec fails to parse first).
-    const want = storageBytes(spec.storageLimit);
-    if (want !== undefined && want !== project.quota?.hard) out.push("storageLimit");
-  }
+  const want = storageLimitBytes(spec);
+  if (want !== undefined && want !== project.quota?.hard) out.push("storageLimit");
   return out;
 }
 

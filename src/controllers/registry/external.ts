@@ -18,7 +18,7 @@ import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import type { Registry } from "../../harbor/registries.ts";
-import { DeletionBlocked, type ExternalClient, NotReady, Stalled } from "../../runtime/managed.ts";
+import { DeletionBlocked, type ExternalClient, NotReady, Stalled } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { createRequest, diff, type RegistryCredentials, status, updateRequest } from "./mapping.ts";

@@ -2,7 +2,7 @@
 // harborconfig.io/watch: "true") queues it at once; the drift sweep, which reads the Secret through
 // prepare, finds other changes within the drift interval.
 import { harborRegistry } from "../../api/registry.ts";
-import type { ErrorClassifier } from "../../runtime/managed.ts";
+import type { ErrorClassifier } from "../../runtime/external-client.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { registryExporter } from "./export.ts";

@@ -13,9 +13,10 @@
 import type { HarborReplicationRunSpec, HarborReplicationRunStatus } from "../../api/replication-run.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedReplicationExecution } from "../../harbor/replication.ts";
+import { type ManagedObject, NotReady } from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { DEPENDENCY_NOT_READY, type ManagedObject, NotReady } from "../../runtime/managed.ts";
-import type { RunExternal } from "../../runtime/run.ts";
+import { DEPENDENCY_NOT_READY } from "../../runtime/managed.ts";
+import type { RunExternal } from "../../runtime/run-external.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
 import { resolveReference } from "../shared/references.ts";

@@ -3,7 +3,7 @@
 import type { HarborReplicationRunStatus } from "../../api/replication-run.ts";
 import type { PersistedReplicationExecution, PersistedReplicationTask } from "../../harbor/replication.ts";
 import { safeText } from "../../kube/text.ts";
-import type { RunOutcome } from "../../runtime/run.ts";
+import type { RunOutcome } from "../../runtime/run-external.ts";
 import { logTail } from "../gc-run/mapping.ts";
 import { executionStatus, isRunning } from "../replication/mapping.ts";
 

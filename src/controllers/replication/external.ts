@@ -27,13 +27,13 @@ import type { PersistedReplicationExecution, PersistedReplicationPolicy } from "
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
-import type { Informer } from "../../runtime/informer.ts";
 import {
   type AfterSync,
   DeletionBlocked,
   type ExternalClient,
   type ManagedObject,
-} from "../../runtime/managed.ts";
+} from "../../runtime/external-client.ts";
+import type { Informer } from "../../runtime/informer.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "../shared/references.ts";
 import { handleRunRequest, pendingRunRequest } from "../shared/run-now.ts";
@@ -166,7 +166,6 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
     diff: ({ spec, harborName, extra }, observed) => diff(spec, harborName, registryIdOf(extra), observed),
     id: (observed) => observed.id,
     identifies: ({ harborName }, observed) => observed.name === harborName,
-    status: () => ({}),
 
     // The return type is declared so that the status literal below is checked field by field.
     async afterSync(

@@ -1,7 +1,8 @@
 // HarborRetentionPolicy's ExternalClient. Choices where Harbor leaves room:
 // - Harbor keeps one policy per project, named by the project's metadata retention_id; the policy
 //   is found through the project (one project read and one policy read), and the claim is the
-//   project, so a second resource for the same project gets Conflict.
+//   project, so a second resource for the same project gets Conflict. A project the operator has
+//   just created (not a proxy cache, which Harbor gives a policy) holds none: no read before the create.
 // - A policy with no rules and no schedule is what Harbor's UI leaves when every rule is removed:
 //   it counts as no policy. Creating onto it updates it (Harbor refuses a second POST for the
 //   project), and deletion leaves the policy that way rather than DELETE /retentions/{id}, which
@@ -14,6 +15,7 @@
 //
 // Harbor requests: observing costs three reads (the project, the policy, the newest execution); the
 // drift sweep one per policy (by its id, without the executions).
+
 import type { HarborRetentionPolicySpec, HarborRetentionPolicyStatus } from "../../api/retention.ts";
 import type { HarborClient } from "../../harbor/client.ts";
 import { isHarborError } from "../../harbor/errors.ts";
@@ -21,10 +23,17 @@ import type { RetentionPolicy } from "../../harbor/retention.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
+import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
+import {
+  type AfterSync,
+  type ExternalClient,
+  type ManagedObject,
+  NotReady,
+} from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { followDelayMs } from "../shared/executions.ts";
+import { type FreshProjects, RETENTION_POLICY } from "../shared/fresh-projects.ts";
 import { type ProjectScope, projectScope } from "../shared/project-scope.ts";
 import { handleRunRequest } from "../shared/run-now.ts";
 import {
@@ -46,6 +55,7 @@ export interface RetentionExternalDeps {
   events: EventRecorder;
   type: ResourceType;
   now?: () => number;
+  fresh?: FreshProjects;
 }
 
 /** The project names a policy Harbor no longer has. */
@@ -61,6 +71,8 @@ type Client = ExternalClient<
 
 export function retentionExternal(deps: RetentionExternalDeps): Client {
   const now = deps.now ?? Date.now;
+  /** Resources whose last observe took "no policy" from a new project without asking Harbor. */
+  const skipped = new Set<string>();
   const newestRun = async (client: HarborClient, id: number, signal: AbortSignal) =>
     (await client.retention.listExecutions(id, 1, { signal }))[0];
 
@@ -107,22 +119,39 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
       return projectScope(deps.projects, resource, spec, conn);
     },
 
-    async observe({ conn, knownId, extra, signal }) {
+    async observe({ resource, conn, knownId, extra, signal }) {
+      const uid = resource.metadata.uid ?? "";
+      skipped.delete(uid);
+      if (knownId === undefined && deps.fresh?.firstLookup(conn.harbor, extra.projectId, RETENTION_POLICY)) {
+        skipped.add(uid);
+        return undefined;
+      }
       const found = await projectPolicy(conn.client, extra.projectId, signal);
       // Not managed yet: an empty policy is no policy.
       if (!found || (knownId === undefined && isEmpty(found.policy))) return undefined;
       return withLastRun(conn.client, found, signal);
     },
 
-    async create({ conn, spec, extra, signal }) {
+    async create({ resource, conn, spec, extra, signal }) {
       const request = policyRequest(spec, extra.projectId);
-      const existing = await projectPolicy(conn.client, extra.projectId, signal);
-      if (existing) {
-        await conn.client.retention.update(existing.id, request, { signal });
-        return withLastRun(conn.client, { ...existing, policy: stored(existing.id, request) }, signal);
+      // The lookup the observe just skipped (a project of ours, new) is not made here either.
+      const unlooked = skipped.delete(resource.metadata.uid ?? "");
+      let existing = unlooked ? undefined : await projectPolicy(conn.client, extra.projectId, signal);
+      if (!existing) {
+        try {
+          const id = await conn.client.retention.create(request, { signal });
+          return { id, projectId: extra.projectId, policy: stored(id, request) };
+        } catch (e) {
+          // The new project got a policy while this one was being created, and Harbor refuses a
+          // second: it is taken as this resource's, as the lifecycle takes any object found where
+          // a create of its own may have happened (the finalizer is on, no id recorded yet).
+          if (!unlooked || !isHarborError(e, "invalid")) throw e;
+          existing = await projectPolicy(conn.client, extra.projectId, signal);
+          if (!existing) throw e;
+        }
       }
-      const id = await conn.client.retention.create(request, { signal });
-      return { id, projectId: extra.projectId, policy: stored(id, request) };
+      await conn.client.retention.update(existing.id, request, { signal });
+      return withLastRun(conn.client, { ...existing, policy: stored(existing.id, request) }, signal);
     },
 
     async update({ conn, spec, extra, signal }, current) {
@@ -178,20 +207,20 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
     // the last reconcile saw it.
     async observeMany(conn, inputs) {
       const out = new Map<number, ObservedRetention>();
-      for (const i of inputs) {
-        const id = i.knownId;
-        if (id === undefined) continue;
+      const known = inputs.filter((i) => i.knownId !== undefined);
+      await forEachBounded(known, SWEEP_CONCURRENCY, async (i) => {
+        const id = i.knownId as number;
         let policy: RetentionPolicy;
         try {
           policy = await conn.client.retention.get(id, { signal: i.signal });
         } catch (e) {
           // Gone with its project, or lost (Harbor's 500): its own reconcile says which.
           if (isHarborError(e, "server") || isHarborError(e, "notFound") || isHarborError(e, "forbidden"))
-            continue;
+            return;
           throw e;
         }
         out.set(id, { id, projectId: policy.scope?.ref ?? i.extra.projectId, policy, runsRead: false });
-      }
+      });
       return out;
     },
 

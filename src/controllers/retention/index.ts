@@ -10,8 +10,9 @@ export const retentionKind = defineKind({
   def: harborRetentionPolicy,
   exporter: retentionExporter,
   watches: { references: { HarborProject: (spec) => spec.projectRef.name } },
-  external: ({ ctx, informer }) =>
+  external: ({ ctx, informer, fresh }) =>
     retentionExternal({
+      fresh,
       projects: informer("HarborProject"),
       kube: ctx.kube,
       events: ctx.events,

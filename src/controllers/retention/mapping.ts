@@ -21,7 +21,7 @@ import type {
   RetentionSelector,
 } from "../../harbor/retention.ts";
 import { safeText } from "../../kube/text.ts";
-import type { ManagedSpec } from "../../runtime/managed.ts";
+import type { ManagedSpec } from "../../runtime/external-client.ts";
 import { FINAL_STATUSES } from "../shared/executions.ts";
 
 export interface ObservedRetention {

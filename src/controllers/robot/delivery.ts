@@ -1,6 +1,7 @@
 // Where a robot's credentials live in Kubernetes: its Secret (owned by the HarborRobot), copies of
-// it in namespaces chosen by a label selector, and imagePullSecrets entries on named
-// ServiceAccounts there.
+// it in namespaces chosen by a label selector that accept copies from the robot's namespace (the
+// Namespace's harborconfig.io/accept-pull-secrets-from annotation, set by whoever owns it), and
+// imagePullSecrets entries on named ServiceAccounts there.
 //
 // - Every Secret carries the operator's labels, `harborconfig.io/watch: "true"` (so the operator's
 //   Secret watch sees it edited or deleted) and a fingerprint of the credentials it holds
@@ -14,9 +15,10 @@
 //   reported as copy failures (the robot's status names them) and the other namespaces proceed.
 // - ServiceAccounts are changed read-modify-write (the resourceVersion guards against lost
 //   updates), only when the entry is missing or stale; one that does not exist yet is skipped and
-//   linked when the ServiceAccount watch sees it appear (see service-accounts.ts).
+//   linked when the ServiceAccount watch sees it appear (see pull-secret-links.ts).
 import { MANAGED_BY, MANAGED_BY_LABEL, WATCH_LABEL } from "../../api/common.ts";
 import { type HarborRobotSpec, MAX_COPY_FAILURES } from "../../api/robot.ts";
+import { mayEverywhere } from "../../kube/access.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { isKubeError } from "../../kube/errors.ts";
 import {
@@ -36,6 +38,7 @@ import {
 } from "../../kube/types.ts";
 import type { Informer } from "../../runtime/informer.ts";
 import {
+  acceptsCopiesFrom,
   type Credentials,
   credentialHash,
   type Delivered,
@@ -74,17 +77,36 @@ export interface CopiesResult {
   copiedTo: string[];
   /** Namespaces where the copy or a ServiceAccount entry could not be written, sorted. */
   failures: CopyFailure[];
+  /** Namespaces the selector matches that do not accept copies from the robot's namespace: nothing is written there. Sorted. */
+  refused: string[];
+  /** Of copiedTo: namespaces that do not accept copies but hold one kept (copiesWithoutConsent keep). Sorted. */
+  withoutConsent: string[];
 }
 
 export class RobotDelivery {
   readonly #kube: KubeClient;
   readonly #secrets: SecretWriter;
   readonly #namespaces: Informer<NamespaceObject>;
+  /** The namespaces the operator watches (--namespace); undefined: all. */
+  readonly #watched: readonly string[] | undefined;
+  readonly #keepWithoutConsent: boolean;
+  /** Whether the operator may list Secrets in every namespace: asked once, when first needed. */
+  #everywhere: Promise<boolean> | undefined;
 
-  constructor(deps: { kube: KubeClient; secrets: SecretWriter; namespaces: Informer<NamespaceObject> }) {
+  constructor(deps: {
+    kube: KubeClient;
+    secrets: SecretWriter;
+    namespaces: Informer<NamespaceObject>;
+    /** The watched namespaces (--namespace), if not all. */
+    watchedNamespaces?: readonly string[];
+    /** A copy in a namespace that does not accept it: kept and named (default), or removed. */
+    copiesWithoutConsent?: "keep" | "remove";
+  }) {
+    this.#keepWithoutConsent = deps.copiesWithoutConsent !== "remove";
     this.#kube = deps.kube;
     this.#secrets = deps.secrets;
     this.#namespaces = deps.namespaces;
+    this.#watched = deps.watchedNamespaces?.length ? deps.watchedNamespaces : undefined;
   }
 
   /**
@@ -140,8 +162,11 @@ export class RobotDelivery {
   }
 
   /**
-   * Makes copies and ServiceAccount entries match the spec: a copy in every matching namespace
-   * (the robot's own namespace holds the Secret itself), none elsewhere. Undefined while the
+   * Makes copies and ServiceAccount entries match the spec: a copy in every matching namespace that
+   * accepts copies from the robot's namespace (the robot's own namespace holds the Secret itself),
+   * none elsewhere. A matching namespace that does not accept them is refused, and nothing is
+   * written there; a copy it holds already (made before namespaces had to accept them) is kept
+   * current and named while copiesWithoutConsent is keep, removed otherwise. Undefined while the
    * Namespace cache is still filling (nothing is removed on a partial view).
    */
   async syncCopies(
@@ -152,22 +177,35 @@ export class RobotDelivery {
     previous: readonly string[],
   ): Promise<CopiesResult | undefined> {
     const copies = spec.secret.copies;
-    if (!copies && previous.length === 0) return { copiedTo: [], failures: [] };
+    if (!copies && previous.length === 0)
+      return { copiedTo: [], failures: [], refused: [], withoutConsent: [] };
     if (!this.#namespaces.synced) return undefined;
     const own = owner.metadata.namespace ?? "";
-    const matching = new Set(
-      copies
-        ? this.#namespaces
-            .list()
-            .filter(
-              (ns) =>
-                ns.status?.phase !== "Terminating" &&
-                !ns.metadata.deletionTimestamp &&
-                selectorMatches(copies.namespaceSelector, ns.metadata.labels ?? {}),
-            )
-            .map((ns) => ns.metadata.name)
-        : [],
+    const selected = copies
+      ? this.#namespaces
+          .list()
+          .filter(
+            (ns) =>
+              ns.status?.phase !== "Terminating" &&
+              !ns.metadata.deletionTimestamp &&
+              selectorMatches(copies.namespaceSelector, ns.metadata.labels ?? {}),
+          )
+      : [];
+    const existing = await this.#copiesOf(owner);
+    const holdsCopy = new Set(
+      existing.filter((c) => c.metadata.name === target.name).map((c) => c.metadata.namespace ?? ""),
     );
+    const matching = new Set<string>();
+    const refused: string[] = [];
+    const withoutConsent: string[] = [];
+    for (const ns of selected) {
+      const name = ns.metadata.name;
+      if (name === own || acceptsCopiesFrom(ns.metadata.annotations, own)) matching.add(name);
+      else if (this.#keepWithoutConsent && holdsCopy.has(name)) {
+        matching.add(name);
+        withoutConsent.push(name);
+      } else refused.push(name);
+    }
     const accounts = copies?.serviceAccounts ?? [];
     const copiedTo: string[] = [];
     const failures: CopyFailure[] = [];
@@ -187,7 +225,7 @@ export class RobotDelivery {
     }
 
     // Copies and entries that no longer belong: another namespace, or an earlier Secret name.
-    for (const copy of await this.#copiesOf(owner)) {
+    for (const copy of existing) {
       const ns = copy.metadata.namespace ?? "";
       if (matching.has(ns) && copy.metadata.name === target.name) continue;
       await this.#unlink(ns, accounts, copy.metadata.name);
@@ -195,7 +233,7 @@ export class RobotDelivery {
     }
     for (const ns of previous) if (!matching.has(ns)) await this.#unlink(ns, accounts, target.name);
     if (!matching.has(own)) await this.#unlink(own, accounts, target.name);
-    return { copiedTo, failures };
+    return { copiedTo, failures, refused: refused.sort(), withoutConsent: withoutConsent.sort() };
   }
 
   /** Removes everything the robot delivered: copies, ServiceAccount entries, its Secret(s). */
@@ -220,13 +258,43 @@ export class RobotDelivery {
     }
   }
 
-  /** This robot's copies, wherever they are (one list call, selected by label on the server). */
+  /**
+   * This robot's copies, selected by label on the server: wherever they are (one list call), or,
+   * with --namespace and RBAC that grants Secrets only in some namespaces (Roles per watched
+   * namespace), in each watched namespace, the robot's own and those its status says hold a copy.
+   * A namespace the operator may not list Secrets in holds no copy it could have written.
+   */
   async #copiesOf(owner: KubeObject): Promise<SecretObject[]> {
-    const { items } = await this.#kube.list<SecretObject>(Secrets, {
-      labelSelector: `${COPY_OF_LABEL}=${owner.metadata.uid ?? ""}`,
-    });
+    const labelSelector = `${COPY_OF_LABEL}=${owner.metadata.uid ?? ""}`;
+    const items: SecretObject[] = [];
+    if (!this.#watched || (await this.#mayListEverywhere())) {
+      items.push(...(await this.#kube.list<SecretObject>(Secrets, { labelSelector })).items);
+    } else {
+      const status = (owner as { status?: { copiedTo?: unknown } }).status;
+      const recorded = Array.isArray(status?.copiedTo)
+        ? status.copiedTo.filter((ns): ns is string => typeof ns === "string")
+        : [];
+      const scopes = new Set([...this.#watched, owner.metadata.namespace ?? "", ...recorded]);
+      scopes.delete("");
+      for (const namespace of [...scopes].sort()) {
+        try {
+          items.push(...(await this.#kube.list<SecretObject>(Secrets, { namespace, labelSelector })).items);
+        } catch (e) {
+          if (!isKubeError(e, "forbidden")) throw e;
+        }
+      }
+    }
     const identity = ownerIdentity(owner);
     return items.filter((s) => s.metadata.annotations?.[OWNER_ANNOTATION] === identity);
+  }
+
+  /** Asked of the apiserver once; a failed question is asked again next time (meanwhile: no). */
+  #mayListEverywhere(): Promise<boolean> {
+    this.#everywhere ??= mayEverywhere(this.#kube, "list", Secrets).catch(() => {
+      this.#everywhere = undefined;
+      return false;
+    });
+    return this.#everywhere;
   }
 
   /** Adds the Secret to the ServiceAccounts' imagePullSecrets (those that exist). */

@@ -20,7 +20,12 @@
 // Steady state costs one GET per reconcile and nothing else in Harbor; the drift sweep reads every
 // robot with one list call per project plus one for system robots.
 import { API_VERSION } from "../../api/common.ts";
-import { type HarborRobotSpec, type HarborRobotStatus, harborRobot } from "../../api/robot.ts";
+import {
+  type HarborRobotSpec,
+  type HarborRobotStatus,
+  harborRobot,
+  MAX_COPY_FAILURES,
+} from "../../api/robot.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
 import type { CreatedRobot, PersistedRobot, RobotCreate } from "../../harbor/robots.ts";
@@ -28,8 +33,6 @@ import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
 import type { KubeObject } from "../../kube/types.ts";
 import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
-import type { Informer } from "../../runtime/informer.ts";
-import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import {
   type AfterSync,
   type ExternalClient,
@@ -37,7 +40,9 @@ import {
   type ManagedObject,
   NotReady,
   Stalled,
-} from "../../runtime/managed.ts";
+} from "../../runtime/external-client.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { crashPoint } from "../shared/crash.ts";
@@ -53,6 +58,7 @@ import {
   type Target,
 } from "./delivery.ts";
 import {
+  copyNotices,
   createRequest,
   diff,
   formatExpiry,
@@ -191,6 +197,8 @@ export function robotExternal(deps: {
         nextRotation: undefined,
         copiedTo: undefined,
         copyFailures: undefined,
+        copiesRefused: undefined,
+        copiesWithoutConsent: undefined,
       },
     };
   };
@@ -382,6 +390,9 @@ export function robotExternal(deps: {
           COPY_EVENT[f.reason],
           `Not copied into namespace ${f.namespace}: ${f.message}`,
         );
+      if (copies)
+        for (const n of copyNotices(resource.status, copies, target.namespace))
+          events.record(resource, "Warning", n.reason, n.message);
       const failed = copies?.failures.length ? copyFailureReport(copies.failures) : undefined;
 
       const labels = { namespace: target.namespace, name: resource.metadata.name };
@@ -399,7 +410,13 @@ export function robotExternal(deps: {
           nextRotation: next === undefined ? undefined : rfc3339(Math.max(next, at)),
           copiedTo: copies ? copies.copiedTo : previousCopies,
           // Cleared (undefined removes the field) once every copy is delivered.
-          ...(copies ? { copyFailures: failed?.listed } : {}),
+          ...(copies
+            ? {
+                copyFailures: failed?.listed,
+                copiesRefused: listed(copies.refused),
+                copiesWithoutConsent: listed(copies.withoutConsent),
+              }
+            : {}),
         },
         // The robot works, but not everywhere its spec says: not Ready until the copies are made
         // (retried like any wait; a foreign Secret's removal is not watched, so it is polled).
@@ -446,6 +463,11 @@ export function robotExternal(deps: {
 /** Whether the status shows a Secret or copies delivered (earlier, while delivery was on). */
 function deliveredBefore(resource: ManagedObject): boolean {
   return typeof resource.status?.secretName === "string" || copiedTo(resource).length > 0;
+}
+
+/** A list as the status keeps it: the first MAX_COPY_FAILURES, or no field when empty. */
+function listed(names: readonly string[]): string[] | undefined {
+  return names.length ? names.slice(0, MAX_COPY_FAILURES) : undefined;
 }
 
 function copiedTo(resource: ManagedObject): string[] {

@@ -21,10 +21,12 @@
 //   a robot that has simply aged; a status without it (written before it existed) counts as current;
 // - the operator's clock is the reference for all of this; it must agree with Harbor's within a day.
 import { createHash } from "node:crypto";
+import { ACCEPT_PULL_SECRETS_ANNOTATION } from "../../api/common.ts";
 import {
   type HarborRobotSpec,
   type HarborRobotStatus,
   type LabelSelector,
+  MAX_COPY_FAILURES,
   ROBOT_PERMISSIONS,
 } from "../../api/robot.ts";
 import type {
@@ -357,6 +359,54 @@ export function credentialHash(username: string, password: string): string {
 }
 
 /** Kubernetes label-selector semantics over a namespace's labels. */
+/**
+ * Whether a namespace accepts a robot's pull-secret copy from namespace `source`: its annotation
+ * ACCEPT_PULL_SECRETS_ANNOTATION lists `source` or `*` (comma- or space-separated).
+ */
+export function acceptsCopiesFrom(
+  annotations: Readonly<Record<string, string>> | undefined,
+  source: string,
+): boolean {
+  const names = (annotations?.[ACCEPT_PULL_SECRETS_ANNOTATION] ?? "").split(/[\s,]+/);
+  return names.includes("*") || names.includes(source);
+}
+
+/** A Warning Event about copies: its reason and message. */
+export interface CopyNotice {
+  reason: "CopyRefused" | "CopyWithoutConsent";
+  message: string;
+}
+
+/**
+ * The Events a copy pass owes the user: one per list (refused namespaces, copies kept without
+ * consent) that is not empty and differs from what the status said before, so a steady state
+ * records nothing. Lists are compared as the status keeps them (the first MAX_COPY_FAILURES).
+ */
+export function copyNotices(
+  previous: Readonly<Record<string, unknown>> | undefined,
+  now: { refused: readonly string[]; withoutConsent: readonly string[] },
+  source: string,
+): CopyNotice[] {
+  const changed = (before: unknown, after: readonly string[]) =>
+    after.length > 0 &&
+    JSON.stringify(Array.isArray(before) ? before : []) !== JSON.stringify(after.slice(0, MAX_COPY_FAILURES));
+  const named = (list: readonly string[]) =>
+    `${list.length === 1 ? "namespace" : `${list.length} namespaces`} ${list.slice(0, MAX_COPY_FAILURES).join(", ")}${list.length > MAX_COPY_FAILURES ? ", …" : ""}`;
+  const annotate = `kubectl annotate namespace NAME ${ACCEPT_PULL_SECRETS_ANNOTATION}=${source}`;
+  const out: CopyNotice[] = [];
+  if (changed(previous?.["copiesRefused"], now.refused))
+    out.push({
+      reason: "CopyRefused",
+      message: `Not copied into ${named(now.refused)}: they do not accept pull secrets from namespace ${source}. Whoever owns such a namespace allows it with: ${annotate}`,
+    });
+  if (changed(previous?.["copiesWithoutConsent"], now.withoutConsent))
+    out.push({
+      reason: "CopyWithoutConsent",
+      message: `The copies in ${named(now.withoutConsent)} were made before namespaces had to accept them, and those namespaces do not accept pull secrets from namespace ${source}: kept, so that image pulls there go on working. To keep them for good: ${annotate}; the operator removes them once it runs with --copies-without-consent=remove`,
+    });
+  return out;
+}
+
 export function selectorMatches(selector: LabelSelector, labels: Readonly<Record<string, string>>): boolean {
   for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (labels[k] !== v) return false;
   for (const e of selector.matchExpressions ?? []) {

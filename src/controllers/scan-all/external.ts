@@ -22,8 +22,8 @@
 import type { HarborScanAllSpec, HarborScanAllStatus } from "../../api/scan-all.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import type { ScanAllScheduleReq } from "../../harbor/scan-all.ts";
-import type { AfterSync, ExternalClient } from "../../runtime/managed.ts";
-import { NotReady } from "../../runtime/managed.ts";
+import type { AfterSync, ExternalClient } from "../../runtime/external-client.ts";
+import { NotReady } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { handleRunRequest, type RunNowDeps } from "../shared/run-now.ts";
 import { scheduleSetting } from "../shared/schedule-external.ts";

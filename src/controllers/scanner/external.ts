@@ -31,7 +31,7 @@ import type {
   ScannerRegistration,
   ScannerRegistrationReq,
 } from "../../harbor/scanners.ts";
-import { type ExternalClient, NotReady, Stalled } from "../../runtime/managed.ts";
+import { type ExternalClient, NotReady, Stalled } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import {

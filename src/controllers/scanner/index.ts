@@ -3,7 +3,7 @@
 // harborconfig.io/watch: "true") queues it at once; the drift sweep, which reads the Secret through
 // prepare, finds other changes within the drift interval.
 import { harborScannerRegistration } from "../../api/scanner.ts";
-import type { ErrorClassifier } from "../../runtime/managed.ts";
+import type { ErrorClassifier } from "../../runtime/external-client.ts";
 import { harborErrors } from "../shared/errors.ts";
 import { defineKind } from "../shared/kinds.ts";
 import { scannerExporter } from "./export.ts";

@@ -6,7 +6,7 @@
 import { formatBytes, HarborError } from "../../harbor/errors.ts";
 import { KubeError } from "../../kube/errors.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
-import type { ErrorClassifier } from "../../runtime/managed.ts";
+import type { ErrorClassifier } from "../../runtime/external-client.ts";
 
 /**
  * A spec field Harbor did not take, and why (the cause): its condition is the cause's, with the

@@ -19,14 +19,15 @@
 //   informers. A folder holds no secret values: fields whose value comes from a Secret are
 //   compared by presence only (and named by `secretField`).
 //
-// The CLI loops over MANAGED_KINDS (controllers/registry.ts): a kind without an exporter is listed
+// The CLI loops over MANAGED_KINDS (controllers/kind-list.ts): a kind without an exporter is listed
 // as "not exported yet". Output is deterministic (no times, sorted lists), so that an export run
 // twice against an unchanged Harbor gives identical files.
 import { createHash } from "node:crypto";
 import type { z } from "zod";
 import type { HarborClient } from "../../harbor/client.ts";
 import type { PersistedProject } from "../../harbor/projects.ts";
-import type { HarborId, ManagedSpec } from "../../runtime/managed.ts";
+import type { HarborId, ManagedSpec } from "../../runtime/external-client.ts";
+import type { HarborRelease } from "./harbor-release.ts";
 
 /** What an exporter reads Harbor with. */
 export interface ExportReadContext {
@@ -34,6 +35,11 @@ export interface ExportReadContext {
   signal: AbortSignal;
   /** Every project of the Harbor (with metadata and CVE allowlist), read once and shared by the kinds. */
   projects(): Promise<PersistedProject[]>;
+  /**
+   * The Harbor's release (the system info, read once and shared by the kinds): a folder's spec is
+   * compared as the operator would apply it to this release.
+   */
+  release(): Promise<HarborRelease>;
   /** Runs `fn` over the items a few at a time (the client's concurrency cap applies as well). */
   each<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]>;
   /** Reports progress of a long read, e.g. ("robots", 340, 1000) per project listed. */

@@ -10,7 +10,10 @@ import type { HarborConnectionHandle } from "../connection/handle.ts";
 export { UNSUPPORTED_BY_HARBOR } from "./release-fields.ts";
 
 export interface HarborRelease {
-  /** As Harbor reports it, e.g. "v2.15.2-e15a2c0e", for messages. */
+  /**
+   * As Harbor reports it, e.g. "v2.15.2-e15a2c0e", for messages; a phrase when it names none, which
+   * releaseOf takes as the newest known release, as it takes the missing version.
+   */
   readonly version: string;
   /** Whether this release is `min` ("2.13", "2.14.4") or newer. */
   atLeast(min: string): boolean;

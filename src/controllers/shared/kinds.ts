@@ -8,8 +8,6 @@ import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { SecretWriter } from "../../kube/secrets.ts";
 import type { NamespaceObject, ResourceType, ServiceAccountObject } from "../../kube/types.ts";
-import type { Informer } from "../../runtime/informer.ts";
-import { ManagedKind } from "../../runtime/kind.ts";
 import type {
   ConnectionResolver,
   ErrorClassifier,
@@ -17,9 +15,12 @@ import type {
   HarborId,
   ManagedObject,
   ManagedSpec,
-} from "../../runtime/managed.ts";
+} from "../../runtime/external-client.ts";
+import type { Informer } from "../../runtime/informer.ts";
+import { ManagedKind } from "../../runtime/kind.ts";
 import type { Metrics } from "../../runtime/metrics.ts";
-import { type RunExternal, RunKind, type RunSpec } from "../../runtime/run.ts";
+import { RunKind } from "../../runtime/run.ts";
+import type { RunExternal, RunSpec } from "../../runtime/run-external.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { harborErrors } from "./errors.ts";
 import type { KindExporter } from "./export.ts";
@@ -46,6 +47,10 @@ export interface KindContext {
   dependencyTimeoutMs?: number;
   /** Watch these namespaces only (default all). */
   namespaces?: readonly string[];
+  /** Where ClusterHarborConnections' Secrets are (--cluster-resource-namespace; "*": anywhere). */
+  clusterResourceNamespace?: string;
+  /** Robots' copies in namespaces that do not accept them: kept (default) or removed (--copies-without-consent). */
+  copiesWithoutConsent?: "keep" | "remove";
   labelSelector?: string;
   /** Tells the connection controllers that a watched Secret changed (credentials apply at once). */
   secretChanged?: (namespace: string, name: string) => void;
@@ -118,7 +123,7 @@ export interface KindWatches<S> {
 
 /**
  * A managed kind's self-description: everything the central wiring, the RBAC and the CRDs need.
- * Adding a kind is its folder, its API definition, and one line in controllers/registry.ts.
+ * Adding a kind is its folder, its API definition, and one line in controllers/kind-list.ts.
  *
  * Optionally the kind can be exported (`kubectl harbor export`, `kubectl harbor diff`): then it
  * declares an `exporter` (see shared/export.ts for the contract), written in its folder's
@@ -195,7 +200,7 @@ export function managedKind<S extends ManagedSpec, O, X, St, Id extends HarborId
 /**
  * A run kind's self-description: a resource that is one Harbor execution (a GC, a replication
  * execution), started once and followed to its end by the RunReconciler. Adding one is its folder,
- * its API definition (lifecycle "run"), and one line in RUN_KINDS of controllers/registry.ts.
+ * its API definition (lifecycle "run"), and one line in RUN_KINDS of controllers/kind-list.ts.
  */
 export interface RunKindModule<S extends RunSpec = RunSpec, E = unknown, X = unknown, St = unknown> {
   /** The API definition: names, columns, and the spec's and status's schemas. */

@@ -2,8 +2,9 @@
 // the reference (which waits until the project is Ready) and allowed by the connection's tenancy.
 // While the resource is being deleted after its project went, the project id status recorded
 // still serves, so that the Harbor object can go too.
+
+import { type ManagedObject, NotReady } from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { resolveReference } from "./references.ts";
 import { requireProjects } from "./tenancy.ts";

@@ -1,16 +1,14 @@
 // References from one resource to another of our kinds (a robot's project, a policy's registry):
 // the target must exist in the same namespace, be Ready, use the same connection, and have a
 // Harbor id in the Harbor that connection reaches now. Until then the referencing resource waits
-// with reason DependencyNotReady.
-import { FINALIZER } from "../../api/common.ts";
+// with reason DependencyNotReady. A paused target counts as Ready once it has its Harbor object:
+// the pause holds back the target's own changes, not the use of what it already made, so a
+// paused project's robots keep working and take their own changes (GitOps tools then see one
+// Suspended resource, not a chain of waiting ones).
+import { FINALIZER, PAUSED_ANNOTATION } from "../../api/common.ts";
+import { type HarborId, type ManagedObject, NotReady, Stalled } from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import {
-  DEPENDENCY_NOT_READY,
-  type HarborId,
-  type ManagedObject,
-  NotReady,
-  Stalled,
-} from "../../runtime/managed.ts";
+import { DEPENDENCY_NOT_READY } from "../../runtime/managed.ts";
 
 /** `Id` is the referenced kind's id type (a scanner registration's is its UUID). */
 export interface Referenced<Id extends HarborId = number> {
@@ -45,8 +43,9 @@ export function resolveReference<Id extends HarborId = number>(
   if (harborId !== undefined && recordedIn !== undefined && recordedIn !== harbor) {
     throw new NotReady(DEPENDENCY_NOT_READY, `${kind} ${ref.name} is still recorded in Harbor ${recordedIn}`);
   }
+  const paused = ready?.reason === "Paused" && target.metadata.annotations?.[PAUSED_ANNOTATION] === "true";
   if (
-    ready?.status !== "True" ||
+    (ready?.status !== "True" && !paused) ||
     harborId === undefined ||
     !target.metadata.finalizers?.includes(FINALIZER)
   ) {

@@ -7,8 +7,8 @@
 // (false, an empty list, at most 5 GC workers) is taken: nothing is lost when Harbor drops it.
 // A resource being deleted is never refused: its Harbor object must still be able to go.
 import { firstReleaseText, type HarborChange, has, releaseOf } from "../../harbor/release.ts";
-import type { ManagedObject } from "../../runtime/managed.ts";
-import { Stalled } from "../../runtime/managed.ts";
+import type { ManagedObject } from "../../runtime/external-client.ts";
+import { Stalled } from "../../runtime/external-client.ts";
 
 /** Ready=False (Stalled) reason: the spec asks for what the connected Harbor release cannot do. */
 export const UNSUPPORTED_BY_HARBOR = "UnsupportedByHarbor";
@@ -44,9 +44,17 @@ export function refuseUnsupportedFields<S>(
   harborVersion: string | undefined,
 ): void {
   const unsupported = unsupportedFields(fields, spec, harborVersion);
-  if (!unsupported.length) return;
+  if (unsupported.length)
+    throw new Stalled(UNSUPPORTED_BY_HARBOR, unsupportedMessage(unsupported, harborVersion));
+}
+
+/** What the operator says of fields the release lacks: each with the release that has it. */
+export function unsupportedMessage(
+  unsupported: ReturnType<typeof unsupportedFields>,
+  harborVersion: string | undefined,
+): string {
   const what = unsupported.map((u) => `${u.what} needs Harbor ${u.since} or later`).join("; ");
-  throw new Stalled(UNSUPPORTED_BY_HARBOR, `${what}; this Harbor is ${harborVersion}`);
+  return `${what}; this Harbor is ${harborVersion}`;
 }
 
 interface Prepares<I> {

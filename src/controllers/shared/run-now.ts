@@ -14,12 +14,12 @@
 // A start Harbor refuses for good (400, 409, 412: a disabled replication policy, say) is recorded
 // as refused, with a Warning Event; a new value asks again. Errors a retry may fix (a network
 // error, a 5xx, missing permissions) leave the record pending and are retried like any other.
-import { RUN_REQUESTED_ANNOTATION, type RunRequest } from "../../api/runs.ts";
+import { RUN_REQUESTED_ANNOTATION, type RunRequest } from "../../api/run-now.ts";
 import { HarborError } from "../../harbor/errors.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
-import type { ManagedObject } from "../../runtime/managed.ts";
+import type { ManagedObject } from "../../runtime/external-client.ts";
 import { crashPoint } from "./crash.ts";
 
 /** Harbor refuses these starts for good: the same request again gets the same answer. */

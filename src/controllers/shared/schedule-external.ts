@@ -16,7 +16,7 @@ import type { CallOptions } from "../../harbor/transport.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import type { ResourceType } from "../../kube/types.ts";
-import type { AfterSync, ExternalClient, Input } from "../../runtime/managed.ts";
+import type { AfterSync, ExternalClient, Input } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import {
   followDelayMs,
@@ -153,7 +153,6 @@ export function scheduleSetting<
 
     diff: ({ spec, extra }, observed) => o.diff(spec, observed, extra),
     id: () => SETTING_ID,
-    identifies: () => true,
     describe: (observed) => o.describe(observed),
     status: (_input, observed) => o.status(observed),
 

@@ -7,7 +7,7 @@
 // resource then turns Ready by itself. Messages name the Secret and the use, never a value.
 import { SECRET_USES, type SecretUse, USABLE_AS_ANNOTATION } from "../../api/common.ts";
 import type { SecretWriter } from "../../kube/secrets.ts";
-import { NotReady } from "../../runtime/managed.ts";
+import { NotReady } from "../../runtime/external-client.ts";
 
 export const SECRET_NOT_ALLOWED = "SecretNotAllowed";
 

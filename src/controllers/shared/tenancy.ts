@@ -1,7 +1,7 @@
 // The tenancy checks kinds make in `prepare`, against what their connection handle allows (see
 // connection/tenancy.ts). A refusal stalls the resource: only a change of its spec, or of the
 // connection's tenancy (which queues every resource of the connection again), can lift it.
-import { Stalled } from "../../runtime/managed.ts";
+import { Stalled } from "../../runtime/external-client.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import { projectsRefused } from "../connection/tenancy.ts";
 

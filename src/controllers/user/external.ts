@@ -28,8 +28,8 @@ import {
   SecretConflictError,
   type SecretWriter,
 } from "../../kube/secrets.ts";
+import { type ExternalClient, NotReady, Stalled } from "../../runtime/external-client.ts";
 import { INVALID_SPEC } from "../../runtime/invalid-spec.ts";
-import { type ExternalClient, NotReady, Stalled } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { SecretUses } from "../shared/secret-uses.ts";
 import { requireSystemSettings } from "../shared/tenancy.ts";

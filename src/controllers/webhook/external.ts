@@ -22,8 +22,13 @@ import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../a
 import { isHarborError } from "../../harbor/errors.ts";
 import type { PersistedWebhookPolicy } from "../../harbor/webhooks.ts";
 import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
+import {
+  type AfterSync,
+  type ExternalClient,
+  type ManagedObject,
+  NotReady,
+} from "../../runtime/external-client.ts";
 import type { Informer } from "../../runtime/informer.ts";
-import { type AfterSync, type ExternalClient, type ManagedObject, NotReady } from "../../runtime/managed.ts";
 import type { HarborConnectionHandle } from "../connection/handle.ts";
 import type { FreshProjects } from "../shared/fresh-projects.ts";
 import { projectScope } from "../shared/project-scope.ts";

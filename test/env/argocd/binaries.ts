@@ -6,23 +6,18 @@
 // module (a change of main.go or of a pin gets a folder of its own). From the same release's module
 // come Argo CD's CRDs (Application, AppProject) and the git wrapper scripts its image puts on PATH
 // (the repo server runs git-verify-wrapper.sh on every revision), kept next to the binary.
-import { spawn, spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-} from "node:fs";
-import { availableParallelism } from "node:os";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
 import { basename, join } from "node:path";
 import { cacheFolder } from "../cache.ts";
-import { withFileLock } from "../controlplane/file-lock.ts";
-import { elapsed, findGo, isExecutable } from "../go.ts";
+import {
+  buildCacheDir,
+  buildLocked,
+  findGo,
+  goModuleBuild,
+  isExecutable,
+  pinnedVersion,
+  requiredModuleDir,
+} from "../go.ts";
 
 export interface ArgoCdBinaries {
   /** The Argo CD release, e.g. "3.6.1". */
@@ -48,18 +43,13 @@ const releaseFiles = {
 
 /** The Argo CD release that build/go.mod pins: the single place it is written. */
 export function argoCdVersion(): string {
-  const goMod = readFileSync(join(buildModule, "go.mod"), "utf8");
-  const match = goMod.match(/^\s*(?:require\s+)?github\.com\/argoproj\/argo-cd\/v3\s+v(\S+)/m);
-  if (!match?.[1]) throw new Error(`${buildModule}/go.mod does not require ${argoModule}`);
-  return match[1];
+  return pinnedVersion(buildModule, argoModule);
 }
 
 /** The folder holding the built binary and CRDs of the pinned release and build module. */
 export function cacheDir(): string {
   const root = process.env.HCO_ARGOCD_CACHE || cacheFolder("argocd");
-  const hash = createHash("sha256");
-  for (const file of ["go.mod", "go.sum", "main.go"]) hash.update(readFileSync(join(buildModule, file)));
-  return join(root, `${argoCdVersion()}-${hash.digest("hex").slice(0, 12)}`);
+  return buildCacheDir(root, argoCdVersion(), buildModule, ["go.mod", "go.sum", "main.go"]);
 }
 
 /** Returns the binary and CRDs, building them on a machine's first run (minutes, once). */
@@ -72,15 +62,7 @@ export async function prepareArgoCd(log: Log): Promise<ArgoCdBinaries> {
   if (!ready(binary, dir)) {
     const go = findGo();
     if (!go) throw new Error(noGoMessage(dir));
-    mkdirSync(dir, { recursive: true });
-    const onWait = (pid: number) =>
-      log(`waiting for another test run (pid ${pid}) that is building into ${dir}`);
-    await withFileLock(`${dir}.lock`, onWait, async () => {
-      // Holding the lock, nobody else is building here: half-written files are from an interrupted run.
-      for (const entry of readdirSync(dir)) {
-        if (entry.endsWith(".partial")) rmSync(join(dir, entry), { recursive: true, force: true });
-      }
-      // Another run may have built them while this one waited for the lock.
+    await buildLocked(dir, log, async () => {
       if (!isExecutable(binary)) await goBuild(go, version, binary, log);
       if (!existsSync(crds) || !existsSync(scripts)) copyReleaseFiles(go, dir);
     });
@@ -97,63 +79,22 @@ function ready(binary: string, dir: string): boolean {
   );
 }
 
-/** The build's environment: the toolchain go.mod names, static, never rewriting go.mod/go.sum. */
-function goEnv(): NodeJS.ProcessEnv {
-  return {
-    ...process.env,
-    // Argo CD 3.6 needs Go 1.27: `auto` fetches the toolchain go.mod names (through the module
-    // proxy) when the machine's Go is older, and uses the machine's when it is as new.
-    GOTOOLCHAIN: "auto",
-    CGO_ENABLED: "0",
-    GOFLAGS: "-mod=readonly -buildvcs=false",
-    GOWORK: "off",
-  };
-}
-
-async function goBuild(go: string, version: string, dest: string, log: Log): Promise<void> {
-  // Named after this process: a build orphaned by an earlier run's death may still be writing its own.
-  const partial = `${dest}.${process.pid}.partial`;
-  const args = [
-    "build",
-    // As for the control plane: bounded parallelism keeps a first run's peak memory predictable.
-    `-p=${Math.min(availableParallelism(), 4)}`,
-    "-trimpath",
-    `-ldflags=-s -w -X ${argoModule}/common.version=${version}`,
-    "-o",
-    partial,
-    ".",
-  ];
-  const started = Date.now();
-  log(`building Argo CD ${version} (application controller, repo server) and miniredis with ${go}`);
-  log("  (first run on this machine only; about 10 minutes on 2 cores)…");
-  const heartbeat = setInterval(() => log(`  … still building Argo CD (${elapsed(started)})`), 30_000);
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(go, args, {
-        cwd: buildModule,
-        env: goEnv(),
-        stdio: ["ignore", "inherit", "inherit"],
-      });
-      child.once("error", reject);
-      child.once("exit", resolve);
-    });
-    if (code !== 0) throw new Error(`go build of Argo CD failed (exit ${code}); its output is above`);
-  } finally {
-    clearInterval(heartbeat);
-  }
-  renameSync(partial, dest);
-  log(`built Argo CD in ${elapsed(started)}`);
+function goBuild(go: string, version: string, dest: string, log: Log): Promise<void> {
+  return goModuleBuild({
+    go,
+    moduleDir: buildModule,
+    pkg: ".",
+    dest,
+    ldflags: `-X ${argoModule}/common.version=${version}`,
+    what: `Argo CD ${version} (application controller, repo server) and miniredis`,
+    expected: "about 10 minutes",
+    log,
+  });
 }
 
 /** Copies the release's CRDs and scripts out of its (already downloaded) module. */
 function copyReleaseFiles(go: string, dir: string): void {
-  const r = spawnSync(go, ["list", "-m", "-f", "{{.Dir}}", argoModule], {
-    cwd: buildModule,
-    env: goEnv(),
-    encoding: "utf8",
-  });
-  const moduleDir = r.stdout.trim();
-  if (r.status !== 0 || !moduleDir) throw new Error(`go list -m ${argoModule} failed: ${r.stderr}`);
+  const moduleDir = requiredModuleDir(go, buildModule, argoModule);
   for (const [folder, files] of Object.entries(releaseFiles)) {
     const dest = join(dir, folder);
     const partial = `${dest}.${process.pid}.partial`;

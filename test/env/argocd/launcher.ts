@@ -3,16 +3,16 @@
 // server or UI: tests create Application objects with kubectl and read their status, which is all
 // the controller needs. Argo CD's CRDs, its namespace, ConfigMaps, Secret and default AppProject
 // are installed first, with the project's health check (deploy/argocd/argocd-cm.yaml) merged into
-// argocd-cm the way the README tells users to.
+// argocd-cm the way docs/gitops.md tells users to.
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import { connect } from "node:net";
 import { join } from "node:path";
-import { setTimeout as sleep } from "node:timers/promises";
 import { parse } from "yaml";
+import { installCrds } from "../controlplane/launcher.ts";
 import { freePorts, probe } from "../controlplane/net.ts";
 import { createWorkdir, removeLeftovers, waitReady } from "../controlplane/workdir.ts";
-import { type Kubectl, KubectlError, kubectl as kubectlAt } from "../kubectl.ts";
+import { type Kubectl, kubectl as kubectlAt } from "../kubectl.ts";
 import { type ArgoCdBinaries, prepareArgoCd } from "./binaries.ts";
 
 export interface ArgoCdOptions {
@@ -147,16 +147,7 @@ async function install(
   binaries: ArgoCdBinaries,
   config: Record<string, string>,
 ): Promise<void> {
-  await admin.run(["apply", "--server-side", "-f", binaries.crds], { timeoutMs: 60_000 });
-  // kubectl wait fails outright, rather than waiting, on a CRD whose status has no conditions yet.
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const args = ["wait", "--for=condition=Established", "--timeout=60s", "-f", binaries.crds];
-    const r = await admin.tryRun(args, { timeoutMs: 70_000 });
-    if (r.code === 0) break;
-    if (!r.stderr.includes("accessor error") || Date.now() > deadline) throw new KubectlError(args, r);
-    await sleep(200);
-  }
+  await installCrds(admin, binaries.crds);
   const health = parse(readFileSync(healthConfig, "utf8")) as { data: Record<string, string> };
   const labels = (name: string) => ({
     "app.kubernetes.io/name": name,

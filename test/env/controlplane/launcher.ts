@@ -7,7 +7,8 @@
 // fsync): nothing here outlives the test run.
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { type Kubectl, kubectl } from "../kubectl.ts";
+import { setTimeout as sleep } from "node:timers/promises";
+import { type Kubectl, KubectlError, kubectl } from "../kubectl.ts";
 import { auditPolicy } from "./audit.ts";
 import { type ControlPlaneBinaries, prepareBinaries } from "./binaries.ts";
 import { writeKubeconfig } from "./kubeconfig.ts";
@@ -244,10 +245,19 @@ function hasYaml(dir: string): boolean {
   return existsSync(dir) && readdirSync(dir).some((file) => /\.ya?ml$/.test(file));
 }
 
-async function installCrds(admin: Kubectl, dir: string): Promise<void> {
+/** Applies the CRDs of a folder (or file) and waits until the apiserver serves them. */
+export async function installCrds(admin: Kubectl, path: string): Promise<void> {
   // Server-side apply: a large generated CRD outgrows the annotation client-side apply keeps.
-  await admin.run(["apply", "--server-side", "-f", dir]);
-  await admin.run(["wait", "--for=condition=Established", "--timeout=60s", "-f", dir], { timeoutMs: 70_000 });
+  await admin.run(["apply", "--server-side", "-f", path], { timeoutMs: 60_000 });
+  // kubectl wait fails outright, rather than waiting, on a CRD whose status has no conditions yet.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const args = ["wait", "--for=condition=Established", "--timeout=60s", "-f", path];
+    const r = await admin.tryRun(args, { timeoutMs: 70_000 });
+    if (r.code === 0) return;
+    if (!r.stderr.includes("accessor error") || Date.now() > deadline) throw new KubectlError(args, r);
+    await sleep(200);
+  }
 }
 
 function seconds(ms: number): string {

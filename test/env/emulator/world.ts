@@ -4,22 +4,22 @@
 // a registry referenced by a replication policy or a proxy-cache project cannot be deleted. The
 // World also says which Harbor release it models (`version`), for the areas that differ by release.
 
+import { PurgeStore } from "./areas/audit-log-purge.ts";
 import { ConfigStore } from "./areas/configurations.ts";
-import { GcStore } from "./areas/gc.ts";
-import { ImmutableStore } from "./areas/immutable.ts";
-import { JobServiceStore } from "./areas/jobservice.ts";
+import { GcStore } from "./areas/garbage-collection.ts";
+import { ImmutableStore } from "./areas/immutable-tag-rule.ts";
+import { JobServiceStore } from "./areas/job-service.ts";
 import { LabelStore } from "./areas/labels.ts";
 import { LdapStore } from "./areas/ldap.ts";
 import { PreheatStore } from "./areas/preheat.ts";
 import { ProjectStore } from "./areas/projects.ts";
-import { PurgeStore } from "./areas/purge.ts";
 import { DEFAULT_INSTALL_ADAPTER_WHITELIST, RegistryStore } from "./areas/registries.ts";
 import { ReplicationStore } from "./areas/replication.ts";
 import { RetentionStore } from "./areas/retention.ts";
 import { RobotStore } from "./areas/robots.ts";
 import { ScanAllStore } from "./areas/scan-all.ts";
 import { ScannerStore } from "./areas/scanners.ts";
-import { UserGroupStore } from "./areas/usergroups.ts";
+import { UserGroupStore } from "./areas/user-group.ts";
 import { WebhookStore } from "./areas/webhooks.ts";
 import { AuditLog } from "./audit.ts";
 import { Identities } from "./identities.ts";

@@ -4,39 +4,24 @@
 // into a cache outside the repository, keyed by the Helm release and a hash of the build module,
 // the way the control plane's binaries are (../controlplane/binaries.ts): a lock file makes two runs
 // build once, and an interrupted build leaves no broken binary behind. Only cmd/helm is built.
-import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { cacheFolder } from "../cache.ts";
-import { withFileLock } from "../controlplane/file-lock.ts";
-import { elapsed, findGo, isExecutable } from "../go.ts";
+import { buildCacheDir, buildLocked, findGo, goModuleBuild, isExecutable, pinnedVersion } from "../go.ts";
 
 type Log = (line: string) => void;
 
 const buildModule = join(import.meta.dirname, "build");
 const helmModule = "helm.sh/helm/v3";
 
-function required(modulePath: string): string {
-  const goMod = readFileSync(join(buildModule, "go.mod"), "utf8");
-  const escaped = modulePath.replaceAll(".", "\\.").replaceAll("/", "\\/");
-  const match = goMod.match(new RegExp(`^\\s*(?:require\\s+)?${escaped}\\s+v(\\S+)`, "m"));
-  if (!match?.[1]) throw new Error(`${buildModule}/go.mod does not require ${modulePath}`);
-  return match[1];
-}
-
 /** The Helm release that build/go.mod pins: the single place it is written. */
 export function helmVersion(): string {
-  return required(helmModule);
+  return pinnedVersion(buildModule, helmModule);
 }
 
 /** The folder holding the built helm of the pinned release and build module. */
 export function cacheDir(): string {
   const root = process.env.HCO_HELM_CACHE || cacheFolder("helm");
-  const hash = createHash("sha256");
-  for (const file of ["go.mod", "go.sum"]) hash.update(readFileSync(join(buildModule, file)));
-  return join(root, `${helmVersion()}-${hash.digest("hex").slice(0, 12)}`);
+  return buildCacheDir(root, helmVersion(), buildModule, ["go.mod", "go.sum"]);
 }
 
 /** Returns the path of helm, building it on a machine's first run (minutes, once). */
@@ -46,14 +31,18 @@ export async function prepareHelm(log: Log): Promise<string> {
   if (isExecutable(binary)) return binary;
   const go = findGo();
   if (!go) throw new Error(noGoMessage(dir));
-  mkdirSync(dir, { recursive: true });
-  const onWait = (pid: number) =>
-    log(`waiting for another test run (pid ${pid}) that is building into ${dir}`);
-  await withFileLock(`${dir}.lock`, onWait, async () => {
-    // Holding the lock, nobody else is building here: half-written files are from an interrupted run.
-    for (const entry of readdirSync(dir)) if (entry.endsWith(".partial")) rmSync(join(dir, entry));
-    // Another run may have built it while this one waited for the lock.
-    if (!isExecutable(binary)) await goBuild(go, binary, log);
+  await buildLocked(dir, log, async () => {
+    if (!isExecutable(binary))
+      await goModuleBuild({
+        go,
+        moduleDir: buildModule,
+        pkg: `${helmModule}/cmd/helm`,
+        dest: binary,
+        ldflags: ldflags(),
+        what: `helm ${helmVersion()}`,
+        expected: "about 2½ minutes",
+        log,
+      });
   });
   return binary;
 }
@@ -65,8 +54,8 @@ export async function prepareHelm(log: Log): Promise<string> {
  */
 function ldflags(): string {
   const version = helmVersion();
-  const [, minor] = required("k8s.io/client-go").split(".");
-  const flags = ["-s", "-w", `-X ${helmModule}/internal/version.version=v${version}`];
+  const [, minor] = pinnedVersion(buildModule, "k8s.io/client-go").split(".");
+  const flags = [`-X ${helmModule}/internal/version.version=v${version}`];
   for (const pkg of ["pkg/chartutil", "pkg/lint/rules"]) {
     flags.push(
       `-X ${helmModule}/${pkg}.k8sVersionMajor=1`,
@@ -74,43 +63,6 @@ function ldflags(): string {
     );
   }
   return flags.join(" ");
-}
-
-async function goBuild(go: string, dest: string, log: Log): Promise<void> {
-  // Named after this process: a build orphaned by an earlier run's death may still be writing its own.
-  const partial = `${dest}.${process.pid}.partial`;
-  const args = [
-    "build",
-    // As for the control plane: bounded parallelism keeps a first run's peak memory predictable.
-    `-p=${Math.min(availableParallelism(), 4)}`,
-    "-trimpath",
-    `-ldflags=${ldflags()}`,
-    "-o",
-    partial,
-    `${helmModule}/cmd/helm`,
-  ];
-  const env = {
-    ...process.env,
-    // Static, never rewriting the committed go.mod/go.sum, no workspace of the machine's.
-    CGO_ENABLED: "0",
-    GOFLAGS: "-mod=readonly -buildvcs=false",
-    GOWORK: "off",
-  };
-  const started = Date.now();
-  log(`building helm ${helmVersion()} with ${go} (first run on this machine only; about 2½ minutes)…`);
-  const heartbeat = setInterval(() => log(`  … still building helm (${elapsed(started)})`), 30_000);
-  try {
-    const code = await new Promise<number | null>((resolve, reject) => {
-      const child = spawn(go, args, { cwd: buildModule, env, stdio: ["ignore", "inherit", "inherit"] });
-      child.once("error", reject);
-      child.once("exit", resolve);
-    });
-    if (code !== 0) throw new Error(`go build of helm failed (exit ${code}); its output is above`);
-  } finally {
-    clearInterval(heartbeat);
-  }
-  renameSync(partial, dest);
-  log(`built helm in ${elapsed(started)}`);
 }
 
 function noGoMessage(dir: string): string {

@@ -297,6 +297,35 @@ describe("missing, invalid, unmanaged", () => {
   });
 });
 
+describe("the connected release", () => {
+  // A release without the project's webhook_allow_private_ip (2.13.6, 2.14.5 and 2.15.3 have it).
+  const older = useEmulator({ harborVersion: "2.12.4", loginFreezeMs: 0 });
+
+  test("a field the release lacks: true, which such a Harbor does anyway, matches; false is refused, exit 1", async () => {
+    await older.admin.projects.create({ project_name: "hooks" });
+    const out = join(work, "older");
+    expect((await runAgainst(older.emulator, ["export", "--out", out, "-q"])).code).toBe(0);
+    const hooks = resourceFile(out, "harborprojects", "hooks");
+    expect(parse(readFileSync(hooks.path, "utf8")).spec).not.toHaveProperty("webhookAllowPrivateIP");
+
+    hooks.edit((d) => {
+      d.spec.webhookAllowPrivateIP = true;
+    });
+    const allowed = await runAgainst(older.emulator, ["diff", out, "-q"]);
+    expect(allowed.code, allowed.stdout + allowed.stderr).toBe(0);
+    expect(allowed.stdout).toMatch(/^= HarborProject hooks: in sync$/m);
+
+    hooks.edit((d) => {
+      d.spec.webhookAllowPrivateIP = false;
+    });
+    const refused = await runAgainst(older.emulator, ["diff", out, "-q"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toMatch(
+      /^! HarborProject hooks: invalid \(spec\.webhookAllowPrivateIP false .* needs Harbor 2\.15\.3 \(on 2\.13: 2\.13\.6; on 2\.14: 2\.14\.5\) or later; this Harbor is v2\.12\.4-\w+\) in harborprojects\/hooks\.yaml$/m,
+    );
+  });
+});
+
 describe("failures", () => {
   test("a folder that does not exist, or holds nothing to compare", async () => {
     expectCleanFailure(

@@ -19,11 +19,11 @@ import {
   HarborConnections,
   startConnectionControllers,
 } from "../../../src/controllers/connection/index.ts";
-import { EndpointRegistry } from "../../../src/harbor/transport.ts";
+import { EndpointRegistry } from "../../../src/harbor/endpoints.ts";
 import { KubeClient } from "../../../src/kube/client.ts";
 import { KubeEventRecorder } from "../../../src/kube/events.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
-import { NotReady } from "../../../src/runtime/managed.ts";
+import { NotReady } from "../../../src/runtime/external-client.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
 import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane, useNamespace } from "../../env/cluster.ts";
@@ -60,6 +60,8 @@ beforeAll(async () => {
     events,
     metrics,
     namespaces: [ns.name],
+    // As the operator run in this namespace: cluster connections read Secrets from here only.
+    clusterResourceNamespace: ns.name,
     workers: 2,
     driftIntervalMs: 60_000,
     // Fast enough for tests; the defaults are 2 s doubling to 30 s.
@@ -490,6 +492,42 @@ describe("ClusterHarborConnection", () => {
     expect(table).toMatch(new RegExp(`^${name}\\s+True\\s+Connected\\s+`, "m"));
   });
 
+  test("a Secret outside the operator's namespace: Stalled, SecretNotAllowed naming the fix; the Secret is not touched", async () => {
+    const name = `${ns.name}-outside`;
+    // Opted in and valid: only its namespace is wrong.
+    await admin.inNamespace("default").apply(credentials(name, adminCreds()));
+    try {
+      await admin.apply(
+        clusterConnection(name, {
+          url: h.emulator.url,
+          credentialsSecretRef: { name, namespace: "default" },
+          allowedNamespaces: [ns.name],
+        }),
+      );
+      const c = await waitFor(
+        ClusterHarborConnections,
+        undefined,
+        name,
+        hasReady("False", "SecretNotAllowed"),
+      );
+      const stalled = c.status?.conditions?.find((x) => x.type === "Stalled");
+      expect(stalled?.status).toBe("True");
+      expect(stalled?.message).toContain(
+        `reads its credentials Secret only from the operator's namespace ${ns.name}, not default`,
+      );
+      const secretObj = JSON.parse(
+        await admin.inNamespace("default").run(["get", "secret", name, "-o", "json"]),
+      );
+      expect(secretObj.metadata.finalizers ?? []).toEqual([]);
+      // Harbor was never asked: no version, no user.
+      expect(c.status?.harborVersion).toBeUndefined();
+      expect(c.status?.authenticatedAs).toBeUndefined();
+    } finally {
+      await admin.delete("clusterharborconnection", name, { wait: true });
+      await admin.inNamespace("default").delete("secret", name);
+    }
+  });
+
   test("an unknown connection: ConnectionNotReady naming it", async () => {
     const e = await resolveError(ns.name, { kind: "ClusterHarborConnection", name: "no-such-connection" });
     expect(e.reason).toBe("ConnectionNotReady");
@@ -523,7 +561,8 @@ describe("credentials Secrets", () => {
     // A HarborConnection whose Secret does not even exist yet still claims its name.
     await ns.kubectl.apply(connection("pending", {}));
     await becomes(ns.name, "pending-creds", true);
-    // A ClusterHarborConnection's Secret is where its spec says, not where the resource is.
+    // A ClusterHarborConnection's Secret is where its spec says, not where the resource is (even
+    // where the operator refuses to read it).
     const remote = `${ns.name}-remote`;
     clusterNames.push(remote);
     await admin.apply(

@@ -1,7 +1,7 @@
 // Every generated CRD is accepted by a real kube-apiserver (structural schemas, CEL rules) and
 // looks to kubectl users as promised: category "harbor", short names, READY/REASON columns.
 import { describe, expect, test } from "vitest";
-import { ALL_DEFINITIONS as KINDS } from "../../../src/controllers/registry.ts";
+import { ALL_DEFINITIONS as KINDS } from "../../../src/controllers/kind-list.ts";
 import { adminKubectl } from "../../env/cluster.ts";
 
 const admin = adminKubectl();
@@ -38,7 +38,7 @@ describe("the CRDs in a real apiserver", () => {
     for (const def of KINDS) {
       expect(await explain(`${def.plural}.spec`)).toMatch(/DESCRIPTION: \S/);
       expect(await explain(`${def.plural}.status.conditions.reason`)).toContain(
-        "the README's Troubleshooting table lists every reason",
+        "docs/troubleshooting.md lists every reason",
       );
     }
     expect(await explain("harborrobots.spec.permissions.access.effect")).toContain(

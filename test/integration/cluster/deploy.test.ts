@@ -11,7 +11,7 @@ import { parse, parseAllDocuments } from "yaml";
 import { API_VERSION } from "../../../src/api/common.ts";
 import { harborRobot } from "../../../src/api/robot.ts";
 import { harborUser } from "../../../src/api/user.ts";
-import { ALL_DEFINITIONS } from "../../../src/controllers/registry.ts";
+import { ALL_DEFINITIONS } from "../../../src/controllers/kind-list.ts";
 import { budget } from "../../env/budget.ts";
 import { adminKubectl, sharedControlPlane } from "../../env/cluster.ts";
 import { isWrite, readAuditLog } from "../../env/controlplane/audit.ts";
@@ -255,6 +255,8 @@ describe("the operator with the RBAC of deploy/", () => {
    */
   const adaptedExamples = async () =>
     (await admin.run(["kustomize", examplesDir]))
+      // The operator's namespace is this test's (the shared connection keeps its Secret there).
+      .replaceAll("namespace: harbor-config-operator", `namespace: ${op.namespace}`)
       .replaceAll("harbor-examples-apps", appsNamespace)
       .replaceAll("harbor-examples", op.namespace)
       .replaceAll("shared-harbor", sharedConnection)

@@ -1,4 +1,5 @@
-// The README's install steps, as written: the overlay its "Install in a cluster" section makes next
+// The documented install steps, as written: the overlay that docs/getting-started.md's "Install in a
+// cluster" section makes next
 // to deploy/ renders the Deployment with the image the user built and pushed, and the whole install
 // passes a server-side dry run.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -10,18 +11,19 @@ import { adminKubectl } from "../../env/cluster.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 
-/** The overlay the README writes with `cat > my-install/kustomization.yaml <<'YAML' … YAML`. */
+/** The overlay the docs write with `cat > my-install/kustomization.yaml <<'YAML' … YAML`. */
 function readmeOverlay(): string {
-  const readme = readFileSync(join(root, "README.md"), "utf8");
-  const install = readme.slice(readme.indexOf("## Install in a cluster"));
+  const page = readFileSync(join(root, "docs", "getting-started.md"), "utf8");
+  const install = page.slice(page.indexOf("## Install in a cluster"));
   const m = /cat > my-install\/kustomization\.yaml <<'YAML'\n([\s\S]*?)\nYAML\n/.exec(install);
-  if (!m?.[1]) throw new Error("the README's install section writes no my-install/kustomization.yaml");
+  if (!m?.[1])
+    throw new Error("docs/getting-started.md's install section writes no my-install/kustomization.yaml");
   return `${m[1]}\n`;
 }
 
-test("the README's overlay sets the image and installs", async () => {
+test("the documented overlay sets the image and installs", async () => {
   const admin = adminKubectl();
-  // Next to deploy/, as the README says, so that its `../deploy` resolves.
+  // Next to deploy/, as docs/getting-started.md says, so that its `../deploy` resolves.
   const dir = mkdtempSync(join(root, ".install-overlay-"));
   let createdNamespace = false;
   try {

@@ -371,6 +371,8 @@ describe("LeaderElector", () => {
     const b = candidate(lease, { name: "b", kube: client, timings });
     const [leader, follower] = await waitFor("a leader", () => leaderOf(a, b));
     expect(faults.holdLookups).toBe(0);
+    // The winner may lead before the loser's create has come back refused: wait for that answer.
+    await waitFor("the second create refused", () => faults.conflicts > 0);
     expect(faults.conflicts).toBe(1);
     await waitFor(
       "the other sees the leader",

@@ -6,10 +6,10 @@ import { afterEach, describe, expect, test } from "vitest";
 import { describeFailure } from "../../../src/controllers/connection/mapping.ts";
 import { harborErrors } from "../../../src/controllers/shared/errors.ts";
 import { HarborClient, type HarborClientOptions } from "../../../src/harbor/client.ts";
+import { EndpointRegistry } from "../../../src/harbor/endpoints.ts";
 import type { HarborError } from "../../../src/harbor/errors.ts";
 import {
   DEFAULT_RESPONSE_LIMIT,
-  EndpointRegistry,
   LOG_RESPONSE_LIMIT,
   MAX_JSON_OBJECTS,
 } from "../../../src/harbor/transport.ts";

@@ -4,7 +4,7 @@
 // (200 for a member of another project, which stays untouched).
 import { beforeAll, describe, expect, test } from "vitest";
 import { ProjectRole } from "../../../src/harbor/members.ts";
-import { UserGroupType } from "../../../src/harbor/usergroups.ts";
+import { UserGroupType } from "../../../src/harbor/user-group.ts";
 import { harborError, onlyError, useEmulator } from "../../env/harbor.ts";
 
 const h = useEmulator();

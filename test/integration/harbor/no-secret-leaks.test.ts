@@ -5,7 +5,7 @@ import { inspect } from "node:util";
 import pino from "pino";
 import { afterAll, describe, expect, test } from "vitest";
 import { HarborClient } from "../../../src/harbor/client.ts";
-import { EndpointRegistry } from "../../../src/harbor/transport.ts";
+import { EndpointRegistry } from "../../../src/harbor/endpoints.ts";
 import { useEmulator } from "../../env/harbor.ts";
 
 const PASSWORD = "Adm1n-Very-Secret-Passw0rd";

@@ -22,13 +22,16 @@ function claims(token: string): Record<string, unknown> {
 
 const rejected = (p: Promise<unknown>) => rejectionOf(p, RegistryAuthError);
 
-/** The README's pull-secret check: its curl line that asks /service/token without a scope. */
+/** The documented pull-secret check (docs/kinds/harbor-robot.md): its curl line that asks /service/token without a scope. */
 function readmeCheck(): string {
-  const readme = readFileSync(join(import.meta.dirname, "..", "..", "..", "README.md"), "utf8");
+  const readme = readFileSync(
+    join(import.meta.dirname, "..", "..", "..", "docs", "kinds", "harbor-robot.md"),
+    "utf8",
+  );
   const line = readme
     .split("\n")
     .find((l) => l.startsWith("curl ") && l.includes("/service/token") && !l.includes("scope="));
-  if (!line) throw new Error("README.md has no curl check of /service/token");
+  if (!line) throw new Error("docs/kinds/harbor-robot.md has no curl check of /service/token");
   return line;
 }
 
@@ -133,7 +136,7 @@ describe("registry auth (token service)", () => {
     );
   });
 
-  test("the README's pull-secret check passes for the secret and fails for a wrong one", async () => {
+  test("the documented pull-secret check passes for the secret and fails for a wrong one", async () => {
     const r = await robot("readme", "private", [{ resource: "repository", action: "pull" }]);
     const check = readmeCheck();
     const url = h.emulator.url;

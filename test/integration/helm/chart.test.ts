@@ -3,7 +3,7 @@
 // kustomize deploy/` does (but the Namespace, which Helm users create with the release), and every
 // value lands where a user expects it. Nothing here needs a cluster; install.test.ts installs it.
 import { spawnSync } from "node:child_process";
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -241,6 +241,8 @@ describe("values", () => {
       resources: { requests: { cpu: "200m", memory: "512Mi" }, limits: { cpu: "2", memory: "1Gi" } },
       watchNamespaces: ["team-a", "team-b"],
       labelSelector: "shard in (a,b)",
+      clusterResourceNamespace: "shared-logins",
+      copiesWithoutConsent: "remove",
       driftInterval: "10m",
       statusRefreshInterval: "30m",
       logLevel: "debug",
@@ -297,6 +299,8 @@ describe("values", () => {
       "--health-probe-bind-address=:9091",
       "--namespace=team-a,team-b",
       "--label-selector=shard in (a,b)",
+      "--cluster-resource-namespace=shared-logins",
+      "--copies-without-consent=remove",
       "--drift-interval=10m",
       "--status-refresh-interval=30m",
       "--log-level=debug",
@@ -403,6 +407,81 @@ describe("values", () => {
     }
     const fullname = await withValues({ fullnameOverride: "hco" });
     expect(fullname.map((o) => o.metadata.name)).toContain("hco-metrics");
+  });
+
+  test("with watchNamespaces, Secrets and ServiceAccounts are granted in those namespaces and the release's, not cluster-wide", async () => {
+    type Rule = { apiGroups: string[]; resources: string[]; verbs: string[] };
+    type Role = KubeObject & { rules: Rule[] };
+    const perNamespace = (r: Rule) =>
+      r.resources.includes("secrets") || r.resources.includes("serviceaccounts");
+    const operatorRole = (objects: KubeObject[]) =>
+      objects.find((o) => o.kind === "ClusterRole" && o.metadata.name === NAME) as Role;
+    const roles = (objects: KubeObject[], kind: string) =>
+      objects
+        .filter((o) => o.kind === kind && o.metadata.name === NAME)
+        .map((o) => o.metadata.namespace)
+        .sort();
+    // Without: cluster-wide, as in deploy/, and no Role but the Lease's.
+    const everywhere = await template();
+    const moved = operatorRole(everywhere).rules.filter(perNamespace);
+    expect(moved.flatMap((r) => r.resources).sort()).toEqual(["secrets", "serviceaccounts"]);
+    expect(roles(everywhere, "Role")).toEqual([]);
+
+    const objects = await withValues({ watchNamespaces: ["team-a", "team-b"] });
+    const clusterRole = operatorRole(objects);
+    expect(clusterRole.rules.filter(perNamespace)).toEqual([]);
+    // The rest stays, Namespaces included (copies go to namespaces chosen by labels).
+    expect(clusterRole.rules).toEqual(operatorRole(everywhere).rules.filter((r) => !perNamespace(r)));
+    expect(roles(objects, "Role")).toEqual(["harbor-config-operator", "team-a", "team-b"]);
+    expect(roles(objects, "RoleBinding")).toEqual(["harbor-config-operator", "team-a", "team-b"]);
+    for (const o of objects.filter((x) => x.metadata.name === NAME)) {
+      if (o.kind === "Role") expect((o as Role).rules, key(o)).toEqual(moved);
+      if (o.kind === "RoleBinding")
+        expect(o, key(o)).toMatchObject({
+          roleRef: { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: NAME },
+          subjects: [{ kind: "ServiceAccount", name: NAME, namespace: NAMESPACE }],
+        });
+    }
+    // The release's namespace among the watched ones: one Role there.
+    expect(roles(await withValues({ watchNamespaces: [NAMESPACE, "team-a"] }), "Role")).toEqual([
+      NAMESPACE,
+      "team-a",
+    ]);
+    // Cluster connections' Secrets kept in another namespace: a Role there too ("*": none can be).
+    expect(
+      roles(
+        await withValues({ watchNamespaces: ["team-a"], clusterResourceNamespace: "shared-logins" }),
+        "Role",
+      ),
+    ).toEqual([NAMESPACE, "shared-logins", "team-a"].sort());
+    expect(
+      roles(await withValues({ watchNamespaces: ["team-a"], clusterResourceNamespace: "*" }), "Role"),
+    ).toEqual([NAMESPACE, "team-a"].sort());
+  });
+
+  test("deploy/components/namespaced renders what the chart renders with watchNamespaces", async () => {
+    // An overlay next to deploy/, as the README's my-install/ (kustomize refuses one inside it).
+    const dir = mkdtempSync(join(tmpdir(), "hco-namespaced-"));
+    try {
+      symlinkSync(join(root, "deploy"), join(dir, "deploy"));
+      mkdirSync(join(dir, "my-install"));
+      writeFileSync(
+        join(dir, "my-install", "kustomization.yaml"),
+        stringify({ resources: ["../deploy"], components: ["../deploy/components/namespaced"] }),
+      );
+      const c = compare(
+        kustomize(join(dir, "my-install")),
+        await withValues({ watchNamespaces: ["team-a"] }),
+      );
+      expect(c.onlyKustomize).toEqual([`Namespace//${NAMESPACE}`]);
+      expect(c.onlyHelm).toEqual([]);
+      expect(c.pairs.map((p) => p.key)).toEqual(
+        expect.arrayContaining([`Role/team-a/${NAME}`, `RoleBinding/${NAMESPACE}/${NAME}`]),
+      );
+      for (const p of c.pairs) expect(p.helm, p.key).toEqual(p.kustomize);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test("the CRDs are kept on uninstall unless crds.keep is off", async () => {

@@ -3,7 +3,7 @@
 // than the field's name.
 import { expect, test } from "vitest";
 import { crdFor } from "../../../src/api/crd.ts";
-import { ALL_DEFINITIONS as KINDS } from "../../../src/controllers/registry.ts";
+import { ALL_DEFINITIONS as KINDS } from "../../../src/controllers/kind-list.ts";
 
 type Schema = {
   description?: string;

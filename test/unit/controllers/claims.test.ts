@@ -9,15 +9,15 @@
 // resources a claim may read (a member's HarborUserGroup). What a claim must not need throws.
 import pino from "pino";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/kind-list.ts";
 import { DEFAULT_INSTANCE_CLAIM } from "../../../src/controllers/preheat-instance/external.ts";
-import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/registry.ts";
 import { DEFAULT_SCANNER_CLAIM } from "../../../src/controllers/scanner/external.ts";
 import { FreshProjects } from "../../../src/controllers/shared/fresh-projects.ts";
 import { type KindContext, type KindDeps, resourceType } from "../../../src/controllers/shared/kinds.ts";
 import type { KubeClient, WatchEnd } from "../../../src/kube/client.ts";
 import { type NamespaceObject, Namespaces, type ResourceType } from "../../../src/kube/types.ts";
+import type { ExternalClient, ManagedObject } from "../../../src/runtime/external-client.ts";
 import { Informer } from "../../../src/runtime/informer.ts";
-import type { ExternalClient, ManagedObject } from "../../../src/runtime/managed.ts";
 
 const NS = "team";
 

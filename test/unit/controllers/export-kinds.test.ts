@@ -10,7 +10,7 @@ import { HarborLabelSpec } from "../../../src/api/label.ts";
 import { HarborProjectMemberSpec } from "../../../src/api/member.ts";
 import type { HarborProjectSpec } from "../../../src/api/project.ts";
 import { HarborScannerRegistrationSpec } from "../../../src/api/scanner.ts";
-import { HarborUserGroupSpec } from "../../../src/api/usergroup.ts";
+import { HarborUserGroupSpec } from "../../../src/api/user-group.ts";
 import {
   diff as purgeDiff,
   scheduleFrom as purgeScheduleFrom,
@@ -23,14 +23,14 @@ import {
   specFromGc,
 } from "../../../src/controllers/garbage-collection/mapping.ts";
 import { diff as jobServiceDiff, specFromJobService } from "../../../src/controllers/job-service/mapping.ts";
+import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/kind-list.ts";
 import { diff as labelDiff, specFromLabel } from "../../../src/controllers/label/mapping.ts";
 import { diff as memberDiff, specFromMember } from "../../../src/controllers/member/mapping.ts";
 import { scannerDrift, scannerSpecFrom } from "../../../src/controllers/project/mapping.ts";
-import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/registry.ts";
 import { diff as scannerDiff, specFromRegistration } from "../../../src/controllers/scanner/mapping.ts";
 import { harborRelease } from "../../../src/controllers/shared/harbor-release.ts";
-import { diff as groupDiff, specFromGroup } from "../../../src/controllers/usergroup/mapping.ts";
-import type { JobQueue } from "../../../src/harbor/jobservice.ts";
+import { diff as groupDiff, specFromGroup } from "../../../src/controllers/user-group/mapping.ts";
+import type { JobQueue } from "../../../src/harbor/job-service.ts";
 
 const MANAGED = { connectionRef: { name: "harbor" }, creationPolicy: "Adopt", deletionPolicy: "Orphan" };
 

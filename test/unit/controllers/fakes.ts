@@ -6,7 +6,7 @@ import pino from "pino";
 import type { HarborConnectionHandle } from "../../../src/controllers/connection/handle.ts";
 import { type TenancySpec, tenancyFor } from "../../../src/controllers/connection/tenancy.ts";
 import type { HarborClient } from "../../../src/harbor/client.ts";
-import type { Input, ManagedObject } from "../../../src/runtime/managed.ts";
+import type { Input, ManagedObject } from "../../../src/runtime/external-client.ts";
 
 /** A Harbor client with only these API parts (client.gc, client.registries, …); others are absent. */
 export const fakeHarborCalls = (parts: Record<string, object>): HarborClient =>

@@ -14,6 +14,13 @@ describe("FreshProjects", () => {
     expect(fresh.firstLookup("h2", 7, "webhook policy")).toBe(false); // another Harbor
   });
 
+  it("looks up the kinds Harbor created with the project (a proxy cache's retention policy)", () => {
+    const fresh = new FreshProjects(() => 1000);
+    fresh.created("h", 3, ["retention policy"]);
+    expect(fresh.firstLookup("h", 3, "retention policy")).toBe(false);
+    expect(fresh.firstLookup("h", 3, "immutable tag rule")).toBe(true);
+  });
+
   it("forgets a project a minute after its creation", () => {
     let now = 0;
     const fresh = new FreshProjects(() => now);

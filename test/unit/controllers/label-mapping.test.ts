@@ -12,8 +12,8 @@ import {
   status,
   updateRequest,
 } from "../../../src/controllers/label/mapping.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborLabelSpec.parse({ connectionRef: { name: "h" }, ...s });

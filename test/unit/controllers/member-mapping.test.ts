@@ -13,8 +13,8 @@ import {
   status,
   withRole,
 } from "../../../src/controllers/member/mapping.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown>) =>
   HarborProjectMemberSpec.parse({

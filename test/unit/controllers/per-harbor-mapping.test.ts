@@ -17,7 +17,7 @@ import * as jobs from "../../../src/controllers/job-service/mapping.ts";
 import { followDelayMs } from "../../../src/controllers/shared/executions.ts";
 import { harborRelease } from "../../../src/controllers/shared/harbor-release.ts";
 import { HarborError } from "../../../src/harbor/errors.ts";
-import { Stalled } from "../../../src/runtime/managed.ts";
+import { Stalled } from "../../../src/runtime/external-client.ts";
 import { fakeHarborCalls, handle, inputOf, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };

@@ -6,16 +6,16 @@ import {
   diff,
   formatStorage,
   forRelease,
-  parseStorageQuantity,
   quotaFromList,
   quotaFromSummary,
   scannerDrift,
   scannerStatus,
   status,
+  storageLimitBytes,
   unchangeable,
   updateRequest,
 } from "../../../src/controllers/project/mapping.ts";
-import { Stalled } from "../../../src/runtime/managed.ts";
+import { Stalled } from "../../../src/runtime/external-client.ts";
 
 const spec = (s: Record<string, unknown>) => HarborProjectSpec.parse({ connectionRef: { name: "h" }, ...s });
 
@@ -30,7 +30,8 @@ describe("storage quantities", () => {
     ["unlimited", -1],
     ["-1", -1],
   ])("%s is %d bytes", (text, bytes) => {
-    expect(parseStorageQuantity(text)).toBe(bytes);
+    expect(storageLimitBytes({})).toBeUndefined();
+    expect(storageLimitBytes({ storageLimit: text })).toBe(bytes);
   });
 
   test.each(["10GB", "0", "1.5", "0.1Ki", "2Pi", "abc"])(
@@ -38,7 +39,7 @@ describe("storage quantities", () => {
     (text) => {
       let thrown: unknown;
       try {
-        parseStorageQuantity(text);
+        storageLimitBytes({ storageLimit: text });
       } catch (e) {
         thrown = e;
       }

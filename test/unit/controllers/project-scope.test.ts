@@ -6,8 +6,8 @@ import { FINALIZER } from "../../../src/api/common.ts";
 import type { HarborConnectionHandle } from "../../../src/controllers/connection/handle.ts";
 import { tenancyFor } from "../../../src/controllers/connection/tenancy.ts";
 import { projectScope } from "../../../src/controllers/shared/project-scope.ts";
+import { type ManagedObject, NotReady, Stalled } from "../../../src/runtime/external-client.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
-import { type ManagedObject, NotReady, Stalled } from "../../../src/runtime/managed.ts";
 
 const HARBOR = "https://harbor.example.com";
 const direct = { kind: "HarborConnection", name: "harbor" };

@@ -12,7 +12,7 @@ import {
 import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
 import { HarborError, type HarborErrorKind } from "../../../src/harbor/errors.ts";
 import type { Registry } from "../../../src/harbor/registries.ts";
-import { DeletionBlocked, Stalled } from "../../../src/runtime/managed.ts";
+import { DeletionBlocked, Stalled } from "../../../src/runtime/external-client.ts";
 import { EXAMPLE_CA_PEM } from "../../env/certificates.ts";
 import { fakeHarborCalls, handle, inputOf } from "./fakes.ts";
 

@@ -11,9 +11,9 @@ import { HarborReplicationPolicySpec } from "../../../src/api/replication.ts";
 import { CONFIGURATION_RELEASE_FIELDS } from "../../../src/controllers/configuration/mapping.ts";
 import type { HarborConnectionHandle } from "../../../src/controllers/connection/handle.ts";
 import { GC_RELEASE_FIELDS, gcWorkersField } from "../../../src/controllers/garbage-collection/mapping.ts";
+import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/kind-list.ts";
 import { PROJECT_RELEASE_FIELDS } from "../../../src/controllers/project/mapping.ts";
 import { REGISTRY_RELEASE_FIELDS } from "../../../src/controllers/registry/mapping.ts";
-import { MANAGED_KINDS, RUN_KINDS } from "../../../src/controllers/registry.ts";
 import { REPLICATION_RELEASE_FIELDS } from "../../../src/controllers/replication/mapping.ts";
 import {
   type ReleaseField,
@@ -22,7 +22,7 @@ import {
   unsupportedFields,
   withReleaseFields,
 } from "../../../src/controllers/shared/release-fields.ts";
-import { type ManagedObject, Stalled } from "../../../src/runtime/managed.ts";
+import { type ManagedObject, Stalled } from "../../../src/runtime/external-client.ts";
 import { EXAMPLE_CA_PEM } from "../../env/certificates.ts";
 import { handle, inputOf } from "./fakes.ts";
 

@@ -12,8 +12,8 @@ import {
   stored,
 } from "../../../src/controllers/retention/mapping.ts";
 import type { RetentionPolicy } from "../../../src/harbor/retention.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborRetentionPolicySpec.parse({ connectionRef: { name: "h" }, projectRef: { name: "team" }, ...s });
@@ -87,7 +87,7 @@ describe("retention policy mapping", () => {
     const { claim } = retentionExternal({
       projects: {} as Informer<ManagedObject>,
       kube: { patchStatus: async () => ({}) as never },
-      events: { record: () => undefined },
+      events: { record: () => undefined, routine: () => undefined },
       type: { group: "harborconfig.io", version: "v1alpha1", plural: "x", kind: "X", namespaced: true },
     });
     expect(claim(s, "a", "ns")).toBe(claim(spec({ rules: [{ template: "always" }] }), "b", "ns"));

@@ -4,10 +4,14 @@
 import { describe, expect, test } from "vitest";
 import { MAX_COPY_FAILURES } from "../../../src/api/robot.ts";
 import { type CopyFailure, copyFailureReport } from "../../../src/controllers/robot/delivery.ts";
-import { linksServiceAccount } from "../../../src/controllers/robot/service-accounts.ts";
-import { removedPullSecrets, trimServiceAccount } from "../../../src/controllers/shared/service-accounts.ts";
+import { acceptsCopiesFrom } from "../../../src/controllers/robot/mapping.ts";
+import { linksServiceAccount } from "../../../src/controllers/robot/pull-secret-links.ts";
+import {
+  removedPullSecrets,
+  trimServiceAccount,
+} from "../../../src/controllers/shared/service-account-watch.ts";
 import type { ServiceAccountObject } from "../../../src/kube/types.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 
 /** A ServiceAccount as the apiserver sends it in a watch event, with what tools add to it. */
 const fullServiceAccount = {
@@ -36,6 +40,25 @@ const fullServiceAccount = {
   imagePullSecrets: [{ name: "team-pull" }, { name: "other" }],
   automountServiceAccountToken: false,
 };
+
+describe("which namespaces accept a robot's copies", () => {
+  const from = (value?: string) =>
+    value === undefined ? undefined : { "harborconfig.io/accept-pull-secrets-from": value };
+  test.each([
+    [undefined, "team-a", false],
+    ["", "team-a", false],
+    ["team-a", "team-a", true],
+    ["team-ab", "team-a", false],
+    ["platform, team-a", "team-a", true],
+    ["platform,team-a", "team-a", true],
+    ["platform team-a", "team-a", true],
+    ["platform", "team-a", false],
+    ["*", "team-a", true],
+    ["team-*", "team-a", false],
+  ])("annotation %j, robot in %s: %s", (value, source, accepted) => {
+    expect(acceptsCopiesFrom(from(value), source)).toBe(accepted);
+  });
+});
 
 describe("the ServiceAccount watch's cache", () => {
   test("keeps the name, namespace, resourceVersion and pull secret names, nothing else", () => {

@@ -13,8 +13,8 @@ import type {
 import { robotExternal } from "../../../src/controllers/robot/external.ts";
 import { DAY_MS } from "../../../src/controllers/robot/mapping.ts";
 import type { PersistedRobot } from "../../../src/harbor/robots.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
 import { Metrics } from "../../../src/runtime/metrics.ts";
 
 const created = Date.parse("2025-03-01T10:00:00.000Z");
@@ -63,7 +63,7 @@ function setup(o: {
     removeAll: async (_owner: unknown, _spec: unknown, names: string[], copies: string[]) => {
       calls.push(`removeAll ${names.join(",")} copies=${copies.join(",")}`);
     },
-    syncCopies: async () => o.copies ?? { copiedTo: [], failures: [] },
+    syncCopies: async () => o.copies ?? { copiedTo: [], failures: [], refused: [], withoutConsent: [] },
   } as unknown as RobotDelivery;
   const conn = {
     key: "HarborConnection/ns/harbor",
@@ -96,7 +96,10 @@ function setup(o: {
   const external = robotExternal({
     projects: {} as Informer<ManagedObject>,
     delivery,
-    events: { record: (_o, _t, reason, message) => events.push(`${reason}: ${message}`) },
+    events: {
+      record: (_o, _t, reason, message) => events.push(`${reason}: ${message}`),
+      routine: (_o, reason, message) => events.push(`${reason}: ${message}`),
+    },
     metrics,
     now: () => o.now,
   });
@@ -209,7 +212,7 @@ describe("afterSync", () => {
       delivered: intact,
       now,
       lastRotation: new Date(created).toISOString(),
-      copies: { copiedTo: ["team-b"], failures: [] },
+      copies: { copiedTo: ["team-b"], failures: [], refused: [], withoutConsent: [] },
     });
     const r = await t.external.afterSync?.(t.input, t.robot(), false);
     expect(r?.notReady).toBeUndefined();
@@ -230,6 +233,8 @@ describe("afterSync", () => {
       copies: {
         copiedTo: ["team-b"],
         failures: [{ namespace: "team-c", reason: "SecretConflict", message }],
+        refused: [],
+        withoutConsent: [],
       },
     });
     const r = await t.external.afterSync?.(t.input, t.robot(), false);
@@ -248,6 +253,49 @@ describe("afterSync", () => {
   });
 });
 
+describe("namespaces that do not accept copies", () => {
+  const copies = {
+    copiedTo: ["legacy"],
+    failures: [],
+    refused: ["other", "prod"],
+    withoutConsent: ["legacy"],
+  };
+  const annotate = "kubectl annotate namespace NAME harborconfig.io/accept-pull-secrets-from=ns";
+
+  test("named in status and in one Warning Event per list; Ready as usual", async () => {
+    const now = created + DAY_MS;
+    const t = setup({ delivered: intact, now, lastRotation: new Date(created).toISOString(), copies });
+    const r = await t.external.afterSync?.(t.input, t.robot(), false);
+    expect(r?.notReady).toBeUndefined();
+    expect(r?.status).toMatchObject({
+      copiedTo: ["legacy"],
+      copiesRefused: ["other", "prod"],
+      copiesWithoutConsent: ["legacy"],
+    });
+    expect(t.events).toEqual([
+      `CopyRefused: Not copied into 2 namespaces other, prod: they do not accept pull secrets from namespace ns. Whoever owns such a namespace allows it with: ${annotate}`,
+      `CopyWithoutConsent: The copies in namespace legacy were made before namespaces had to accept them, and those namespaces do not accept pull secrets from namespace ns: kept, so that image pulls there go on working. To keep them for good: ${annotate}; the operator removes them once it runs with --copies-without-consent=remove`,
+    ]);
+  });
+
+  test("the same lists again: no new Event; once empty, the fields go", async () => {
+    const now = created + DAY_MS;
+    const status = { copiesRefused: ["other", "prod"], copiesWithoutConsent: ["legacy"] };
+    const base = { delivered: intact, now, lastRotation: new Date(created).toISOString(), status };
+    const same = setup({ ...base, copies });
+    await same.external.afterSync?.(same.input, same.robot(), false);
+    expect(same.events).toEqual([]);
+    const cleared = setup({
+      ...base,
+      copies: { copiedTo: ["legacy"], failures: [], refused: [], withoutConsent: [] },
+    });
+    const r = await cleared.external.afterSync?.(cleared.input, cleared.robot(), false);
+    expect(cleared.events).toEqual([]);
+    expect(r?.status).toHaveProperty("copiesRefused", undefined);
+    expect(r?.status).toHaveProperty("copiesWithoutConsent", undefined);
+  });
+});
+
 describe("secret.deliver false (an adopted robot whose secret stays with whoever holds it)", () => {
   test("no secret is issued, no Secret read or written, and the status names no Secret", async () => {
     const t = setup({ delivered: { state: "missing" }, now: created + DAY_MS, deliver: false });
@@ -261,7 +309,7 @@ describe("secret.deliver false (an adopted robot whose secret stays with whoever
     expect(r?.status).toHaveProperty("nextRotation", undefined);
     expect(r?.requeueAfterMs).toBeUndefined();
     // What the drift sweep compares the status with names no Secret either.
-    expect(t.external.status(t.input, t.robot())).not.toHaveProperty("secretName");
+    expect(t.external.status?.(t.input, t.robot())).not.toHaveProperty("secretName");
     expect(await t.gauge()).toBe(Math.floor(created / 1000) + 30 * 86_400);
   });
 

@@ -16,7 +16,7 @@ import {
   replicationOutcome,
   wasSkipped,
 } from "../../../src/controllers/replication-run/mapping.ts";
-import { gcRunParameters } from "../../../src/harbor/gc.ts";
+import { gcRunParameters } from "../../../src/harbor/garbage-collection.ts";
 
 const spec = (s: Record<string, unknown> = {}) =>
   HarborGarbageCollectionRunSpec.parse({ connectionRef: { name: "h" }, ...s });

@@ -5,11 +5,11 @@
 // either side of the start included. The end-to-end files of those kinds keep the crash between the
 // start and its record against the emulator, where each kind finds its own execution again.
 import { describe, expect, test } from "vitest";
-import { RUN_REQUESTED_ANNOTATION, type RunRequest } from "../../../src/api/runs.ts";
+import { RUN_REQUESTED_ANNOTATION, type RunRequest } from "../../../src/api/run-now.ts";
 import { handleRunRequest, type RunNowJob } from "../../../src/controllers/shared/run-now.ts";
 import { HarborError, type HarborErrorKind } from "../../../src/harbor/errors.ts";
 import type { ResourceType } from "../../../src/kube/types.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 
 const type: ResourceType = {
   group: "harborconfig.io",

@@ -24,7 +24,7 @@ import * as scanAll from "../../../src/controllers/scan-all/mapping.ts";
 import { harborRelease } from "../../../src/controllers/shared/harbor-release.ts";
 import type { SecretUses } from "../../../src/controllers/shared/secret-uses.ts";
 import { HarborError } from "../../../src/harbor/errors.ts";
-import { NotReady, Stalled } from "../../../src/runtime/managed.ts";
+import { NotReady, Stalled } from "../../../src/runtime/external-client.ts";
 import { fakeHarborCalls, handle, inputOf, tenantConnection } from "./fakes.ts";
 
 const conn = { connectionRef: { name: "harbor" } };
@@ -261,8 +261,8 @@ describe("HarborPreheatInstance", () => {
       expect(ext.claim(spec(), "df", "a")).toBe(ext.claim(spec({ vendor: "kraken" }), "df", "b"));
       expect(ext.claim(spec(), "df", "a")).not.toBe(ext.claim(spec(), "kr", "a"));
       const input = inputOf(spec(), { harborName: "df", extra: {} });
-      expect(ext.identifies(input, harbor())).toBe(true);
-      expect(ext.identifies(input, harbor({ name: "df-2" }))).toBe(false);
+      expect(ext.identifies?.(input, harbor())).toBe(true);
+      expect(ext.identifies?.(input, harbor({ name: "df-2" }))).toBe(false);
     });
 
     test("default: true also takes Harbor's default instance, a setting of its own, held while status shows it", () => {
@@ -422,9 +422,9 @@ describe("HarborPreheatPolicy", () => {
       expect(ext.claim(spec(), "rel", "a")).not.toBe(ext.claim(spec(), "rel2", "a"));
       const input = inputOf(spec(), { harborName: "rel", extra: { project: { name: "p", id: 7 } } });
       const found = { id: 1, name: "rel", project_id: 7 };
-      expect(ext.identifies(input, found)).toBe(true);
-      expect(ext.identifies(input, { ...found, name: "rel2" })).toBe(false);
-      expect(ext.identifies(input, { ...found, project_id: 8 })).toBe(false);
+      expect(ext.identifies?.(input, found)).toBe(true);
+      expect(ext.identifies?.(input, { ...found, name: "rel2" })).toBe(false);
+      expect(ext.identifies?.(input, { ...found, project_id: 8 })).toBe(false);
     });
   });
 });

@@ -212,9 +212,9 @@ describe("what the shared lifecycle asks of the kind", () => {
     expect(ext.claim(spec(), "team", "a")).toBe(ext.claim(bearer(), "team", "b"));
     expect(ext.claim(spec(), "team", "a")).not.toBe(ext.claim(spec(), "other", "a"));
     const input = inputOf(spec(), { harborName: "team" });
-    expect(ext.identifies(input as never, harbor({ name: "team" }))).toBe(true);
+    expect(ext.identifies?.(input as never, harbor({ name: "team" }))).toBe(true);
     for (const name of ["Team", "team ", "team-2"])
-      expect(ext.identifies(input as never, harbor({ name })), name).toBe(false);
+      expect(ext.identifies?.(input as never, harbor({ name })), name).toBe(false);
   });
 
   test("default: true also takes Harbor's default scanner, a setting of its own, held while status shows it", () => {

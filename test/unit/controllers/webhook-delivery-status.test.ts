@@ -4,8 +4,8 @@
 import { describe, expect, test } from "vitest";
 import type { HarborWebhookPolicySpec } from "../../../src/api/webhook.ts";
 import { type WebhookExtra, webhookExternal } from "../../../src/controllers/webhook/external.ts";
+import type { ManagedObject } from "../../../src/runtime/external-client.ts";
 import type { Informer } from "../../../src/runtime/informer.ts";
-import type { ManagedObject } from "../../../src/runtime/managed.ts";
 import { fakeHarborCalls, handle, inputOf } from "./fakes.ts";
 
 /** Harbor's webhook API with one failed delivery (job 7) of policy 3 in project 1; log reads counted. */

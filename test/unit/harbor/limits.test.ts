@@ -1,6 +1,6 @@
 import { describe, expect, test, vi } from "vitest";
+import { EndpointRegistry } from "../../../src/harbor/endpoints.ts";
 import { Semaphore, TokenBucket } from "../../../src/harbor/limits.ts";
-import { EndpointRegistry } from "../../../src/harbor/transport.ts";
 
 describe("Semaphore", () => {
   test("caps holders and hands slots over in arrival order", async () => {

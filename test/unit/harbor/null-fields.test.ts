@@ -4,8 +4,9 @@
 // model and tries `null` at every list, map and object field it declares.
 import { describe, expect, test } from "vitest";
 import type { z } from "zod";
-import { GcHistory } from "../../../src/harbor/gc.ts";
-import { JobQueue, Worker, WorkerPool } from "../../../src/harbor/jobservice.ts";
+import { ExecHistory, PersistedExecHistory } from "../../../src/harbor/audit-log-purge.ts";
+import { GcHistory } from "../../../src/harbor/garbage-collection.ts";
+import { JobQueue, Worker, WorkerPool } from "../../../src/harbor/job-service.ts";
 import { Label } from "../../../src/harbor/labels.ts";
 import { LdapFailedImportUser, LdapPingResult, LdapUser } from "../../../src/harbor/ldap.ts";
 import {
@@ -15,7 +16,6 @@ import {
   ProjectDeletable,
   ProjectSummary,
 } from "../../../src/harbor/projects.ts";
-import { ExecHistory, PersistedExecHistory } from "../../../src/harbor/purge.ts";
 import { Registry, RegistryInfo, RegistryProviderInfo } from "../../../src/harbor/registries.ts";
 import {
   PersistedReplicationExecution,
@@ -28,7 +28,7 @@ import {
 import { PersistedRobot, Robot, RobotCreated, RobotSec } from "../../../src/harbor/robots.ts";
 import { ScannerAdapterMetadata, ScannerRegistration } from "../../../src/harbor/scanners.ts";
 import { Configurations, GeneralInfo, UserResp } from "../../../src/harbor/system.ts";
-import { UserGroup, UserGroupSearchItem } from "../../../src/harbor/usergroups.ts";
+import { UserGroup, UserGroupSearchItem } from "../../../src/harbor/user-group.ts";
 import {
   PersistedWebhookJob,
   PersistedWebhookPolicy,

@@ -4,7 +4,7 @@
 // server in test/integration/cluster/connections.test.ts.
 import { getCACertificates } from "node:tls";
 import { describe, expect, test } from "vitest";
-import { trustedCertificates } from "../../../src/harbor/transport.ts";
+import { trustedCertificates } from "../../../src/harbor/endpoints.ts";
 import { EXAMPLE_CA_PEM } from "../../env/certificates.ts";
 
 describe("a connection's trusted CAs", () => {

@@ -6,8 +6,8 @@ import type { KubeClient } from "../../../src/kube/client.ts";
 import { KubeError } from "../../../src/kube/errors.ts";
 import type { KubeObject, ResourceType } from "../../../src/kube/types.ts";
 import { jsonEqual } from "../../../src/runtime/conditions.ts";
+import type { ManagedCache, ManagedObject } from "../../../src/runtime/external-client.ts";
 import type { InformerHandlers } from "../../../src/runtime/informer.ts";
-import type { ManagedCache, ManagedObject } from "../../../src/runtime/managed.ts";
 
 export const NS = "team";
 export const ONE = "https://one.example";

@@ -16,15 +16,14 @@ import { type Result, RetryAfter, TerminalError } from "../../../src/runtime/con
 import {
   type AfterSync,
   type ConnectionResolver,
-  DEPENDENCY_NOT_READY,
   DeletionBlocked,
   type ErrorClassifier,
   type ExternalClient,
   type ManagedObject,
-  ManagedReconciler,
   type ManagedStatus,
   NotReady,
-} from "../../../src/runtime/managed.ts";
+} from "../../../src/runtime/external-client.ts";
+import { DEPENDENCY_NOT_READY, ManagedReconciler } from "../../../src/runtime/managed.ts";
 import { ConnectionRef, FakeApiServer, FakeCache, finalizersWritten, NS, ONE, START, TWO } from "./fakes.ts";
 
 // -------------------------------------------------------------------------------------------------
@@ -132,6 +131,8 @@ interface Options {
   singleton?: boolean;
   /** What the kind's afterSync reports (e.g. a robot's Secret copy that waits). */
   afterSync?: () => AfterSync;
+  /** The kind's create refuses a taken name (HarborConflict): a new resource creates first. */
+  createFirst?: boolean;
 }
 
 interface Outcome {
@@ -139,7 +140,7 @@ interface Outcome {
   error?: unknown;
   /** Harbor calls and Kubernetes writes of this reconcile, in order. */
   calls: string[];
-  /** "Normal Created", "Warning Conflict", … */
+  /** "log Created", "Warning Conflict", … */
   events: string[];
   messages: string[];
   /** The status patches written. */
@@ -267,6 +268,9 @@ function setup(o: Options = {}) {
     identifies: (input, observed) => observed.name === input.harborName,
     status: (_input, observed) => ({ value: observed.value, ...(observed.flagged ? { flagged: true } : {}) }),
     ...(o.afterSync ? { afterSync: async () => (o.afterSync as () => AfterSync)() } : {}),
+    ...(o.createFirst
+      ? { refusedAsExisting: (e: unknown) => e instanceof FakeHarborError && e.reason === "HarborConflict" }
+      : {}),
     async observeMany(conn, inputs) {
       const h = harbor(conn.harbor);
       calls.push(`${h.label} list`);
@@ -295,6 +299,8 @@ function setup(o: Options = {}) {
   const recorder: EventRecorder = {
     record: (obj, eventType, reason, message) =>
       events.push({ name: obj.metadata.name, type: eventType, reason, message }),
+    // A routine change is a log line, no Event: shown as "log <reason>" among the events.
+    routine: (obj, reason, message) => events.push({ name: obj.metadata.name, type: "log", reason, message }),
   };
 
   const make = (cache: FakeCache) => {
@@ -420,7 +426,12 @@ const harborWrites = (calls: string[]) => calls.filter((c) => /^(one|two) (creat
 
 // -------------------------------------------------------------------------------------------------
 
-describe("creationPolicy × what Harbor has", () => {
+// Both ways a kind starts: a lookup, then the create; or (a kind whose create refuses a taken name)
+// the create, then the lookup only when it is refused. The outcomes are the same.
+describe.each([
+  { start: "lookup first", createFirst: false },
+  { start: "create first", createFirst: true },
+])("creationPolicy × what Harbor has, $start", ({ createFirst }) => {
   type Policy = "Create" | "Adopt" | "CreateOrAdopt";
   type State = "absent" | "present" | "ours mid-create";
   type Outcome = "created" | "adopted" | "taken over" | "NotFound" | "AlreadyExists" | "NotAllowed";
@@ -447,7 +458,15 @@ describe("creationPolicy × what Harbor has", () => {
   ];
 
   test.each(rows)("$policy, object $state, adoption $adoption → $outcome", async (row) => {
-    const env = setup();
+    const env = setup({ createFirst });
+    const finalizer = `kube finalizers ${JSON.stringify([FINALIZER])}`;
+    // A create-first kind creates unless the policy is Adopt; refused, it takes the finalizer it
+    // wrote for the create off again (when it wrote one) and looks the object up.
+    const createsFirst = createFirst && row.policy !== "Adopt";
+    const refusedCreate =
+      row.state === "present"
+        ? [finalizer, 'one create "a"', "kube finalizers []", 'one observe "a"']
+        : ['one create "a"', 'one observe "a"'];
     const connectionRef =
       row.adoption === "allowed"
         ? { name: "harbor" }
@@ -474,12 +493,12 @@ describe("creationPolicy × what Harbor has", () => {
       case "created": {
         // The finalizer before the create, so that an interrupted create is found again.
         expect(out.calls).toEqual([
-          'one observe "a"',
-          `kube finalizers ${JSON.stringify([FINALIZER])}`,
+          ...(createsFirst ? [] : ['one observe "a"']),
+          finalizer,
           'one create "a"',
           "kube status",
         ]);
-        expect(out.events).toEqual(["Normal Created"]);
+        expect(out.events).toEqual(["log Created"]);
         expect(out.messages).toEqual(['Created Thing "a" (id 1)']);
         expect(out.result).toEqual({});
         expect(ready).toMatchObject({ status: "True", reason: "Synced", observedGeneration: 1 });
@@ -489,8 +508,8 @@ describe("creationPolicy × what Harbor has", () => {
       }
       case "adopted": {
         expect(out.calls).toEqual([
-          'one observe "a"',
-          `kube finalizers ${JSON.stringify([FINALIZER])}`,
+          ...(createsFirst ? refusedCreate : ['one observe "a"']),
+          finalizer,
           `one update #${existing?.id} value`,
           "kube status",
         ]);
@@ -502,7 +521,7 @@ describe("creationPolicy × what Harbor has", () => {
       }
       case "taken over": {
         // Neither refused as someone else's, nor created a second time, nor announced as adopted.
-        expect(out.calls).toEqual(['one observe "a"', "kube status"]);
+        expect(out.calls).toEqual([...(createsFirst ? refusedCreate : ['one observe "a"']), "kube status"]);
         expect(out.events).toEqual(["Normal Ready"]);
         expect(ready?.status).toBe("True");
         expect(status).toMatchObject({ harborId: existing?.id, harborUrl: ONE });
@@ -521,7 +540,7 @@ describe("creationPolicy × what Harbor has", () => {
       }
       case "AlreadyExists":
       case "NotAllowed": {
-        expect(out.calls).toEqual(['one observe "a"', "kube status"]);
+        expect(out.calls).toEqual([...(createsFirst ? refusedCreate : ['one observe "a"']), "kube status"]);
         expect(out.error).toBeInstanceOf(TerminalError);
         expect(ready).toMatchObject({ status: "False", reason: row.outcome });
         expect(stalled).toMatchObject({ status: "True", reason: row.outcome });
@@ -529,7 +548,8 @@ describe("creationPolicy × what Harbor has", () => {
           row.outcome === "AlreadyExists" ? `already exists in Harbor ${ONE}` : "allowAdoption",
         );
         expect(out.events).toEqual([`Warning ${row.outcome}`]);
-        expect(env.get("a").metadata.finalizers).toBeUndefined();
+        // No finalizer is left that would mark the object as a create of ours (taken over next time).
+        expect(env.get("a").metadata.finalizers ?? []).toEqual([]);
         expect(env.one.byName("a")?.value).toBe("theirs"); // never touched
         break;
       }
@@ -585,6 +605,56 @@ describe("an interrupted create is taken over, never repeated", () => {
     env.kubeFails.clear();
     await env.reconcile("a");
     expect(harborWrites(env.calls)).toEqual(['one create "a"']);
+  });
+});
+
+describe("a kind that creates first", () => {
+  test("a create whose answer is lost keeps the finalizer; the next create is refused and takes its object over", async () => {
+    const env = setup({ createFirst: true });
+    env.apply("a");
+    // Harbor made the object, but the answer never came (a timeout): it may have been created.
+    env.harborFails.set("create", new FakeHarborError("HarborUnavailable", "timeout"));
+    env.one.add("a", "v1");
+    const first = await env.reconcile("a");
+    expect(first.calls).toEqual([
+      `kube finalizers ${JSON.stringify([FINALIZER])}`,
+      'one create "a"',
+      "kube status",
+    ]);
+    expect(env.get("a").metadata.finalizers).toEqual([FINALIZER]);
+    const second = await env.reconcile("a");
+    expect(second.calls).toEqual(['one create "a"', 'one observe "a"', "kube status"]);
+    expect(second.events).toEqual(["Normal Ready"]);
+    expect(env.get("a").status).toMatchObject({ harborId: 1 });
+    expect(env.one.items.size).toBe(1);
+  });
+
+  test("a refusal no existing object explains is reported, and leaves no finalizer behind", async () => {
+    const env = setup({ createFirst: true });
+    env.apply("a");
+    env.harborFails.set("create", new FakeHarborError("HarborConflict", "the name is being released"));
+    const out = await env.reconcile("a");
+    expect(out.calls).toEqual([
+      `kube finalizers ${JSON.stringify([FINALIZER])}`,
+      'one create "a"',
+      "kube finalizers []",
+      'one observe "a"',
+      "kube status",
+    ]);
+    expect(env.condition("a", "Ready")).toMatchObject({ status: "False", reason: "HarborConflict" });
+    expect(env.get("a").metadata.finalizers ?? []).toEqual([]);
+    const again = await env.reconcile("a");
+    expect(harborWrites(again.calls)).toEqual(['one create "a"']);
+    expect(env.condition("a", "Ready")?.status).toBe("True");
+  });
+
+  test("a resource that recorded its object looks it up by id, and an object deleted outside is created again", async () => {
+    const env = setup({ createFirst: true });
+    await env.ready("a");
+    env.one.items.clear();
+    const out = await env.reconcile("a");
+    expect(out.calls).toEqual(["one observe #1", "kube status", 'one create "a"', "kube status"]);
+    expect(out.events).toEqual(["Warning Recreated"]);
   });
 });
 
@@ -719,7 +789,7 @@ describe("per-Harbor settings a spec takes besides its object", () => {
     env.apply("second", { flag: true, connectionRef: { name: "other" } });
     await env.reconcile("second");
     expect(env.condition("second", "Ready")?.message).toContain(`${NS}/first already holds`);
-    expect((await env.reconcile("first")).events).toEqual(["Normal Created"]);
+    expect((await env.reconcile("first")).events).toEqual(["log Created"]);
   });
 });
 
@@ -932,7 +1002,7 @@ describe("deletion", () => {
       policy: "Delete",
       given: "in Harbor",
       calls: ["one observe #1", "one delete #1"],
-      event: "Normal Deleted",
+      event: "log Deleted",
       remains: false,
     },
     { policy: "Delete", given: "gone from Harbor", calls: ["one observe #1"], event: "", remains: false },
@@ -1027,7 +1097,7 @@ describe("deletion", () => {
 
     env.one.blocked.delete("busy");
     const out = await env.reconcile("busy");
-    expect(out.events).toEqual(["Normal Deleted"]);
+    expect(out.events).toEqual(["log Deleted"]);
     expect(env.exists("busy")).toBe(false);
     expect(env.one.items.size).toBe(0);
   });
@@ -1080,7 +1150,7 @@ describe("ids are bound to their Harbor", () => {
     const out = await env.reconcile("a");
     expect(out.calls).toEqual(['two observe "a"', "kube status", 'two create "a"', "kube status"]);
     expect(out.statusWrites[0]).toEqual({ harborId: null, harborUrl: TWO });
-    expect(out.events).toEqual(["Normal HarborChanged", "Normal Created"]);
+    expect(out.events).toEqual(["Normal HarborChanged", "log Created"]);
     expect(out.messages[0]).toContain(`id 1 in ${ONE} is left as it is`);
     expect(env.get("a").status).toMatchObject({ harborId: 2, harborUrl: TWO });
     expect(env.two.items.get(unrelated.id)?.value).toBe("theirs");
@@ -1191,7 +1261,7 @@ describe("waits", () => {
 
     env.dependencies.add("project");
     const ready = await env.reconcile("robot");
-    expect(ready.events).toEqual(["Normal Created"]);
+    expect(ready.events).toEqual(["log Created"]);
     expect(env.condition("robot", "Stalled")).toBeUndefined();
   });
 

@@ -16,12 +16,13 @@ import type { Condition, ResourceType } from "../../../src/kube/types.ts";
 import { type Result, TerminalError } from "../../../src/runtime/controller.ts";
 import {
   type ConnectionResolver,
-  DEPENDENCY_NOT_READY,
   type ErrorClassifier,
   type ManagedObject,
   NotReady,
-} from "../../../src/runtime/managed.ts";
-import { type RunExternal, RunReconciler, type RunStatus } from "../../../src/runtime/run.ts";
+} from "../../../src/runtime/external-client.ts";
+import { DEPENDENCY_NOT_READY } from "../../../src/runtime/managed.ts";
+import { RunReconciler } from "../../../src/runtime/run.ts";
+import type { RunExternal, RunStatus } from "../../../src/runtime/run-external.ts";
 import { ConnectionRef, FakeApiServer, FakeCache, finalizersWritten, NS, ONE, START, TWO } from "./fakes.ts";
 
 const type: ResourceType = {
@@ -159,6 +160,7 @@ function setup() {
   const kube: Pick<KubeClient, "mergePatch" | "patchStatus" | "delete"> = server.client;
   const recorder: EventRecorder = {
     record: (obj, t, reason, message) => events.push({ name: obj.metadata.name, type: t, reason, message }),
+    routine: (obj, reason, message) => events.push({ name: obj.metadata.name, type: "log", reason, message }),
   };
   let cache = new FakeCache();
   const make = () =>

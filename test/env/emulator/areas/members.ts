@@ -20,7 +20,7 @@ import { type Ctx, createdAt, ok, type ParamSpec, type RouteSpec } from "../rout
 import type { World } from "../world.ts";
 import { defineArea } from "./area.ts";
 import type { ProjectRecord } from "./projects.ts";
-import { GROUP_TYPES, type UserGroupRecord } from "./usergroups.ts";
+import { GROUP_TYPES, type UserGroupRecord } from "./user-group.ts";
 
 export type EntityType = "u" | "g";
 
