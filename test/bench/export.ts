@@ -120,7 +120,7 @@ export async function runExportBenchmark(o: ExportBenchOptions): Promise<ExportB
         stderr += c;
       });
       proc.once("error", reject);
-      proc.once("exit", (code) => resolve({ code, stderr }));
+      proc.once("close", (code) => resolve({ code, stderr }));
     });
     const seconds = Math.round((performance.now() - started) / 100) / 10;
     if (r.code !== 0) throw new Error(`the export failed (exit ${r.code}): ${r.stderr}`);

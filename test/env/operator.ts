@@ -147,7 +147,8 @@ export function spawnOperator(
   };
   proc.stdout?.setEncoding("utf8").on("data", collect);
   proc.stderr?.setEncoding("utf8").on("data", collect);
-  const exited = new Promise<number | null>((resolve) => proc.once("exit", (code) => resolve(code)));
+  // "close", not "exit": the output is whole only once its pipes have closed.
+  const exited = new Promise<number | null>((resolve) => proc.once("close", (code) => resolve(code)));
   return {
     pid: proc.pid,
     get running() {

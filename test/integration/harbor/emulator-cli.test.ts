@@ -43,6 +43,17 @@ function startEmulatorProcess(args: string[]): Promise<string> {
   });
 }
 
+/**
+ * Sends SIGTERM to the started emulator's process group and resolves once every process holding its
+ * output has ended: npm can exit before the node process under it has closed its server.
+ */
+async function stopEmulatorProcess(): Promise<void> {
+  const proc = child as ChildProcess;
+  const closed = new Promise((resolve) => proc.once("close", resolve));
+  process.kill(-(proc.pid as number), "SIGTERM");
+  await closed;
+}
+
 describe("npm run emulator", () => {
   test("prints URL and credentials first, serves Harbor's API and the control API, stops on SIGTERM", async () => {
     const first = await startEmulatorProcess(["--admin-password", "Demo-Pass-1"]);
@@ -74,10 +85,7 @@ describe("npm run emulator", () => {
     expect(body.deletable).toBeUndefined();
     expect(body.message).toContain("repositories");
 
-    const proc = child as ChildProcess;
-    const exited = new Promise((resolve) => proc.once("exit", resolve));
-    process.kill(-(proc.pid as number), "SIGTERM");
-    await exited;
+    await stopEmulatorProcess();
     // Nothing serves this emulator's state any more. (The freed port may already belong to an
     // emulator another test file started, which knows neither these credentials nor the project.)
     const after = await fetch(`${url}/api/v2.0/projects/from-cli`, {
@@ -106,10 +114,7 @@ describe("npm run emulator", () => {
     );
     expect((await harbor.robots.get(Number(robot.id))).duration).toBe(30);
     await harbor.close();
-    const proc = child as ChildProcess;
-    const exited = new Promise((resolve) => proc.once("exit", resolve));
-    process.kill(-(proc.pid as number), "SIGTERM");
-    await exited;
+    await stopEmulatorProcess();
   });
 
   test("rejects an unknown Harbor release", async () => {
@@ -120,7 +125,7 @@ describe("npm run emulator", () => {
     proc.stderr.setEncoding("utf8").on("data", (c: string) => {
       stderr += c;
     });
-    const code = await new Promise((resolve) => proc.once("exit", resolve));
+    const code = await new Promise((resolve) => proc.once("close", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain(
       "--harbor-version must be one of 2.15.2, 2.14.4, 2.13.5, 2.12.4, 2.10.3, got 2.9.0",
@@ -138,10 +143,7 @@ describe("npm run emulator", () => {
     const harbor = new HarborClient({ url, username: "admin", password: "Harbor12345" });
     expect(await harbor.registries.listProviderTypes()).toEqual(["docker-hub", "harbor"]);
     await harbor.close();
-    const proc = child as ChildProcess;
-    const exited = new Promise((resolve) => proc.once("exit", resolve));
-    process.kill(-(proc.pid as number), "SIGTERM");
-    await exited;
+    await stopEmulatorProcess();
 
     const refused = spawn(
       "npm",
@@ -161,7 +163,7 @@ describe("npm run emulator", () => {
     refused.stderr.setEncoding("utf8").on("data", (c: string) => {
       stderr += c;
     });
-    expect(await new Promise((resolve) => refused.once("exit", resolve))).toBe(2);
+    expect(await new Promise((resolve) => refused.once("close", resolve))).toBe(2);
     expect(stderr).toContain(
       "--webhook-private-addresses refuse models the patches 2.13.6, 2.14.5 and 2.15.3",
     );
@@ -173,7 +175,7 @@ describe("npm run emulator", () => {
     proc.stderr.setEncoding("utf8").on("data", (c: string) => {
       stderr += c;
     });
-    const code = await new Promise((resolve) => proc.once("exit", resolve));
+    const code = await new Promise((resolve) => proc.once("close", resolve));
     expect(code).toBe(2);
     expect(stderr).toContain("--port must be an integer between 0 and 65535");
   });
