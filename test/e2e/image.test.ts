@@ -162,9 +162,12 @@ describe("the operator's image", () => {
     await op.kubectl.apply(projectOf(name));
     const project = await op.waitReady<ProjectCR>("harborproject", name);
     expect((await op.harbor.projects.get(name)).project_id).toBe(project.status?.harborId);
-    const metrics = await get((await servedUrls(op)).metricsUrl, "/metrics");
-    expect(metrics.text).toMatch(
-      /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/,
+    // A reconcile is counted once it returns, a moment after the status write the watch showed.
+    const { metricsUrl } = await servedUrls(op);
+    await untilTrue("the project's reconcile counted in /metrics", async () =>
+      /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/.test(
+        (await get(metricsUrl, "/metrics")).text,
+      ),
     );
   });
 });

@@ -142,10 +142,12 @@ describe("HarborLabel", () => {
     );
     await op.kubectl.delete("harborreplicationpolicy", "ship", { wait: true });
     await op.kubectl.wait(RESOURCE, "gate", "delete", budget.operatorMs);
-    const released = reconcileLog(op, "HarborLabel", "gate").find((e) => e.msg === "finalizer removed");
-    expect(released, "the log shows the label's finalizer removed").toBeDefined();
+    // The line follows the finalizer's removal, which kubectl saw first: on its way through the pipe.
+    const released = await until("the label's finalizer removed, in the operator's log", () =>
+      reconcileLog(op, "HarborLabel", "gate").find((e) => e.msg === "finalizer removed"),
+    );
     expect(
-      Date.parse(released?.time ?? ""),
+      Date.parse(released.time),
       "the label went before its retry was due: the policy's going queued it",
     ).toBeLessThan(Date.parse(scheduled.time) + Number(scheduled.requeueAfterMs));
     await expect(op.harbor.labels.get(id)).rejects.toMatchObject({ status: 404 });

@@ -3,9 +3,12 @@
 // its controller, resource and reconcile; and that reconcile's Harbor calls (debug) carry the same
 // reconcileId. The routine create and delete are log lines without an Event.
 import { describe, expect, test } from "vitest";
+import { budget } from "../env/budget.ts";
 import type { KubeObject } from "../env/kubectl.ts";
 import { useOperator } from "../env/operator.ts";
+import { logEntries } from "../env/operator-log.ts";
 import { eventOf, eventReasons, type ProjectCR, project as projectOf } from "../env/resources.ts";
+import { until } from "../env/until.ts";
 
 const op = useOperator({ namespacePrefix: "logs" });
 
@@ -21,12 +24,9 @@ interface Line {
   [field: string]: unknown;
 }
 
+/** The whole lines so far (the last one may still be arriving). */
 function lines(): Line[] {
-  return op
-    .output()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as Line);
+  return logEntries(op.output()) as Line[];
 }
 
 /** Each key appears once per JSON line (a repeated key would show as a parse that drops one). */
@@ -44,10 +44,17 @@ describe("the operator's log", () => {
     await op.waitReady("harborproject", name);
     await op.kubectl.apply(project({ public: true }));
     await op.waitFor<KubeObject>("harborproject", name, (o) => (o.metadata.generation ?? 0) > 1);
-    await expect.poll(async () => (await op.harbor.projects.get(name)).metadata?.public).toBe("true");
+    // The operator's update, awaited within the budget (expect.poll's own default is 1 s).
+    await expect
+      .poll(async () => (await op.harbor.projects.get(name)).metadata?.public, { timeout: budget.operatorMs })
+      .toBe("true");
     await op.harbor.projects.update(name, { metadata: { public: "false" } });
     await op.waitFor<ProjectCR>("harborproject", name, (o) => o.status?.lastDriftCorrection !== undefined);
     await op.kubectl.delete("harborproject", name, { wait: true });
+    // Logged before the finalizer went, but read through a pipe that kubectl may have outrun.
+    await until("the deletion's line in the operator's log", () =>
+      logEntries(op.output()).find((l) => l.event === "Deleted" && l.object === object),
+    );
 
     const all = lines();
     const changes = [

@@ -7,6 +7,7 @@ import { sharedControlPlane, sharedHarbor, useNamespace } from "../env/cluster.t
 import { type OperatorProcess, spawnOperator } from "../env/operator.ts";
 import { servedUrls } from "../env/operator-log.ts";
 import { connection, credentials, project } from "../env/resources.ts";
+import { untilTrue } from "../env/until.ts";
 
 const ns = useNamespace("observe");
 let operator: OperatorProcess | undefined;
@@ -77,13 +78,18 @@ describe("a running operator", () => {
   test("serves controller-runtime's metrics and Harbor requests by operation and code", async () => {
     await ns.kubectl.apply(project(`observed-${ns.name}`));
     await ns.kubectl.wait("harborproject", `observed-${ns.name}`, "condition=Ready", budget.operatorMs);
+    // A reconcile is counted once it returns, a moment after the status write kubectl saw: looked
+    // for until it is there (a busy machine may run kubectl and this test first).
+    const reconciled =
+      /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/;
+    await untilTrue("the project's reconcile counted in /metrics", async () =>
+      reconciled.test(await (await fetch(`${metricsUrl}/metrics`)).text()),
+    );
     const res = await fetch(`${metricsUrl}/metrics`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toContain("text/plain");
     const text = await res.text();
-    expect(text).toMatch(
-      /controller_runtime_reconcile_total\{controller="harborproject",result="success"\} [1-9]/,
-    );
+    expect(text).toMatch(reconciled);
     expect(text).toMatch(/controller_runtime_reconcile_time_seconds_bucket\{[^}]*controller="harborproject"/);
     expect(text).toMatch(/workqueue_adds_total\{name="harborproject",controller="harborproject"\} [1-9]/);
     expect(text).toMatch(/workqueue_depth\{name="harborproject",controller="harborproject"\}/);

@@ -221,8 +221,11 @@ describe("replication executions", () => {
         total: 1,
         succeeded: 1,
       });
+      // The Event is written after the status (expect.poll's own default is 1 s: the budget's wait).
       await expect
-        .poll(async () => (await eventsOf("HarborReplicationPolicy", "once")).map((e) => e.reason))
+        .poll(async () => (await eventsOf("HarborReplicationPolicy", "once")).map((e) => e.reason), {
+          timeout: budget.operatorMs,
+        })
         .toContain("ReplicationSucceeded");
       const event = (await eventsOf("HarborReplicationPolicy", "once")).find(
         (e) => e.reason === "ReplicationSucceeded",
@@ -252,7 +255,9 @@ describe("replication executions", () => {
       const done = await waitExecution("flaky", (e) => e.status === "Failed");
       expect(done.status?.lastExecution).toMatchObject({ total: 2, succeeded: 1, failed: 1 });
       await expect
-        .poll(async () => (await eventsOf("HarborReplicationPolicy", "flaky")).map((e) => e.reason))
+        .poll(async () => (await eventsOf("HarborReplicationPolicy", "flaky")).map((e) => e.reason), {
+          timeout: budget.operatorMs,
+        })
         .toContain("ReplicationFailed");
       const event = (await eventsOf("HarborReplicationPolicy", "flaky")).find(
         (e) => e.reason === "ReplicationFailed",
@@ -280,7 +285,9 @@ describe("replication executions", () => {
     const done = await waitExecution("nightly", (e) => e.id === id && e.status === "Succeed");
     expect(done.status?.lastExecution?.endTime).toBeDefined();
     await expect
-      .poll(async () => (await eventsOf("HarborReplicationPolicy", "nightly")).map((e) => e.message))
+      .poll(async () => (await eventsOf("HarborReplicationPolicy", "nightly")).map((e) => e.message), {
+        timeout: budget.operatorMs,
+      })
       .toContainEqual(
         expect.stringMatching(new RegExp(`^Replication execution ${id} \\(scheduled\\) succeeded`)),
       );
@@ -353,8 +360,9 @@ describe("objects deleted outside the operator", () => {
     const newId = harborIdOf(after);
     expect((await op.harbor.webhooks.getPolicy("team", newId)).name).toBe("gone");
     await expect
-      .poll(async () =>
-        (await eventsOf("HarborWebhookPolicy", "gone")).filter((e) => e.reason === "Recreated"),
+      .poll(
+        async () => (await eventsOf("HarborWebhookPolicy", "gone")).filter((e) => e.reason === "Recreated"),
+        { timeout: budget.operatorMs },
       )
       .toEqual([
         expect.objectContaining({

@@ -114,7 +114,12 @@ export function kubectl(kubeconfigPath: string, command = "kubectl", namespace?:
           timeoutMs: timeoutMs + 10_000,
         },
       ),
-    delete: (resource, name, opts = {}) => run(["delete", resource, name, `--wait=${opts.wait ?? false}`]),
+    // Waiting, it waits for the operator (its finalizer): the budget's operator wait, as wait() gets.
+    delete: (resource, name, opts = {}) =>
+      run(
+        ["delete", resource, name, `--wait=${opts.wait ?? false}`],
+        opts.wait ? { timeoutMs: budget.operatorMs + budget.requestMs } : {},
+      ),
   };
 }
 

@@ -54,7 +54,9 @@ async function stopEmulatorProcess(): Promise<void> {
   await closed;
 }
 
-describe("npm run emulator", () => {
+// Each test starts npm and a node process under it, which the helper above waits for up to the
+// budget's start time: the tests get that time too (the project's default is one request's).
+describe("npm run emulator", { timeout: budget.startMs }, () => {
   test("prints URL and credentials first, serves Harbor's API and the control API, stops on SIGTERM", async () => {
     const first = await startEmulatorProcess(["--admin-password", "Demo-Pass-1"]);
     // The newest modelled release unless told otherwise.
