@@ -14,12 +14,13 @@ export function machineLine(m: Machine): string {
   return `${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB RAM, Node ${m.node}, ${m.os} (load ${m.loadAverage} at start)`;
 }
 
-function configLine(r: BenchResult): string {
+/** How a run was made; `steady` names the steady state's drift interval (a series: each run's). */
+function configLine(r: BenchResult, steady = formatDuration(r.config.steadyDriftIntervalMs)): string {
   const c = r.config;
   return [
     `Harbor emulator latency ${c.latencyMs} ms per request.`,
     `Operator: \`--workers ${c.workers}\`, drift interval ${formatDuration(c.convergeDriftIntervalMs)}`,
-    `(steady state: ${formatDuration(c.steadyDriftIntervalMs)}, status refresh ${STATUS_REFRESH_RATIO} × that, for at least ${c.steadyIntervals} intervals);`,
+    `(steady state: ${steady}, status refresh ${STATUS_REFRESH_RATIO} × that, for at least ${c.steadyIntervals} intervals);`,
     `HarborConnection \`rateLimit: {requestsPerSecond: ${c.connection.requestsPerSecond}, burst: ${c.connection.burst}}\`,`,
     `\`maxConcurrency: ${c.connection.maxConcurrency}\`.`,
     `Objects created through the Kubernetes API, ${c.createConcurrency} at a time.`,
@@ -133,12 +134,18 @@ function leftovers(r: BenchResult): string {
   return left.length ? left.map(([k, v]) => `${v} ${short(k)}`).join(", ") : "nothing";
 }
 
+/** The steady state's drift interval of each run, smallest first: one value when they agree. */
+function steadyIntervals(runs: BenchResult[]): string {
+  const each = runs.map((r) => formatDuration(r.config.steadyDriftIntervalMs));
+  return new Set(each).size === 1 ? (each[0] as string) : `${each.join(" / ")} for the runs in order`;
+}
+
 export function renderScaling(s: ScalingResult): string {
   const runs = [...s.runs].sort((a, b) => a.workload.total - b.workload.total);
   const lines = [
     `### Scaling: ${runs.map((r) => n(r.config.projects)).join(" → ")} projects`,
     "",
-    `Machine: ${machineLine(s.machine)}. Code: ${s.revision}.${runs[0] ? ` ${configLine(runs[0])}` : ""}`,
+    `Machine: ${machineLine(s.machine)}. Code: ${s.revision}.${runs[0] ? ` ${configLine(runs[0], steadyIntervals(runs))}` : ""}`,
     "",
     "| Projects | Objects | All Ready (s) | p95 (s) | Harbor req/object | K8s writes/object | Steady: Project reads/object/interval | Steady: Robot reads/project/interval | Steady: Webhook reads/project/interval | Delete (s) | Peak RSS (MiB) | Operator CPU (s) |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|",

@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, test } from "vitest";
 import { renderResult, renderScaling } from "../../bench/report.ts";
 import { runBenchmark } from "../../bench/scenario.ts";
+import { formatDuration } from "../../bench/stats.ts";
 import { type BenchResult, KIND_NAMES } from "../../bench/types.ts";
 import { mixFor } from "../../bench/workload.ts";
 import { budget } from "../../env/budget.ts";
@@ -124,5 +125,21 @@ describe("the benchmark on a tiny workload", () => {
       runs: [r],
     });
     expect(series).toContain(`| 5 | ${total} |`);
+    // A series whose runs had different steady-state intervals names each, not the first one's.
+    const larger = {
+      ...r,
+      config: { ...r.config, projects: 10, steadyDriftIntervalMs: 2 * r.config.steadyDriftIntervalMs },
+      workload: { ...r.workload, total: 2 * total },
+    };
+    const two = renderScaling({
+      version: 1,
+      startedAt: r.startedAt,
+      revision: r.revision,
+      machine: r.machine,
+      runs: [larger, r],
+    });
+    expect(two).toContain(
+      `steady state: ${formatDuration(r.config.steadyDriftIntervalMs)} / ${formatDuration(larger.config.steadyDriftIntervalMs)} for the runs in order`,
+    );
   });
 });

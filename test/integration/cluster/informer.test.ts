@@ -89,7 +89,8 @@ describe("informer on the shared control plane", () => {
       await new Promise((r) => setTimeout(r, 500)); // every watch connected
       const started = Date.now();
       await kube.list<Gadget>(Gadgets, { namespace: ns.name });
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Held back behind the watches, it would wait for one of them to end: half an hour or more.
+      expect(Date.now() - started).toBeLessThan(budget.requestMs);
     } finally {
       stop.abort();
       await Promise.allSettled(watches);

@@ -13,6 +13,7 @@ import { type Helm, helm as helmAt } from "../../env/helm/helm.ts";
 import { clusterApi } from "../../env/kube-api.ts";
 import { type Kubectl, type KubeObject, kubectl } from "../../env/kubectl.ts";
 import { project } from "../../env/resources.ts";
+import { until } from "../../env/until.ts";
 
 const root = join(import.meta.dirname, "..", "..", "..");
 const chartDir = join(root, "deploy", "helm", "harbor-config-operator");
@@ -146,10 +147,16 @@ describe("helm install, upgrade and uninstall", () => {
     expect(r.code).toBe(0);
     expect(await missing(objects)).toEqual([]);
     await established(NEW_KIND_CRD);
-    // The changed CRD: the short name it gained works.
-    expect(await admin.run(["get", "hproj", "-n", "apps", "-o", "name"])).toBe(
-      "harborproject.harborconfig.io/team\n",
-    );
+    // The changed CRD: the short name it gained works, once the apiserver's discovery has it (its
+    // CRD stays Established throughout, so that says nothing about the new name).
+    const byShortName = await until("the short name hproj to be served", async () => {
+      try {
+        return await admin.run(["get", "hproj", "-n", "apps", "-o", "name"]);
+      } catch {
+        return undefined;
+      }
+    });
+    expect(byShortName).toBe("harborproject.harborconfig.io/team\n");
     const deployment = await live<LiveDeployment>(objects.find((o) => o.kind === "Deployment") as KubeObject);
     expect(deployment?.spec.replicas).toBe(2);
     const container = deployment?.spec.template.spec.containers[0];
