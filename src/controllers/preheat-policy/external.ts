@@ -13,8 +13,9 @@
 // - The scope is sent and compared where the connected release keeps it (mapping.ts); a scope the
 //   release does not have (all_seed_peers before 2.13) is Stalled by name (UnsupportedByHarbor).
 //
-// Harbor requests: a new policy converges in three (the lookup, the create, the read-back); one in
-// sync costs one read; the drift sweep lists the policies once per project.
+// Harbor requests: a new policy converges in two (the create, then the read-back); only a create
+// refused for a taken name is followed by the lookup. One in sync costs one read; the drift sweep
+// lists the policies once per project.
 
 import type { HarborPreheatPolicySpec, HarborPreheatPolicyStatus } from "../../api/preheat-policy.ts";
 import { isHarborError } from "../../harbor/errors.ts";
@@ -108,6 +109,9 @@ export function preheatPolicyExternal(deps: PreheatPolicyExternalDeps): Client {
     async observe({ conn, harborName, extra, signal }) {
       return get(conn, extra.project.name, harborName, signal);
     },
+
+    // Harbor refuses a name taken in the project (409): a new policy is created without a lookup.
+    refusedAsExisting: (e) => isHarborError(e, "conflict"),
 
     async create({ conn, spec, harborName, extra, signal }) {
       const instanceId = requireInstance(extra);

@@ -10,7 +10,7 @@
 // quota); creating one costs the create and one read (its quota, which names the project too), so
 // a new project converges in three with the lookup before it; the drift sweep lists the projects by
 // id and the project quotas page by page (or, when fewer, one lookup per project). Without system
-// access each quota read is a refused one plus the summary.
+// access each quota read is a refused one plus the summary. Deleting one reads the project only.
 //
 // A project whose spec names its scanner (spec.scanner) costs one more read wherever it is observed,
 // its scanner (Harbor has no list of project scanners), and one write when the scanner differs.
@@ -232,7 +232,9 @@ export function projectExternal(deps: {
       return extra;
     },
 
-    async observe({ conn, knownId, harborName, spec, signal }) {
+    async observe({ resource, conn, knownId, harborName, spec, signal }) {
+      // A project being deleted needs only its id and name: its quota and scanner are not read.
+      if (resource.metadata.deletionTimestamp) return getProject(conn, knownId ?? harborName, signal);
       const project = await observeProject(conn, knownId ?? harborName, signal);
       if (project && spec.scanner) project.scanner = await readScanner(conn, project.project_id, signal);
       return project;

@@ -20,6 +20,9 @@
 //   even across crashes (see shared/run-now.ts); on a disabled policy it is refused (Harbor would
 //   answer 412) and recorded as such, never deferred to a later enable. A policy created with
 //   runOnCreate whose manifest also carries the annotation starts one execution for both.
+// - Harbor requests: a new policy converges in two (the create, which Harbor refuses for a taken
+//   name, and its read-back for Harbor's encoding of filters and trigger); only a refused create is
+//   followed by the lookup by name, and then the usual adoption rules decide.
 import type { HarborReplicationPolicySpec, HarborReplicationPolicyStatus } from "../../api/replication.ts";
 import { isHarborError } from "../../harbor/errors.ts";
 import { q } from "../../harbor/query.ts";
@@ -119,6 +122,9 @@ export function replicationExternal(deps: ReplicationExternalDeps): Client {
       const found = await conn.client.replication.listPolicies({ name: harborName }, { signal });
       return found.find((p) => p.name === harborName);
     },
+
+    // Harbor refuses a taken policy name (409): a new policy is created without a lookup first.
+    refusedAsExisting: (e) => isHarborError(e, "conflict"),
 
     async create({ conn, spec, harborName, extra, signal }) {
       const id = await conn.client.replication.createPolicy(

@@ -6,8 +6,9 @@
 //   Secret that does not opt in as a webhook auth header (SecretNotAllowed, see
 //   shared/secret-uses.ts: Harbor sends the header to the address of the spec's choosing). A changed
 //   Secret is pushed like drift: its field (e.g. targets[0].authHeader) is named, never its value.
-// - A new policy costs three Harbor requests: the project's policy list (by name), the create and
-//   the read-back. The drift sweep reads one policy list per project.
+// - A new policy costs two Harbor requests: the project's policy list (by name) and the create; none
+//   in a project the operator has just created (no lookup, see FreshProjects). Harbor stores a
+//   policy as sent, so the create is not read back. The drift sweep reads one policy list per project.
 // - Delivery status (last trigger per event type, recent failed deliveries) costs two more reads
 //   per policy, so it is not part of the sweep: it is refreshed on every reconcile, and each
 //   reconcile asks for another after `statusRefreshMs` (a few drift intervals), so the status is
@@ -42,6 +43,7 @@ import {
   policyRequest,
   recentFailures,
   status,
+  storedAsCreated,
   type WebhookContext,
 } from "./mapping.ts";
 
@@ -120,9 +122,7 @@ export function webhookExternal(deps: WebhookExternalDeps): Client {
     async create({ conn, spec, harborName, extra, signal }) {
       const request = policyRequest(spec, harborName, extra, undefined, MANAGED_BY);
       const id = await conn.client.webhooks.createPolicy(extra.projectId, request, { signal });
-      const created = await get(conn, extra.projectId, id, signal);
-      if (!created) throw new Error(`webhook policy ${harborName} (id ${id}) vanished right after creation`);
-      return created;
+      return storedAsCreated(request, id, extra.projectId);
     },
 
     async update({ conn, spec, harborName, extra, signal }, current) {

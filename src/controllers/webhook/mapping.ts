@@ -13,6 +13,7 @@ import type { HarborWebhookPolicySpec, HarborWebhookPolicyStatus } from "../../a
 import { WebhookEventType, WebhookNotifyType, WebhookPayloadFormat } from "../../harbor/model/enums.ts";
 import type {
   PersistedWebhookJob,
+  PersistedWebhookPolicy,
   WebhookLastTrigger,
   WebhookPolicy,
   WebhookPolicyInput,
@@ -91,6 +92,19 @@ export function policyRequest(
       };
     }),
   };
+}
+
+/**
+ * The policy as Harbor stores a create of `request`: every field as sent (the request always names
+ * an http target's payload format, which Harbor would otherwise store as Default), with the id its
+ * answer gave. A new policy needs no read-back.
+ */
+export function storedAsCreated(
+  request: WebhookPolicyInput,
+  id: number,
+  projectId: number,
+): PersistedWebhookPolicy {
+  return { ...request, id, project_id: projectId };
 }
 
 const TARGET_FIELDS: ReadonlyArray<keyof Stored> = [

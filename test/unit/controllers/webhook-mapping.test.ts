@@ -6,6 +6,8 @@ import {
   lastTriggers,
   policyRequest,
   recentFailures,
+  status,
+  storedAsCreated,
   subscribedEvents,
 } from "../../../src/controllers/webhook/mapping.ts";
 import type { WebhookPolicy, WebhookPolicyInput } from "../../../src/harbor/webhooks.ts";
@@ -142,6 +144,32 @@ describe("webhook diff", () => {
       // And again after an update that replaced it.
       const updated = harborStores(7, policyRequest(s, "hook", ctx, stored, "me"));
       expect(diff(s, "hook", ctx, updated)).toEqual([]);
+    }
+  });
+
+  test("a create taken as stored (no read-back) matches what Harbor stores, for the diff and the status", () => {
+    const cases = [
+      spec({}),
+      spec({
+        description: "d",
+        enabled: false,
+        eventTypes: ["PUSH_ARTIFACT", "SCANNING_FAILED", "PUSH_ARTIFACT"],
+        targets: [
+          { address: "https://a.example.com/x/?y=1", authHeaderSecretRef: { name: "s" } },
+          { type: "slack", address: "https://hooks.slack.com/services/a/" },
+          { address: "http://b.example.com:81/p", payloadFormat: "CloudEvents", skipCertVerify: true },
+        ],
+      }),
+    ];
+    for (const s of cases) {
+      const ctx = { authHeaders: ["Bearer secret", "", ""] };
+      const request = policyRequest(s, "hook", ctx, undefined, "me");
+      const taken = storedAsCreated(request, 7, 3);
+      const stored = harborStores(7, request);
+      expect(diff(s, "hook", ctx, taken)).toEqual([]);
+      expect(diff(s, "hook", ctx, stored)).toEqual([]);
+      expect(status(3, taken)).toEqual(status(3, stored));
+      expect(taken).toMatchObject({ id: 7, project_id: 3, name: "hook", creator: "me" });
     }
   });
 
