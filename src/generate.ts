@@ -3,13 +3,15 @@
 // deploy/rbac.yaml (the operator's least-privilege RBAC, from rbac.ts: its rules for our kinds, and
 // for what the kinds follow), and the same two as templates of the Helm chart in deploy/helm/ (its CRDs and its
 // RBAC, named after the release), the RBAC of deploy/components/namespaced (the Secret and
-// ServiceAccount rules per watched namespace), and deploy/flux/kustomization-example.yaml (a Flux
+// ServiceAccount rules per watched namespace), the finalizer's admission policy
+// (deploy/components/finalizer-at-admission, and the chart's template), deploy/flux/kustomization-example.yaml (a Flux
 // Kustomization with a health check for every kind) and docs/reference/api.md (every field of every
 // kind, from the same schemas). With --check it writes nothing and exits 1 when a
 // file differs (a test runs it).
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { stringify } from "yaml";
+import { renderChartFinalizerPolicy, renderFinalizerPolicy } from "./admission-policy.ts";
 import { API_VERSION, GROUP } from "./api/common.ts";
 import { crdFor } from "./api/crd.ts";
 import { renderApiReference } from "./api-reference.ts";
@@ -26,6 +28,14 @@ export const CHART_RBAC_FILE = join(CHART_DIR, "templates", "rbac.yaml");
 export const NAMESPACED_DIR = join(ROOT, "deploy", "components", "namespaced");
 export const NAMESPACED_RBAC_FILE = join(NAMESPACED_DIR, "rbac.yaml");
 export const NAMESPACED_PATCH_FILE = join(NAMESPACED_DIR, "cluster-role-patch.yaml");
+export const FINALIZER_POLICY_FILE = join(
+  ROOT,
+  "deploy",
+  "components",
+  "finalizer-at-admission",
+  "policy.yaml",
+);
+export const CHART_FINALIZER_POLICY_FILE = join(CHART_DIR, "templates", "finalizer-policy.yaml");
 export const FLUX_KUSTOMIZATION_FILE = join(ROOT, "deploy", "flux", "kustomization-example.yaml");
 export const API_REFERENCE_FILE = join(ROOT, "docs", "reference", "api.md");
 export const KIND_PAGES_DIR = join(ROOT, "docs", "kinds");
@@ -192,6 +202,8 @@ export function renderAll(): Map<string, string> {
   files.set(CHART_RBAC_FILE, renderChartRbac());
   files.set(NAMESPACED_RBAC_FILE, renderNamespacedRbac());
   files.set(NAMESPACED_PATCH_FILE, renderNamespacedPatch());
+  files.set(FINALIZER_POLICY_FILE, renderFinalizerPolicy());
+  files.set(CHART_FINALIZER_POLICY_FILE, renderChartFinalizerPolicy());
   files.set(FLUX_KUSTOMIZATION_FILE, renderFluxKustomization());
   files.set(API_REFERENCE_FILE, renderApiReference(ALL_DEFINITIONS));
   for (const [path, text] of renderKindPages()) files.set(path, text);

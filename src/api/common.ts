@@ -14,6 +14,12 @@ export const API_VERSION = `${GROUP}/${VERSION}`;
  * stays until every resource that uses it has finished deleting.
  */
 export const FINALIZER = "harborconfig.io/finalizer";
+/**
+ * Set with FINALIZER by the admission policy (deploy/components/finalizer-at-admission), value
+ * "admission": that finalizer came with the object, so it does not mark a create of the operator's
+ * that may have happened, as the one the operator writes itself does.
+ */
+export const FINALIZER_SET_AT_ANNOTATION = "harborconfig.io/finalizer-set-at";
 /** On a connection's credentials Secret while a connection reads it: it goes after the connection. */
 export const CREDENTIALS_FINALIZER = "harborconfig.io/connection-credentials";
 /** `harborconfig.io/paused: "true"` stops all Harbor calls for the resource until removed. */

@@ -9,7 +9,10 @@
 //   objects, CreateOrAdopt does either;
 // - the finalizer, added before the first create. A resource that carries it but has no recorded
 //   Harbor id is mid-create: if the object turns up in Harbor, this resource created it before a
-//   crash, so it is taken over instead of refused or duplicated;
+//   crash, so it is taken over instead of refused or duplicated. Where an admission policy sets the
+//   finalizer with the object (annotated so), it marks nothing: this process remembers the creates
+//   it sent until their id is recorded, and a resource deleted with no id and no such create goes
+//   without a Harbor call;
 // - drift written back and named in status and an Event; a batched sweep (sweep.ts) finds it;
 // - deletionPolicy Delete / Orphan, a blocked deletion (a project that still holds repositories)
 //   reported on the resource until it can proceed;
@@ -17,7 +20,7 @@
 //   only when they changed, Events on transitions (a routine create or delete is a log line only).
 import type { Logger } from "pino";
 import type { z } from "zod";
-import { FINALIZER, PAUSED_ANNOTATION } from "../api/common.ts";
+import { FINALIZER, FINALIZER_SET_AT_ANNOTATION, PAUSED_ANNOTATION } from "../api/common.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { isKubeError } from "../kube/errors.ts";
 import type { EventRecorder } from "../kube/events.ts";
@@ -99,6 +102,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
   readonly #blocked = new Map<string, number>();
   /** Our own writes, until the informer shows them. */
   readonly #written = new OwnWrites<ManagedObject>();
+  /**
+   * Resources (by uid) whose create this process sent and whose status does not record the id yet:
+   * a create of ours that may have happened, where the finalizer came at admission and marks none.
+   */
+  readonly #unrecordedCreates = new Set<string>();
   readonly #writes: ResourceWrites;
   readonly #parse: SpecParse<S>; // the spec, parsed once per version for claims, reconcile, sweep
   /** Called with resource keys to reconcile (set by the controller wiring). */
@@ -255,9 +263,15 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     let observed = hint ?? (createFirst ? undefined : await ext.observe(input));
     let created = false;
     const hasFinalizer = resource.metadata.finalizers?.includes(FINALIZER) === true;
-    // The finalizer without a recorded id marks a create of ours that may have happened (in the
-    // Harbor status names, or this one when it names none yet).
-    let mayTakeOver = hasFinalizer && input.knownId === undefined && movedFrom === undefined;
+    const uid = uidOf(resource);
+    const sentBefore = this.#unrecordedCreates.has(uid);
+    // A create of ours may have happened (in the Harbor status names, or this one when it names
+    // none yet) when there is no recorded id and the finalizer the operator writes before a create
+    // is there, or this process sent one.
+    let mayTakeOver =
+      input.knownId === undefined &&
+      movedFrom === undefined &&
+      (sentBefore || (hasFinalizer && !finalizerSetAtAdmission(resource)));
 
     if (movedFrom !== undefined) {
       this.#o.events.record(
@@ -296,6 +310,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
       input.resource = resource;
       // An id looked up in this Harbor and not found: the object was deleted outside the operator.
       const lostId = input.knownId;
+      this.#unrecordedCreates.add(uid);
       try {
         observed = await ext.create({ ...input, resource });
         created = true;
@@ -303,6 +318,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         if (!createFirst || !ext.refusedAsExisting?.(e)) throw e;
         // Nothing was created: a finalizer written for this create goes again, or it would mark a
         // create of ours that never happened (mayTakeOver) and the next reconcile take the object.
+        if (!sentBefore) this.#unrecordedCreates.delete(uid);
         if (!hasFinalizer) resource = await this.#writes.dropFinalizer(resource);
         input.resource = resource;
         observed = await ext.observe(input);
@@ -382,6 +398,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         { status: "False", ...after.notReady },
         { fields, synced: true, stalled: wait.stalled },
       );
+      this.#unrecordedCreates.delete(uid);
       return { requeueAfterMs: Math.min(after.requeueAfterMs ?? wait.retryMs, wait.retryMs) };
     }
     const wasReady = resource.status?.conditions?.find((c) => c.type === "Ready")?.status === "True";
@@ -390,6 +407,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
       { status: "True", reason: "Synced", message: `${this.#what(input)} matches the spec` },
       { fields },
     );
+    this.#unrecordedCreates.delete(uid);
     if (!wasReady && !created)
       this.#o.events.record(resource, "Normal", "Ready", `${this.#what(input)} is in sync`);
     return after.requeueAfterMs === undefined ? {} : { requeueAfterMs: after.requeueAfterMs };
@@ -402,6 +420,16 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
   ): Promise<Result> {
     if (!resource.metadata.finalizers?.includes(FINALIZER)) return {};
     const ext = this.#o.external;
+    if (
+      base.knownId === undefined &&
+      finalizerSetAtAdmission(resource) &&
+      !this.#unrecordedCreates.has(uidOf(resource))
+    ) {
+      // The finalizer came at admission, no id was recorded and this process sent no create:
+      // nothing in Harbor is known to be this resource's, and a same-named object is left alone.
+      await ext.finalize?.(base);
+      return this.#releaseFinalizer(resource, base.logger, "nothing created");
+    }
     if (
       spec.deletionPolicy === "Orphan" ||
       this.#claims.objectOwner(resource, spec, base.harborName) !== undefined
@@ -576,6 +604,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     this.#sweep.forget(key);
     this.#blocked.delete(key);
     this.#written.forget(key);
+    this.#unrecordedCreates.delete(uidOf(obj));
   }
 
   /** One drift sweep of this kind (see DriftSweep.run); returns how many resources it queued. */
@@ -596,4 +625,14 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
   #now(): string {
     return new Date(this.#o.now()).toISOString().replace(/\.\d+Z$/, "Z");
   }
+}
+
+/** The resource's uid: a create belongs to this object, not to a later one of the same name. */
+function uidOf(resource: ManagedObject): string {
+  return resource.metadata.uid ?? objectKey(resource);
+}
+
+/** Whether the resource's finalizer was set by the admission policy, with the object. */
+function finalizerSetAtAdmission(resource: ManagedObject): boolean {
+  return resource.metadata.annotations?.[FINALIZER_SET_AT_ANNOTATION] === "admission";
 }

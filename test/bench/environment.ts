@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { KubeClient } from "../../src/kube/client.ts";
 import { writeKubeconfig } from "../env/controlplane/kubeconfig.ts";
 import { startControlPlane } from "../env/controlplane/launcher.ts";
+import { installFinalizerPolicy } from "../env/finalizer-policy.ts";
 import { type Kubectl, kubectl as kubectlAt } from "../env/kubectl.ts";
 import { type EmulatorProcess, startEmulatorProcess } from "./processes.ts";
 
@@ -41,6 +42,11 @@ export interface Environment {
   emulator: EmulatorProcess;
   /** Processes of the control plane (empty when it is not ours). */
   components(): { name: string; pid: number }[];
+  /**
+   * Installs the finalizer's admission policy for the benchmark's namespace, as the Helm chart does
+   * on a cluster that serves it (removed with the environment).
+   */
+  installFinalizerPolicy(): Promise<void>;
   /** Creates the credentials Secret and a HarborConnection named `name` pointing at the emulator. */
   connect(
     name: string,
@@ -113,6 +119,9 @@ export async function startEnvironment(o: EnvironmentOptions): Promise<Environme
       operatorUser: `system:serviceaccount:${namespace}:${SERVICE_ACCOUNT}`,
       emulator,
       components,
+      async installFinalizerPolicy() {
+        stops.push(await installFinalizerPolicy(admin, namespace));
+      },
       async connect(name, spec) {
         await kubectl.apply([
           {

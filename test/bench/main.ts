@@ -40,6 +40,8 @@ preheat policies, and once per Harbor a preheat instance, a configuration and a 
   --out DIR                    where results and logs go (default .bench)
   --node-options=FLAGS         node flags of the operator process (default: NODE_OPTIONS of deploy/deployment.yaml;
                                --node-options= for none), e.g. --node-options=--max-old-space-size=128
+  --without-finalizer-policy   leave the finalizer's admission policy out (the operator writes each finalizer itself,
+                               as on a cluster before Kubernetes 1.36)
   --profile                    write V8 CPU profiles of the operator (node --cpu-prof) into the run's folder
   --help                       show this text
 
@@ -70,6 +72,7 @@ const { values } = parseArgs({
     timeout: { type: "string" },
     out: { type: "string", default: ".bench" },
     profile: { type: "boolean", default: false },
+    "without-finalizer-policy": { type: "boolean", default: false },
     "node-options": { type: "string" },
     help: { type: "boolean", short: "h", default: false },
     export: { type: "boolean", default: false },
@@ -130,6 +133,7 @@ function options(label: string, projects: number): RunOptions {
       maxConcurrency: whole("max-concurrency", values["max-concurrency"], 1),
     },
     updateFraction: 0.1,
+    finalizerAtAdmission: !values["without-finalizer-policy"],
     timeoutMs: values.timeout ? parseDuration(values.timeout) : Math.max(600_000, objects * 200),
     workDir,
     profile: values.profile,

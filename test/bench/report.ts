@@ -24,6 +24,10 @@ function configLine(r: BenchResult, steady = formatDuration(r.config.steadyDrift
     `HarborConnection \`rateLimit: {requestsPerSecond: ${c.connection.requestsPerSecond}, burst: ${c.connection.burst}}\`,`,
     `\`maxConcurrency: ${c.connection.maxConcurrency}\`.`,
     `Objects created through the Kubernetes API, ${c.createConcurrency} at a time.`,
+    // Results saved before the setting existed had no policy.
+    c.finalizerAtAdmission
+      ? "The finalizer set at admission (deploy/components/finalizer-at-admission), from the operator's start."
+      : "No finalizer policy: the operator writes each finalizer itself.",
     ...(c.operatorNodeOptions.length ? [`Operator node flags: \`${c.operatorNodeOptions.join(" ")}\`.`] : []),
   ].join(" ");
 }

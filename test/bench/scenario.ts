@@ -181,6 +181,10 @@ export async function runBenchmark(o: RunOptions): Promise<BenchResult> {
       sampler.track("operator", p.pid);
       return p;
     };
+    if (o.finalizerAtAdmission) {
+      o.log("installing the finalizer's admission policy");
+      await env.installFinalizerPolicy();
+    }
     o.log("environment ready; starting the operator");
     operator = startOperator(1, o.convergeDriftIntervalMs);
     let stopping = false;
@@ -526,5 +530,6 @@ function pickConfig(o: RunOptions): BenchConfig {
     createConcurrency: o.createConcurrency,
     connection: o.connection,
     updateFraction: o.updateFraction,
+    finalizerAtAdmission: o.finalizerAtAdmission,
   };
 }

@@ -60,6 +60,11 @@ export interface BenchConfig {
   createConcurrency: number;
   connection: { requestsPerSecond: number; burst: number; maxConcurrency: number };
   updateFraction: number;
+  /**
+   * The finalizer's admission policy installed before the operator starts, as the Helm chart does
+   * where the cluster serves it (the floor runs without it: it sets no finalizer).
+   */
+  finalizerAtAdmission: boolean;
 }
 
 export interface Workload {

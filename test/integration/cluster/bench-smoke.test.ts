@@ -39,6 +39,7 @@ describe("the benchmark on a tiny workload", () => {
       createConcurrency: 4,
       connection: { requestsPerSecond: 500, burst: 500, maxConcurrency: 16 },
       updateFraction: 0.1,
+      finalizerAtAdmission: true,
       // How long each phase may wait for the operator.
       timeoutMs: budget.operatorMs,
       restartMinMs: 2000,
@@ -76,6 +77,8 @@ describe("the benchmark on a tiny workload", () => {
     expect(r.convergence.kube.writesByClass.status).toBeGreaterThanOrEqual(total);
     expect(r.convergence.kube.writesByClass.secret).toBeGreaterThanOrEqual(r.workload.perKind.HarborRobot);
     expect(r.convergence.kube.writesByKind.HarborRobot).toBeGreaterThan(0);
+    // The finalizer's admission policy was in place: no resource needed the operator's finalizer write.
+    expect(r.convergence.kube.writesByClass.cr).toBeUndefined();
     expect(r.delete.harbor.byMethod.DELETE).toBeGreaterThan(0);
     expect(r.restart.reconciles).toBeGreaterThanOrEqual(total);
     expect(r.steady.harborWrites).toBe(0);

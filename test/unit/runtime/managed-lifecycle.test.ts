@@ -7,7 +7,7 @@
 import pino from "pino";
 import { describe, expect, test } from "vitest";
 import { z } from "zod";
-import { FINALIZER, PAUSED_ANNOTATION } from "../../../src/api/common.ts";
+import { FINALIZER, FINALIZER_SET_AT_ANNOTATION, PAUSED_ANNOTATION } from "../../../src/api/common.ts";
 import type { KubeClient } from "../../../src/kube/client.ts";
 import { KubeError } from "../../../src/kube/errors.ts";
 import type { EventRecorder } from "../../../src/kube/events.ts";
@@ -655,6 +655,105 @@ describe("a kind that creates first", () => {
     const out = await env.reconcile("a");
     expect(out.calls).toEqual(["one observe #1", "kube status", 'one create "a"', "kube status"]);
     expect(out.events).toEqual(["Warning Recreated"]);
+  });
+});
+
+// The finalizer set at admission (deploy/components/finalizer-at-admission): it comes with the
+// object, annotated, and marks no create of the operator's.
+describe("a finalizer set at admission", () => {
+  const admitted = { finalizers: [FINALIZER], annotations: { [FINALIZER_SET_AT_ANNOTATION]: "admission" } };
+
+  test.each([
+    {
+      start: "lookup first",
+      createFirst: false,
+      calls: ['one observe "a"', 'one create "a"', "kube status"],
+    },
+    { start: "create first", createFirst: true, calls: ['one create "a"', "kube status"] },
+  ])(
+    "a new resource converges with one Kubernetes write, its status ($start)",
+    async ({ createFirst, calls }) => {
+      const env = setup({ createFirst });
+      env.apply("a", {}, admitted);
+      const out = await env.reconcile("a");
+      expect(out.error).toBeUndefined();
+      expect(out.calls).toEqual(calls);
+      expect(env.condition("a", "Ready")?.status).toBe("True");
+      expect(env.get("a").metadata.finalizers).toEqual([FINALIZER]);
+    },
+  );
+
+  test.each([
+    { start: "lookup first", createFirst: false },
+    { start: "create first", createFirst: true },
+  ])(
+    "someone else's object of the name is refused under Create and left alone when the resource goes ($start)",
+    async ({ createFirst }) => {
+      const env = setup({ createFirst });
+      env.one.add("a", "theirs");
+      env.apply("a", {}, admitted);
+      const out = await env.reconcile("a");
+      expect(out.error).toBeInstanceOf(TerminalError);
+      expect(env.condition("a", "Ready")).toMatchObject({ status: "False", reason: "AlreadyExists" });
+      env.delete("a");
+      const gone = await env.reconcile("a");
+      expect(gone.calls).toEqual(["kube finalizers []"]);
+      expect(env.exists("a")).toBe(false);
+      expect(env.one.byName("a")?.value).toBe("theirs");
+      expect(harborWrites(env.calls)).toEqual(createFirst ? ['one create "a"'] : []);
+    },
+  );
+
+  test("a create whose answer is lost is taken over by the process that sent it", async () => {
+    const env = setup({ createFirst: true });
+    env.apply("a", {}, admitted);
+    env.harborFails.set("create", new FakeHarborError("HarborUnavailable", "timeout"));
+    env.one.add("a", "v1"); // Harbor made it; the answer never came
+    const first = await env.reconcile("a");
+    expect(first.calls).toEqual(['one create "a"', "kube status"]);
+    const second = await env.reconcile("a");
+    expect(second.calls).toEqual(['one create "a"', 'one observe "a"', "kube status"]);
+    expect(env.get("a").status).toMatchObject({ harborId: 1 });
+    expect(env.condition("a", "Ready")?.status).toBe("True");
+    expect(env.one.items.size).toBe(1);
+  });
+
+  test("a resource deleted after such a create deletes its object; after a restart it is no longer known", async () => {
+    const lost = async () => {
+      const env = setup({ createFirst: true });
+      env.apply("a", {}, admitted);
+      env.harborFails.set("create", new FakeHarborError("HarborUnavailable", "timeout"));
+      env.one.add("a", "v1");
+      await env.reconcile("a");
+      return env;
+    };
+    const same = await lost();
+    same.delete("a");
+    const out = await same.reconcile("a");
+    expect(out.calls).toEqual(['one observe "a"', "one delete #1", "kube finalizers []"]);
+    expect(same.one.byName("a")).toBeUndefined();
+
+    // A crash between Harbor's answer and the status write: with no mark in the resource, the
+    // object is not recognised as ours, and it stays in Harbor (never someone else's deleted).
+    const restarted = await lost();
+    restarted.restart();
+    restarted.delete("a");
+    const after = await restarted.reconcile("a");
+    expect(after.calls).toEqual(["kube finalizers []"]);
+    expect(restarted.one.byName("a")).toBeDefined();
+  });
+
+  test("a finalizer the operator wrote still marks its create, with the annotation on other objects", async () => {
+    const env = setup({ createFirst: true });
+    env.apply("a");
+    env.apply("b", {}, admitted);
+    env.harborFails.set("create", new FakeHarborError("HarborUnavailable", "timeout"));
+    env.one.add("a", "v1");
+    await env.reconcile("a");
+    env.restart();
+    const out = await env.reconcile("a");
+    expect(out.calls).toEqual(['one create "a"', 'one observe "a"', "kube status"]);
+    expect(env.get("a").status).toMatchObject({ harborId: 1 });
   });
 });
 
