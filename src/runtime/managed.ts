@@ -546,7 +546,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
       );
       throw new TerminalError(e.message);
     }
-    if (isKubeError(e, "conflict")) throw e; // a stale write: retry with fresh state
+    if (isKubeError(e, "conflict")) {
+      // A stale write: retry with fresh state, which a copy of our own writes is not any more.
+      this.#written.forget(objectKey(resource));
+      throw e;
+    }
     const c = this.#o.errors.classify(e);
     if (c) {
       await this.#writeStatus(

@@ -1,7 +1,11 @@
 // What our own last writes to a resource returned, kept until the informer has caught up with them:
 // a reconcile that follows quickly must not mistake its own fresh finalizer or Harbor id for missing
-// ones. A written copy is used only while the informer still shows a version our writes replaced;
-// anything else it shows (our write's echo, or a newer change by someone else) wins.
+// ones. A written copy is used while the informer still shows a version our writes replaced, or one
+// older than our write: a status write is not guarded by a version, so it may land on a change the
+// informer has not shown yet (a deletion), and its answer already holds that change. Anything else
+// the informer shows (our write's echo, or a newer change by someone else) wins. Versions are
+// ordered as Kubernetes 1.35 lets clients order them (KEP-5504); where they cannot be, only the
+// versions our writes replaced count as older.
 import { type KubeObject, objectKey } from "../kube/types.ts";
 
 export class OwnWrites<T extends KubeObject> {
@@ -11,7 +15,7 @@ export class OwnWrites<T extends KubeObject> {
   current(key: string, cached: T): T {
     const w = this.#written.get(key);
     const rv = cached.metadata.resourceVersion;
-    if (w && rv !== undefined && w.stale.has(rv)) return structuredClone(w.object);
+    if (w && rv !== undefined && olderThanWritten(w, rv)) return structuredClone(w.object);
     this.#written.delete(key);
     // A copy: the informer's object is shared, and its handlers compare old and new.
     return structuredClone(cached);
@@ -31,7 +35,7 @@ export class OwnWrites<T extends KubeObject> {
     const key = objectKey(obj);
     const w = this.#written.get(key);
     const rv = obj.metadata.resourceVersion;
-    if (w && rv !== undefined && !w.stale.has(rv)) this.#written.delete(key);
+    if (w && rv !== undefined && !olderThanWritten(w, rv)) this.#written.delete(key);
   }
 
   forget(key: string): void {
@@ -42,4 +46,24 @@ export class OwnWrites<T extends KubeObject> {
   has(key: string): boolean {
     return this.#written.has(key);
   }
+}
+
+/** Whether version `rv` of the resource is older than what our writes left. */
+function olderThanWritten(w: { stale: Set<string>; object: KubeObject }, rv: string): boolean {
+  if (w.stale.has(rv)) return true;
+  const ours = w.object.metadata.resourceVersion;
+  return ours !== undefined && (compareResourceVersions(rv, ours) ?? 0) < 0;
+}
+
+/**
+ * Orders two resourceVersions of one resource type: negative when `a` is older. Kubernetes 1.35
+ * and later guarantee (KEP-5504) that they are decimal integers without leading zeros, so the
+ * longer one is newer and equal lengths compare as text; undefined when either is not of that
+ * form (an older or an aggregated apiserver), where only equality means anything.
+ */
+export function compareResourceVersions(a: string, b: string): number | undefined {
+  const wellFormed = (v: string) => /^[1-9][0-9]*$/.test(v);
+  if (!wellFormed(a) || !wellFormed(b)) return undefined;
+  if (a.length !== b.length) return a.length - b.length;
+  return a < b ? -1 : a > b ? 1 : 0;
 }
