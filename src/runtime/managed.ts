@@ -107,6 +107,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
    * a create of ours that may have happened, where the finalizer came at admission and marks none.
    */
   readonly #unrecordedCreates = new Set<string>();
+  /** When each resource's current wait on another resource of ours began, in this process. */
+  readonly #waitingSince = new Map<string, number>();
   readonly #writes: ResourceWrites;
   readonly #parse: SpecParse<S>; // the spec, parsed once per version for claims, reconcile, sweep
   /** Called with resource keys to reconcile (set by the controller wiring). */
@@ -237,7 +239,9 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         extra,
         ...(movedFrom === undefined ? {} : { knownId: undefined }),
       };
-      return await this.#sync(resource, input, harbor, movedFrom);
+      const result = await this.#sync(resource, input, harbor, movedFrom);
+      this.#waitingSince.delete(ctx.key);
+      return result;
     } catch (e) {
       return this.#failed(resource, e, log);
     }
@@ -519,13 +523,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     if (e instanceof NotReady) {
       log.debug({ reason: e.reason, message: e.message }, "waiting");
       if (e.quiet) return { requeueAfterMs: QUIET_WAIT_RETRY_MS };
-      const now = this.#o.now();
-      // Resources applied together (a project and its robots) usually wait a moment for each
-      // other; a new resource reports such a short wait only if it lasts.
-      const fresh = now - Date.parse(resource.metadata.creationTimestamp ?? "") < DEPENDENCY_GRACE_MS;
-      if (e.reason === DEPENDENCY_NOT_READY && fresh && !resource.status?.conditions?.length) {
-        return { requeueAfterMs: 2000 };
-      }
+      if (e.reason === DEPENDENCY_NOT_READY && this.#briefWait(resource)) return { requeueAfterMs: 2000 };
       const { stalled, waited, retryMs } = this.#waiting(resource);
       await this.#writeStatus(
         resource,
@@ -566,6 +564,26 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     const message = e instanceof Error ? e.message : String(e);
     await this.#writeStatus(resource, { status: "False", reason: "Error", message }).catch(() => undefined);
     throw e;
+  }
+
+  /**
+   * Whether a wait on another resource of ours is too young to report. Resources applied or deleted
+   * together (a project and its robots) usually wait a moment for each other: a new resource says so
+   * only once it has existed for DEPENDENCY_GRACE_MS, a Ready one once its wait has lasted as long
+   * (a robot queued by its project's deletion just before its own deletion shows then writes
+   * nothing). A resource being deleted says at once what its deletion waits for.
+   */
+  #briefWait(resource: ManagedObject): boolean {
+    if (resource.metadata.deletionTimestamp) return false;
+    const now = this.#o.now();
+    const key = objectKey(resource);
+    const began = this.#waitingSince.get(key) ?? now;
+    this.#waitingSince.set(key, began);
+    const conditions = resource.status?.conditions;
+    if (!conditions?.length)
+      return now - Date.parse(resource.metadata.creationTimestamp ?? "") < DEPENDENCY_GRACE_MS;
+    const ready = conditions.find((c) => c.type === "Ready")?.status === "True";
+    return ready && now - began < DEPENDENCY_GRACE_MS;
   }
 
   #waiting(resource: ManagedObject): Wait {
@@ -609,6 +627,7 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
     this.#blocked.delete(key);
     this.#written.forget(key);
     this.#unrecordedCreates.delete(uidOf(obj));
+    this.#waitingSince.delete(key);
   }
 
   /** One drift sweep of this kind (see DriftSweep.run); returns how many resources it queued. */

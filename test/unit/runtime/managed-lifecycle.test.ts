@@ -1364,6 +1364,46 @@ describe("waits", () => {
     expect(env.condition("robot", "Stalled")).toBeUndefined();
   });
 
+  test("a Ready resource whose dependency goes waits quietly for a moment, then says so", async () => {
+    const env = setup();
+    env.dependencies.add("project");
+    await env.ready("robot", { needs: "project" });
+    env.dependencies.delete("project");
+    const early = await env.reconcile("robot");
+    expect(early).toMatchObject({ calls: [], events: [], result: { requeueAfterMs: 2_000 } });
+    expect(env.condition("robot", "Ready")?.status).toBe("True");
+
+    env.clock.advance(9_000);
+    expect((await env.reconcile("robot")).calls).toEqual([]);
+    env.clock.advance(1_000);
+    const shown = await env.reconcile("robot");
+    expect(shown.calls).toEqual(["kube status"]);
+    expect(env.condition("robot", "Ready")).toMatchObject({ status: "False", reason: DEPENDENCY_NOT_READY });
+
+    // Back, and gone again later: a new wait, quiet again for its first moment.
+    env.dependencies.add("project");
+    await env.reconcile("robot");
+    expect(env.condition("robot", "Ready")?.status).toBe("True");
+    env.clock.advance(60_000);
+    env.dependencies.delete("project");
+    expect((await env.reconcile("robot")).calls).toEqual([]);
+  });
+
+  test("a resource queued by its dependency's deletion just before its own writes no status: deleted as usual", async () => {
+    const env = setup();
+    env.dependencies.add("project");
+    await env.ready("robot", { needs: "project" });
+    env.dependencies.delete("project"); // the project is being deleted; the robot's deletion is on its way
+    const queued = await env.reconcile("robot");
+    expect(queued).toMatchObject({ calls: [], events: [] });
+    env.dependencies.add("project"); // still resolvable by its recorded id, as a deleting project is
+    env.delete("robot");
+    const out = await env.reconcile("robot");
+    expect(out.calls).toEqual(["one observe #1", "one delete #1", "kube finalizers []"]);
+    expect(out.events).toEqual(["log Deleted"]);
+    expect(env.exists("robot")).toBe(false);
+  });
+
   test("Harbor matches but the kind's delivery waits: Ready=False, Synced=True, Stalled past the timeout", async () => {
     const env = setup({
       afterSync: () => ({
