@@ -9,12 +9,15 @@
 //   leaves the project's retention_id naming nothing: Harbor then refuses every new policy for the
 //   project and answers 500 for the one named.
 // - A project whose retention_id names a policy Harbor no longer has (500 on GET, 400 on its
-//   executions) waits with reason RetentionPolicyLost, saying which metadata key to remove.
+//   executions) waits with reason RetentionPolicyLost, saying which metadata key to remove. A
+//   resource being deleted has nothing left to delete then, nor when its project went meanwhile
+//   (a bulk delete, where Harbor deletes the project first): it goes without a wait.
 // - Status shows the newest execution; one that runs is looked at again every 1–5 s. The annotation
 //   harborconfig.io/runRequestedAt starts one run, a dry run with spec.dryRun (see shared/run-now.ts).
 //
-// Harbor requests: observing costs three reads (the project, the policy, the newest execution); the
-// drift sweep one per policy (by its id, without the executions).
+// Harbor requests: observing costs three reads (the project, the policy, the newest execution), two
+// for a resource being deleted (its executions do not matter then); the drift sweep one per policy
+// (by its id, without the executions).
 
 import type { HarborRetentionPolicySpec, HarborRetentionPolicyStatus } from "../../api/retention.ts";
 import type { HarborClient } from "../../harbor/client.ts";
@@ -126,10 +129,17 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
         skipped.add(uid);
         return undefined;
       }
-      const found = await projectPolicy(conn.client, extra.projectId, signal);
+      const deleting = resource.metadata.deletionTimestamp !== undefined;
+      let found: ObservedRetention | undefined;
+      try {
+        found = await projectPolicy(conn.client, extra.projectId, signal);
+      } catch (e) {
+        if (deleting && e instanceof NotReady && e.reason === POLICY_LOST) return undefined;
+        throw e;
+      }
       // Not managed yet: an empty policy is no policy.
       if (!found || (knownId === undefined && isEmpty(found.policy))) return undefined;
-      return withLastRun(conn.client, found, signal);
+      return deleting ? found : withLastRun(conn.client, found, signal);
     },
 
     async create({ resource, conn, spec, extra, signal }) {
@@ -162,7 +172,17 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
 
     async delete({ conn, extra, signal }, current) {
       if (isEmpty(current.policy)) return;
-      await conn.client.retention.update(current.id, emptyRequest(extra.projectId), { signal });
+      try {
+        await conn.client.retention.update(current.id, emptyRequest(extra.projectId), { signal });
+      } catch (e) {
+        // Refused because the project went meanwhile, and its policy with it: nothing is left.
+        const left = await projectPolicy(conn.client, extra.projectId, signal).then(
+          (p) => p !== undefined,
+          (e2: unknown) => !(e2 instanceof NotReady && e2.reason === POLICY_LOST),
+        );
+        if (left) throw e;
+        return;
+      }
       return { note: "Harbor keeps the project's policy record, with no rules and no schedule" };
     },
 
