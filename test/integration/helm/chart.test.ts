@@ -1,7 +1,9 @@
 // The Helm chart in deploy/helm/ against the kustomize base in deploy/, with helm built from its Go
 // module: `helm lint` passes, `helm template` with the default values renders exactly what `kubectl
-// kustomize deploy/` does (but the Namespace, which Helm users create with the release), and every
-// value lands where a user expects it. Nothing here needs a cluster; install.test.ts installs it.
+// kustomize` renders of deploy/ with the finalizer-at-admission component (but the Namespace, which
+// Helm users create with the release; `helm template` serves every API its Kubernetes libraries
+// know, MutatingAdmissionPolicy v1 among them), and every value lands where a user expects it.
+// Nothing here needs a cluster; install.test.ts installs it.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -51,6 +53,25 @@ function kustomize(dir: string): KubeObject[] {
   const r = spawnSync(kubectlCommand, ["kustomize", dir], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`kubectl kustomize ${dir} failed: ${r.stderr}`);
   return documents(r.stdout);
+}
+
+/**
+ * What an overlay next to deploy/ renders with these of its components, as the README's
+ * my-install/ (kustomize refuses an overlay inside the base).
+ */
+function overlay(...components: string[]): KubeObject[] {
+  const dir = mkdtempSync(join(tmpdir(), "hco-overlay-"));
+  try {
+    symlinkSync(join(root, "deploy"), join(dir, "deploy"));
+    mkdirSync(join(dir, "my-install"));
+    writeFileSync(
+      join(dir, "my-install", "kustomization.yaml"),
+      stringify({ resources: ["../deploy"], components: components.map((c) => `../deploy/components/${c}`) }),
+    );
+    return kustomize(join(dir, "my-install"));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 async function template(args: string[] = [], chart = chartDir, release = RELEASE): Promise<KubeObject[]> {
@@ -151,8 +172,8 @@ describe("the chart and the kustomize base", () => {
     expect(out).toContain("1 chart(s) linted, 0 chart(s) failed");
   });
 
-  test("the default values render exactly what kubectl kustomize deploy/ renders", async () => {
-    const c = compare(kustomize(join(root, "deploy")), await template());
+  test("the default values render exactly what kubectl kustomize deploy/ renders, with the finalizer policy", async () => {
+    const c = compare(overlay("finalizer-at-admission"), await template());
     // Helm installs into a namespace that exists (`--create-namespace`, or deploy/namespace.yaml
     // for its Pod Security labels); everything else is in both.
     expect(c.onlyKustomize).toEqual([`Namespace//${NAMESPACE}`]);
@@ -164,6 +185,8 @@ describe("the chart and the kustomize base", () => {
         "ClusterRoleBinding",
         "CustomResourceDefinition",
         "Deployment",
+        "MutatingAdmissionPolicy",
+        "MutatingAdmissionPolicyBinding",
         "Role",
         "RoleBinding",
         "Service",
@@ -194,7 +217,7 @@ describe("the chart and the kustomize base", () => {
       edit("templates/deployment.yaml", "revisionHistoryLimit: 3", "revisionHistoryLimit: 5");
       edit("templates/rbac.yaml", "verbs: [get, list, watch, create, update, patch, delete]", "verbs: [get]");
       rmSync(join(copy, "templates", "crds", "harborconfig.io_harborrobots.yaml"));
-      const c = compare(kustomize(join(root, "deploy")), await template([], copy));
+      const c = compare(overlay("finalizer-at-admission"), await template([], copy));
       expect(c.onlyKustomize).toEqual([
         "CustomResourceDefinition//harborrobots.harborconfig.io",
         `Namespace//${NAMESPACE}`,
@@ -460,28 +483,41 @@ describe("values", () => {
   });
 
   test("deploy/components/namespaced renders what the chart renders with watchNamespaces", async () => {
-    // An overlay next to deploy/, as the README's my-install/ (kustomize refuses one inside it).
-    const dir = mkdtempSync(join(tmpdir(), "hco-namespaced-"));
-    try {
-      symlinkSync(join(root, "deploy"), join(dir, "deploy"));
-      mkdirSync(join(dir, "my-install"));
-      writeFileSync(
-        join(dir, "my-install", "kustomization.yaml"),
-        stringify({ resources: ["../deploy"], components: ["../deploy/components/namespaced"] }),
-      );
-      const c = compare(
-        kustomize(join(dir, "my-install")),
-        await withValues({ watchNamespaces: ["team-a"] }),
-      );
-      expect(c.onlyKustomize).toEqual([`Namespace//${NAMESPACE}`]);
-      expect(c.onlyHelm).toEqual([]);
-      expect(c.pairs.map((p) => p.key)).toEqual(
-        expect.arrayContaining([`Role/team-a/${NAME}`, `RoleBinding/${NAMESPACE}/${NAME}`]),
-      );
-      for (const p of c.pairs) expect(p.helm, p.key).toEqual(p.kustomize);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    // The chart binds its finalizer policy to the watched namespaces; the component leaves that
+    // patch to the user (its kustomization says how): compared without the policy.
+    const c = compare(
+      overlay("namespaced"),
+      await withValues({ watchNamespaces: ["team-a"], finalizerAtAdmission: false }),
+    );
+    expect(c.onlyKustomize).toEqual([`Namespace//${NAMESPACE}`]);
+    expect(c.onlyHelm).toEqual([]);
+    expect(c.pairs.map((p) => p.key)).toEqual(
+      expect.arrayContaining([`Role/team-a/${NAME}`, `RoleBinding/${NAMESPACE}/${NAME}`]),
+    );
+    for (const p of c.pairs) expect(p.helm, p.key).toEqual(p.kustomize);
+  });
+
+  test("the finalizer policy: bound to watchNamespaces, left out with a labelSelector or when turned off", async () => {
+    const policyNames = (objects: KubeObject[]) =>
+      objects.filter((o) => o.kind.startsWith("MutatingAdmissionPolicy")).map((o) => o.kind);
+    const bound = await withValues({ watchNamespaces: ["team-a", "team-b"] });
+    expect(policyNames(bound)).toEqual(["MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"]);
+    const binding = find<KubeObject & { spec: Record<string, unknown> }>(
+      bound,
+      "MutatingAdmissionPolicyBinding",
+    );
+    expect(binding.spec).toEqual({
+      policyName: `${NAME}-finalizer`,
+      matchResources: {
+        namespaceSelector: {
+          matchExpressions: [
+            { key: "kubernetes.io/metadata.name", operator: "In", values: ["team-a", "team-b"] },
+          ],
+        },
+      },
+    });
+    expect(policyNames(await withValues({ labelSelector: "shard=a" }))).toEqual([]);
+    expect(policyNames(await withValues({ finalizerAtAdmission: false }))).toEqual([]);
   });
 
   test("the CRDs are kept on uninstall unless crds.keep is off", async () => {

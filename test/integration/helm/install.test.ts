@@ -225,6 +225,29 @@ describe("helm install, upgrade and uninstall", () => {
       expect((await live(crd))?.metadata.annotations).not.toHaveProperty("helm.sh/resource-policy");
     const r = await helm.run(["uninstall", RELEASE, "--namespace", NAMESPACE, "--wait"]);
     expect(r).not.toContain("kept due to the resource policy");
+    // The project got the operator's finalizer at admission (the chart's policy, on this 1.36
+    // cluster); with no operator running here, it is taken off as a user would, so that the CRD's
+    // deletion can delete the resource.
+    await until("the project to be deleted with its CRD", async () => {
+      const project = await clusterApi(admin.kubeconfigPath).find<KubeObject>(
+        "harborproject",
+        "apps",
+        "team",
+      );
+      if (!project) return true;
+      if (project.metadata.deletionTimestamp && project.metadata.finalizers)
+        await admin.tryRun([
+          "patch",
+          "harborproject",
+          "team",
+          "-n",
+          "apps",
+          "--type=merge",
+          "-p",
+          '{"metadata":{"finalizers":null}}',
+        ]);
+      return undefined;
+    });
     for (const crd of crdsOf(objects))
       await clusterApi(admin.kubeconfigPath).waitGone(
         "customresourcedefinition",
