@@ -50,13 +50,20 @@ ${plurals}
       expression: >-
         !has(object.metadata.deletionTimestamp) &&
         !(has(object.metadata.finalizers) && "${FINALIZER}" in object.metadata.finalizers)
+  # A JSON patch, not an apply configuration: that one needs the kind's schema, which the apiserver
+  # may not have yet for a CRD just established, and the create fails meanwhile.
   mutations:
-    - patchType: ApplyConfiguration
-      applyConfiguration:
+    - patchType: JSONPatch
+      jsonPatch:
         expression: >-
-          Object{metadata: Object.metadata{
-          finalizers: ["${FINALIZER}"],
-          annotations: {"${FINALIZER_SET_AT_ANNOTATION}": "admission"}}}
+          [
+          has(object.metadata.finalizers)
+          ? JSONPatch{op: "add", path: "/metadata/finalizers/-", value: "${FINALIZER}"}
+          : JSONPatch{op: "add", path: "/metadata/finalizers", value: ["${FINALIZER}"]},
+          has(object.metadata.annotations)
+          ? JSONPatch{op: "add", path: "/metadata/annotations/" + jsonpatch.escapeKey("${FINALIZER_SET_AT_ANNOTATION}"), value: "admission"}
+          : JSONPatch{op: "add", path: "/metadata/annotations", value: {"${FINALIZER_SET_AT_ANNOTATION}": "admission"}}
+          ]
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingAdmissionPolicyBinding

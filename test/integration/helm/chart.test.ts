@@ -1,9 +1,9 @@
 // The Helm chart in deploy/helm/ against the kustomize base in deploy/, with helm built from its Go
 // module: `helm lint` passes, `helm template` with the default values renders exactly what `kubectl
-// kustomize` renders of deploy/ with the finalizer-at-admission component (but the Namespace, which
-// Helm users create with the release; `helm template` serves every API its Kubernetes libraries
-// know, MutatingAdmissionPolicy v1 among them), and every value lands where a user expects it.
-// Nothing here needs a cluster; install.test.ts installs it.
+// kustomize deploy/` does (but the Namespace, which Helm users create with the release), and, for a
+// cluster that serves MutatingAdmissionPolicy v1, what deploy/ with its finalizer-at-admission
+// component does; every value lands where a user expects it. Nothing here needs a cluster;
+// install.test.ts installs it.
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -31,6 +31,9 @@ const HELM_KEYS = [
   "app.kubernetes.io/version",
   "helm.sh/resource-policy",
 ];
+
+/** `helm template` as against a cluster that serves MutatingAdmissionPolicy v1 (Kubernetes 1.36+). */
+const SERVES_MAP = ["--api-versions", "admissionregistration.k8s.io/v1/MutatingAdmissionPolicy"];
 
 const log = (line: string) => process.stderr.write(`[helm] ${line}\n`);
 let helm: Helm;
@@ -172,8 +175,8 @@ describe("the chart and the kustomize base", () => {
     expect(out).toContain("1 chart(s) linted, 0 chart(s) failed");
   });
 
-  test("the default values render exactly what kubectl kustomize deploy/ renders, with the finalizer policy", async () => {
-    const c = compare(overlay("finalizer-at-admission"), await template());
+  test("the default values render exactly what kubectl kustomize deploy/ renders", async () => {
+    const c = compare(kustomize(join(root, "deploy")), await template());
     // Helm installs into a namespace that exists (`--create-namespace`, or deploy/namespace.yaml
     // for its Pod Security labels); everything else is in both.
     expect(c.onlyKustomize).toEqual([`Namespace//${NAMESPACE}`]);
@@ -185,8 +188,6 @@ describe("the chart and the kustomize base", () => {
         "ClusterRoleBinding",
         "CustomResourceDefinition",
         "Deployment",
-        "MutatingAdmissionPolicy",
-        "MutatingAdmissionPolicyBinding",
         "Role",
         "RoleBinding",
         "Service",
@@ -199,6 +200,19 @@ describe("the chart and the kustomize base", () => {
       (o) => `CustomResourceDefinition//${o.metadata.name}`,
     );
     expect(crds.map((p) => p.key)).toEqual(generated.sort());
+    for (const p of c.pairs) expect(p.helm, p.key).toEqual(p.kustomize);
+  });
+
+  test("on a cluster that serves MutatingAdmissionPolicy, the finalizer policy too, as deploy/components/finalizer-at-admission", async () => {
+    const c = compare(overlay("finalizer-at-admission"), await template(SERVES_MAP));
+    expect(c.onlyKustomize).toEqual([`Namespace//${NAMESPACE}`]);
+    expect(c.onlyHelm).toEqual([]);
+    expect(c.pairs.map((p) => p.key)).toEqual(
+      expect.arrayContaining([
+        `MutatingAdmissionPolicy//${NAME}-finalizer`,
+        `MutatingAdmissionPolicyBinding//${NAME}-finalizer`,
+      ]),
+    );
     for (const p of c.pairs) expect(p.helm, p.key).toEqual(p.kustomize);
   });
 
@@ -217,7 +231,7 @@ describe("the chart and the kustomize base", () => {
       edit("templates/deployment.yaml", "revisionHistoryLimit: 3", "revisionHistoryLimit: 5");
       edit("templates/rbac.yaml", "verbs: [get, list, watch, create, update, patch, delete]", "verbs: [get]");
       rmSync(join(copy, "templates", "crds", "harborconfig.io_harborrobots.yaml"));
-      const c = compare(overlay("finalizer-at-admission"), await template([], copy));
+      const c = compare(kustomize(join(root, "deploy")), await template([], copy));
       expect(c.onlyKustomize).toEqual([
         "CustomResourceDefinition//harborrobots.harborconfig.io",
         `Namespace//${NAMESPACE}`,
@@ -497,10 +511,10 @@ describe("values", () => {
     for (const p of c.pairs) expect(p.helm, p.key).toEqual(p.kustomize);
   });
 
-  test("the finalizer policy: bound to watchNamespaces, left out with a labelSelector or when turned off", async () => {
+  test("the finalizer policy: bound to watchNamespaces, left out with a labelSelector, when turned off, or without the API", async () => {
     const policyNames = (objects: KubeObject[]) =>
       objects.filter((o) => o.kind.startsWith("MutatingAdmissionPolicy")).map((o) => o.kind);
-    const bound = await withValues({ watchNamespaces: ["team-a", "team-b"] });
+    const bound = await withValues({ watchNamespaces: ["team-a", "team-b"] }, SERVES_MAP);
     expect(policyNames(bound)).toEqual(["MutatingAdmissionPolicy", "MutatingAdmissionPolicyBinding"]);
     const binding = find<KubeObject & { spec: Record<string, unknown> }>(
       bound,
@@ -516,8 +530,10 @@ describe("values", () => {
         },
       },
     });
-    expect(policyNames(await withValues({ labelSelector: "shard=a" }))).toEqual([]);
-    expect(policyNames(await withValues({ finalizerAtAdmission: false }))).toEqual([]);
+    expect(policyNames(await withValues({ labelSelector: "shard=a" }, SERVES_MAP))).toEqual([]);
+    expect(policyNames(await withValues({ finalizerAtAdmission: false }, SERVES_MAP))).toEqual([]);
+    // A cluster before Kubernetes 1.36: left out.
+    expect(policyNames(await withValues({}))).toEqual([]);
   });
 
   test("the CRDs are kept on uninstall unless crds.keep is off", async () => {

@@ -223,11 +223,11 @@ describe("helm install, upgrade and uninstall", () => {
     await helm.run(["upgrade", RELEASE, chartDir, "--namespace", NAMESPACE, "--set", "crds.keep=false"]);
     for (const crd of crdsOf(objects))
       expect((await live(crd))?.metadata.annotations).not.toHaveProperty("helm.sh/resource-policy");
-    const r = await helm.run(["uninstall", RELEASE, "--namespace", NAMESPACE, "--wait"]);
+    // Not --wait: the project got the operator's finalizer at admission (the chart's policy, on
+    // this 1.36 cluster), and with no operator running here it is taken off as a user would, so
+    // that the CRDs' deletion can delete the resource.
+    const r = await helm.run(["uninstall", RELEASE, "--namespace", NAMESPACE]);
     expect(r).not.toContain("kept due to the resource policy");
-    // The project got the operator's finalizer at admission (the chart's policy, on this 1.36
-    // cluster); with no operator running here, it is taken off as a user would, so that the CRD's
-    // deletion can delete the resource.
     await until("the project to be deleted with its CRD", async () => {
       const project = await clusterApi(admin.kubeconfigPath).find<KubeObject>(
         "harborproject",
