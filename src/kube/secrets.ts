@@ -88,9 +88,11 @@ export class SecretWriter {
   /**
    * Makes the Secret hold exactly `desired`. In the owner's namespace the Secret gets an
    * ownerReference (Kubernetes deletes it with the owner); copies elsewhere are identified by the
-   * owner annotation and removed by the caller.
+   * owner annotation and removed by the caller. `seen` is the Secret as the caller has just read
+   * it (null: absent), which spares another read; a change since then fails the write (a create
+   * finds it exists, a replace carries the resourceVersion read) instead of being overwritten.
    */
-  async apply(owner: KubeObject, desired: DesiredSecret): Promise<SecretWrite> {
+  async apply(owner: KubeObject, desired: DesiredSecret, seen?: SecretObject | null): Promise<SecretWrite> {
     const identity = ownerIdentity(owner);
     const sameNamespace = owner.metadata.namespace === desired.namespace;
     const ownerRefs: OwnerReference[] = sameNamespace
@@ -106,7 +108,10 @@ export class SecretWriter {
         ]
       : [];
     const data = encode(desired.data);
-    const existing = await this.#kube.find<SecretObject>(Secrets, desired.namespace, desired.name);
+    const existing =
+      seen !== undefined
+        ? seen
+        : await this.#kube.find<SecretObject>(Secrets, desired.namespace, desired.name);
     if (!existing) {
       await this.#write(
         desired.namespace,

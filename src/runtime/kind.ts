@@ -157,7 +157,12 @@ export class ManagedKind<S extends ManagedSpec, O, C, X, Id extends HarborId = n
   #scheduleSweep(): void {
     const interval = this.#o.driftIntervalMs * (0.9 + Math.random() * 0.2);
     this.#sweepTimer = setTimeout(() => {
-      this.#sweeping = this.sweepNow()
+      // What a reconcile read within the last half interval is not read again (see DriftSweep): as
+      // sweeps are at least 0.9 interval apart, one sweep at most leaves a resource out.
+      this.#sweeping = this.reconciler
+        .sweep(this.#o.logger.child({ sweep: true }), this.#stop.signal, {
+          skipReadWithinMs: this.#o.driftIntervalMs / 2,
+        })
         .then((queued) => {
           if (queued) this.#o.logger.info({ queued }, "drift sweep queued resources");
           // One line per sweep at debug level (the logger names the kind): what "nothing changed for

@@ -386,6 +386,8 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         );
       }
     }
+    // What a sweep's hint brought was the sweep's read, not this reconcile's.
+    if (hint === undefined) this.#sweep.readByReconcile(objectKey(resource));
     const after = ext.afterSync ? await ext.afterSync({ ...input, resource }, observed, created) : {};
     const specChanged = resource.metadata.generation !== resource.status?.observedGeneration;
     const fields: Record<string, unknown> = {
@@ -631,7 +633,11 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
   }
 
   /** One drift sweep of this kind (see DriftSweep.run); returns how many resources it queued. */
-  sweep(logger: Logger, signal: AbortSignal, o: { hintAll?: boolean } = {}): Promise<number> {
+  sweep(
+    logger: Logger,
+    signal: AbortSignal,
+    o: { hintAll?: boolean; skipReadWithinMs?: number } = {},
+  ): Promise<number> {
     return this.#sweep.run(logger, signal, o);
   }
 

@@ -2,7 +2,11 @@
 // batches (ExternalClient.observeMany: one list per connection, or per project) instead of one read
 // per object, and only what differs from its spec or its status is queued. What the sweep read for
 // a queued resource is kept for a few seconds as a hint, so that the reconcile it triggers starts
-// from that observation instead of reading Harbor again.
+// from that observation instead of reading Harbor again. A resource whose own reconcile read Harbor
+// within the last half interval is left out of the timed sweep: while many resources are created or
+// changed, the sweep does not read again what was just read (a convergence longer than the interval
+// would otherwise add a list per project for every interval it lasts). Each is still read within
+// 1.6 intervals of its reconcile's read (half an interval, then at most 1.1 to the next sweep).
 
 import type { Logger } from "pino";
 import { PAUSED_ANNOTATION } from "../api/common.ts";
@@ -47,6 +51,8 @@ export class DriftSweep<S extends ManagedSpec, O, C, X, Id extends HarborId> {
   readonly #o: DriftSweepOptions<S, O, C, X, Id>;
   /** Observations of the last sweep, by resource key, for the reconciles it triggered. */
   readonly #hints = new Map<string, { observed: O; at: number; generation: number | undefined }>();
+  /** When each resource's reconcile last read its object from Harbor itself (not from a hint). */
+  readonly #readAt = new Map<string, number>();
 
   constructor(o: DriftSweepOptions<S, O, C, X, Id>) {
     this.#o = o;
@@ -56,19 +62,28 @@ export class DriftSweep<S extends ManagedSpec, O, C, X, Id extends HarborId> {
    * Reads Harbor for every resource that records an id and is settled (its generation applied, not
    * stalled, not paused), and queues those whose object differs or is gone. With `hintAll`, what
    * was read is kept for every resource, not only the queued ones (a restart's first sweep, whose
-   * reconciles all come next). Returns how many resources it queued.
+   * reconciles all come next). With `skipReadWithinMs`, a resource its reconcile read from Harbor
+   * that recently is left out. Returns how many resources it queued.
    */
-  async run(logger: Logger, signal: AbortSignal, o: { hintAll?: boolean } = {}): Promise<number> {
+  async run(
+    logger: Logger,
+    signal: AbortSignal,
+    o: { hintAll?: boolean; skipReadWithinMs?: number } = {},
+  ): Promise<number> {
     const ext = this.#o.external;
     if (!ext.observeMany) return 0;
     const hintAll = o.hintAll === true;
     // Hints no reconcile took (it ended before reading Harbor: a conflict, say) are dropped here.
     const now = this.#o.now();
     for (const [key, hint] of this.#hints) if (now - hint.at >= HINT_TTL_MS) this.#hints.delete(key);
+    const skipWithin = o.skipReadWithinMs;
+    if (skipWithin !== undefined)
+      for (const [key, at] of this.#readAt) if (now - at >= skipWithin) this.#readAt.delete(key);
     const groups = new Map<C, Input<S, C, X, Id>[]>();
     for (const resource of this.#o.list()) {
       const id = resource.status?.harborId as Id | undefined;
       if (id === undefined || resource.metadata.deletionTimestamp) continue;
+      if (skipWithin !== undefined && this.#readAt.has(objectKey(resource))) continue;
       // A spec change not reconciled yet is queued already; its reconcile must observe (and check
       // the new spec against) Harbor itself rather than take a hint read for the old one.
       if (resource.status?.observedGeneration !== resource.metadata.generation) continue;
@@ -132,9 +147,15 @@ export class DriftSweep<S extends ManagedSpec, O, C, X, Id extends HarborId> {
     return queued;
   }
 
-  /** The resource is gone: its hint goes with it. */
+  /** The resource's reconcile has just read its object from Harbor (or created or updated it). */
+  readByReconcile(key: string): void {
+    this.#readAt.set(key, this.#o.now());
+  }
+
+  /** The resource is gone: its hint and read time go with it. */
   forget(key: string): void {
     this.#hints.delete(key);
+    this.#readAt.delete(key);
   }
 
   /**

@@ -56,6 +56,9 @@ const PENDING = "pending";
 
 export type { Credentials, Delivered } from "./mapping.ts";
 
+/** What the robot's Secret holds, and the Secret as read (null: there is none). */
+export type Read = Delivered & { seen: SecretObject | null };
+
 /** One Secret to write: where, and with what. */
 export interface Target {
   namespace: string;
@@ -110,11 +113,22 @@ export class RobotDelivery {
   }
 
   /**
-   * Reads the robot's Secret. Throws SecretConflictError when a Secret of that name belongs to
+   * Reads the robot's Secret: what it holds, and the Secret as read (`seen`, null when absent) for
+   * a write that follows at once. Throws SecretConflictError when a Secret of that name belongs to
    * someone else: nothing may be issued that could not be delivered.
    */
-  async read(owner: KubeObject, namespace: string, name: string, username: string): Promise<Delivered> {
+  async read(owner: KubeObject, namespace: string, name: string, username: string): Promise<Read> {
     const found = await this.#secrets.read(namespace, name);
+    return { ...this.#judge(owner, namespace, name, username, found), seen: found?.object ?? null };
+  }
+
+  #judge(
+    owner: KubeObject,
+    namespace: string,
+    name: string,
+    username: string,
+    found: { object: SecretObject; values: Record<string, string> } | undefined,
+  ): Delivered {
     if (!found) return { state: "missing" };
     if (found.object.metadata.annotations?.[OWNER_ANNOTATION] !== ownerIdentity(owner)) {
       throw new SecretConflictError(
@@ -129,20 +143,32 @@ export class RobotDelivery {
     return { state: "intact", credentials: { username: user, password } };
   }
 
-  /** Writes the robot's Secret (or a copy); unchanged content is not written. */
-  async write(owner: KubeObject, target: Target, credentials: Credentials, copy = false): Promise<void> {
+  /**
+   * Writes the robot's Secret (or a copy); unchanged content is not written. `seen`: the Secret as
+   * `read` just returned it, so that it is not read again.
+   */
+  async write(
+    owner: KubeObject,
+    target: Target,
+    credentials: Credentials,
+    o: { copy?: boolean; seen?: SecretObject | null } = {},
+  ): Promise<void> {
     // An empty password would make a pull secret that can never work: refuse rather than deliver it.
     if (!credentials.username || !credentials.password) throw new Error("no credentials to deliver");
-    await this.#secrets.apply(owner, {
-      namespace: target.namespace,
-      name: target.name,
-      type: target.type,
-      data: secretValues(target.type, credentials.username, credentials.password, target.hosts),
-      labels: {
-        ...labels(credentialHash(credentials.username, credentials.password)),
-        ...(copy ? { [COPY_OF_LABEL]: owner.metadata.uid ?? "" } : {}),
+    await this.#secrets.apply(
+      owner,
+      {
+        namespace: target.namespace,
+        name: target.name,
+        type: target.type,
+        data: secretValues(target.type, credentials.username, credentials.password, target.hosts),
+        labels: {
+          ...labels(credentialHash(credentials.username, credentials.password)),
+          ...(o.copy ? { [COPY_OF_LABEL]: owner.metadata.uid ?? "" } : {}),
+        },
       },
-    });
+      o.seen,
+    );
   }
 
   /** Marks the Secret's credentials as about to be replaced (see PENDING). */
@@ -213,7 +239,7 @@ export class RobotDelivery {
     for (const ns of [...matching].sort()) {
       try {
         if (ns !== own) {
-          await this.write(owner, { ...target, namespace: ns }, credentials, true);
+          await this.write(owner, { ...target, namespace: ns }, credentials, { copy: true });
           copiedTo.push(ns);
         }
         await this.#link(ns, accounts, target.name);

@@ -31,7 +31,7 @@ import { q } from "../../harbor/query.ts";
 import type { CreatedRobot, PersistedRobot, RobotCreate } from "../../harbor/robots.ts";
 import type { EventRecorder } from "../../kube/events.ts";
 import { SecretConflictError } from "../../kube/secrets.ts";
-import type { KubeObject } from "../../kube/types.ts";
+import type { KubeObject, SecretObject } from "../../kube/types.ts";
 import { forEachBounded, SWEEP_CONCURRENCY } from "../../runtime/bounded.ts";
 import {
   type AfterSync,
@@ -253,14 +253,16 @@ export function robotExternal(deps: {
       const target = targetOf(input);
       const owner = ownerOf(resource);
       // Nothing is created that could not be delivered.
-      if (spec.secret.deliver) await delivery.read(owner, target.namespace, target.name, "");
+      const seen = spec.secret.deliver
+        ? (await delivery.read(owner, target.namespace, target.name, "")).seen
+        : undefined;
       const request = createRequest(spec, harborName, extra.project);
       const created = await conn.client.robots.create(request, { signal }).catch(judged);
       crashPoint("after-robot-create");
       // Without delivery the secret goes nowhere: nobody knows it until delivery is turned on.
       if (spec.secret.deliver) {
         if (!created.secret) throw new Error(`Harbor returned no secret for the new robot ${created.name}`);
-        await delivery.write(owner, target, { username: created.name, password: created.secret });
+        await delivery.write(owner, target, { username: created.name, password: created.secret }, { seen });
       }
       // Harbor's answer (id, full name, creation time, expiry) and the request are the robot as
       // status and the secret schedule need it: no read-back. A v1 create leaves the expiry out,
@@ -331,20 +333,21 @@ export function robotExternal(deps: {
           durationDays: spec.durationDays,
           robot,
         });
-      let decision = decide(
-        await delivery.read(owner, target.namespace, target.name, username),
-        typeof recorded === "string" ? recorded : undefined,
-      );
+      const delivered = await delivery.read(owner, target.namespace, target.name, username);
+      // The Secret as read, while no write since has changed it (a move writes it).
+      let seen: { seen?: SecretObject | null } = { seen: delivered.seen };
+      let decision = decide(delivered, typeof recorded === "string" ? recorded : undefined);
       if (decision.action === "move") {
         // What the new Secret holds once the earlier one's credentials moved: decided again.
         decision = decide(await movedCredentials(owner, target, decision.from, username), undefined);
+        seen = {};
       }
 
       let credentials: Credentials;
       switch (decision.action) {
         case "keep":
           credentials = decision.credentials;
-          await delivery.write(owner, target, credentials); // no write unless the rendering changed
+          await delivery.write(owner, target, credentials, seen); // no write unless the rendering changed
           break;
         case "restore":
           credentials = await reissue(input, robot, target);

@@ -102,4 +102,37 @@ describe("SecretWriter on the shared control plane", () => {
     expect(seen[3]).toMatchObject({ event: "delete", own: true });
     await informer.stop();
   });
+
+  test("a Secret the caller has just read is not read again, and a change since then is never overwritten", async () => {
+    const writer = new SecretWriter(other);
+    const owner: KubeObject = {
+      apiVersion: "harborconfig.io/v1alpha1",
+      kind: "HarborRobot",
+      metadata: { name: "ci", namespace: "elsewhere", uid: "5d0c1f8a-7b0e-4e57-9a55-0f3a2c6e9b21" },
+    };
+    const desired = (secret: string) => ({
+      namespace: ns.name,
+      name: "seen",
+      type: "Opaque",
+      labels: {},
+      data: { password: secret },
+    });
+    const password = async () =>
+      Buffer.from(
+        (await other.get<SecretObject>(Secrets, ns.name, "seen")).data?.password ?? "",
+        "base64",
+      ).toString();
+
+    expect(await writer.apply(owner, desired("one"), null)).toBe("created");
+    const read = await other.get<SecretObject>(Secrets, ns.name, "seen");
+    expect(await writer.apply(owner, desired("one"), read)).toBe("unchanged");
+    expect(await writer.apply(owner, desired("two"), read)).toBe("updated");
+    expect(await password()).toBe("two");
+
+    // Read as absent, created by someone since: the create fails, nothing is overwritten.
+    await expect(writer.apply(owner, desired("three"), null)).rejects.toMatchObject({ kind: "conflict" });
+    // Read before a change made since: the replace carries the old resourceVersion and fails.
+    await expect(writer.apply(owner, desired("three"), read)).rejects.toMatchObject({ kind: "conflict" });
+    expect(await password()).toBe("two");
+  });
 });

@@ -1000,6 +1000,41 @@ describe("drift", () => {
     expect((await env.reconcile("edited-after")).calls[0]).toBe("one observe #2");
   });
 
+  test("the timed sweep skips what a reconcile read within the interval, not what a sweep's hint brought", async () => {
+    const env = setup();
+    const log = pino({ level: "silent" });
+    const timed = { skipReadWithinMs: 60_000 };
+    await env.ready("read-by-reconcile");
+    env.clock.advance(60_000);
+    await env.ready("just-read");
+    (env.one.items.get(1) as Item).value = "changed in Harbor";
+    (env.one.items.get(2) as Item).value = "changed in Harbor";
+    let from = env.calls.length;
+    // The first was read a full interval ago: listed and queued; the second was read just now.
+    expect(await env.reconciler.sweep(log, new AbortController().signal, timed)).toBe(1);
+    expect(env.enqueued).toEqual([`${NS}/read-by-reconcile`]);
+    expect(env.calls.slice(from)).toEqual(["one list"]);
+    // Its reconcile started from the sweep's read: that read was the sweep's, so the next timed
+    // sweep reads it again.
+    expect((await env.reconcile("read-by-reconcile")).calls).toEqual(["one update #1 value", "kube status"]);
+    env.clock.advance(59_000);
+    (env.one.items.get(1) as Item).value = "changed again";
+    env.enqueued.length = 0;
+    expect(await env.reconciler.sweep(log, new AbortController().signal, timed)).toBe(1);
+    expect(env.enqueued).toEqual([`${NS}/read-by-reconcile`]);
+    // A sweep that is not timed (sweepNow) reads everything.
+    env.enqueued.length = 0;
+    from = env.calls.length;
+    await env.reconciler.sweep(log, new AbortController().signal);
+    expect(env.enqueued.sort()).toEqual([`${NS}/just-read`, `${NS}/read-by-reconcile`]);
+    expect(env.calls.slice(from)).toEqual(["one list"]);
+    // Once the interval has passed since its reconcile's read, the timed sweep reads it too.
+    env.clock.advance(1_000);
+    env.enqueued.length = 0;
+    await env.reconciler.sweep(log, new AbortController().signal, timed);
+    expect(env.enqueued.sort()).toEqual([`${NS}/just-read`, `${NS}/read-by-reconcile`]);
+  });
+
   test("the sweep at start leaves every observation to the reconciles a start queues: a restart reads lists, not each object", async () => {
     const env = setup();
     await env.ready("same");
