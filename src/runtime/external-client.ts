@@ -84,6 +84,8 @@ export class Stalled extends Error {
 export interface DeleteOutcome {
   /** E.g. "Harbor also removed its memberships in every project". */
   note?: string;
+  /** The note says what every delete of the kind does (its docs say so too): a log line, no Event. */
+  routine?: boolean;
 }
 
 /** Harbor refuses the deletion for now (e.g. the project holds repositories). */

@@ -507,11 +507,16 @@ export class ManagedReconciler<S extends ManagedSpec, O, C, X, Id extends Harbor
         throw e;
       }
       if (outcome && "kept" in outcome) this.#o.events.record(resource, "Normal", "Orphaned", outcome.kept);
-      else if (outcome?.note)
+      else if (outcome?.note && !outcome.routine)
         // What Harbor removed with it (a label's place on artifacts, a group's memberships) is
         // worth an Event; a plain delete is routine.
         this.#o.events.record(resource, "Normal", "Deleted", `Deleted ${this.#what(input)}; ${outcome.note}`);
-      else this.#o.events.routine(resource, "Deleted", `Deleted ${this.#what(input)}`);
+      else
+        this.#o.events.routine(
+          resource,
+          "Deleted",
+          `Deleted ${this.#what(input)}${outcome?.note ? `; ${outcome.note}` : ""}`,
+        );
     }
     await ext.finalize?.(input);
     this.#blocked.delete(objectKey(resource));

@@ -183,7 +183,11 @@ export function retentionExternal(deps: RetentionExternalDeps): Client {
         if (left) throw e;
         return;
       }
-      return { note: "Harbor keeps the project's policy record, with no rules and no schedule" };
+      // What every deletion of a policy does (see the kind's docs): logged, not an Event.
+      return {
+        note: "Harbor keeps the project's policy record, with no rules and no schedule",
+        routine: true,
+      };
     },
 
     diff: ({ spec }, observed) => diff(spec, observed),

@@ -74,6 +74,8 @@ class FakeHarbor {
   readonly blocked = new Map<string, string>();
   /** Names Harbor never deletes, by design (its built-in scanner). */
   readonly builtIn = new Set<string>();
+  /** What a delete of that name reports it did besides (a label taken off artifacts). */
+  readonly deleteNotes = new Map<string, { note: string; routine?: boolean }>();
   #next = 1;
 
   readonly label: string;
@@ -258,7 +260,7 @@ function setup(o: Options = {}) {
       if (h.builtIn.has(current.name))
         return { kept: `Left "${current.name}": Harbor lets nobody delete it` };
       h.items.delete(current.id);
-      return undefined;
+      return h.deleteNotes.get(current.name);
     },
     diff: (input, observed) => [
       ...(observed.value === input.spec.value ? [] : ["value"]),
@@ -1234,6 +1236,22 @@ describe("deletion", () => {
     expect(out.events).toEqual(["log Deleted"]);
     expect(env.exists("busy")).toBe(false);
     expect(env.one.items.size).toBe(0);
+  });
+
+  test("what Harbor removed with the object is an Event; what every delete of the kind does is a log line", async () => {
+    const env = setup();
+    await env.ready("label");
+    await env.ready("policy");
+    env.one.deleteNotes.set("label", { note: "Harbor also removed it from every artifact" });
+    env.one.deleteNotes.set("policy", { note: "Harbor keeps the record", routine: true });
+    env.delete("label");
+    env.delete("policy");
+    const label = await env.reconcile("label");
+    expect(label.events).toEqual(["Normal Deleted"]);
+    expect(label.messages).toEqual(['Deleted Thing "label"; Harbor also removed it from every artifact']);
+    const policy = await env.reconcile("policy");
+    expect(policy.events).toEqual(["log Deleted"]);
+    expect(policy.messages).toEqual(['Deleted Thing "policy"; Harbor keeps the record']);
   });
 
   test("a deletion that waits on its connection says 'deletion pending' and how to let it go; Orphan lets it go", async () => {
